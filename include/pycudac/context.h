@@ -1,0 +1,48 @@
+/*
+ * context.h — Device and Context objects (src/device.c, src/context.c).
+ */
+#ifndef PYCUDAC_CONTEXT_H
+#define PYCUDAC_CONTEXT_H
+
+#include "errors.h"
+
+typedef struct {
+    PyObject_HEAD
+    CUdevice dev;
+    int ordinal;
+} PccDevice;
+
+enum {
+    PCC_CTX_PRIMARY = 1, /* retained primary context: released in dealloc */
+    PCC_CTX_CREATED = 2, /* made by make_context: destroyed in dealloc */
+    PCC_CTX_BORROWED = 3 /* found current, made by someone else: never freed by us */
+};
+
+typedef struct {
+    PyObject_HEAD
+    CUcontext ctx;
+    CUdevice dev;
+    int kind;
+    int released; /* detach()ed or destroyed already */
+    PyObject *weakreflist;
+} PccContext;
+
+/* New reference to the Context object for the calling thread's current
+ * context (one Python object per CUcontext). LogicError when none is
+ * current. */
+PyObject *pcc_context_current(void);
+
+/* Making an object's context current to free in it, then restoring the
+ * caller's. Used by every dealloc. enter returns 0 when the driver may be
+ * called; the pair is safe with the GIL held or released. */
+typedef struct {
+    CUcontext prev;
+    int pushed;
+} pcc_ctx_guard;
+int pcc_ctx_enter(PyObject *context, pcc_ctx_guard *g);
+void pcc_ctx_leave(pcc_ctx_guard *g);
+
+int pcc_device_init(PyObject *module);
+int pcc_context_init(PyObject *module);
+
+#endif

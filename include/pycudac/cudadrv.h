@@ -1,0 +1,281 @@
+/*
+ * cudadrv.h — our own declarations of the CUDA Driver API subset pycudac
+ * uses, and the driver table every layer above calls through.
+ *
+ * No NVIDIA header is needed to build pycudac: types and enum values are
+ * declared here from the Driver API documentation. The table is filled at
+ * run time by a backend (src/loader.c for libcuda, src/backend_sim*.c for the
+ * CPU simulator); nothing outside the backends calls libcuda directly.
+ */
+#ifndef PYCUDAC_CUDADRV_H
+#define PYCUDAC_CUDADRV_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef void (*CUhostFn)(void *userData);
+
+typedef struct {
+    int type; /* PCC_MEM_LOCATION_TYPE_* */
+    int id;
+} CUmemLocation;
+
+/* CUresult values (Driver API reference, "Error codes"). */
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_DEINITIALIZED = 4,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_INVALID_IMAGE = 200,
+    CUDA_ERROR_INVALID_CONTEXT = 201,
+    CUDA_ERROR_CONTEXT_ALREADY_CURRENT = 202,
+    CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CUDA_ERROR_INVALID_PTX = 218,
+    CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+    CUDA_ERROR_INVALID_SOURCE = 300,
+    CUDA_ERROR_FILE_NOT_FOUND = 301,
+    CUDA_ERROR_INVALID_HANDLE = 400,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_READY = 600,
+    CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+    CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+    CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+    CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
+    CUDA_ERROR_ASSERT = 710,
+    CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+    CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
+    CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
+    CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
+    CUDA_ERROR_MISALIGNED_ADDRESS = 716,
+    CUDA_ERROR_INVALID_ADDRESS_SPACE = 717,
+    CUDA_ERROR_INVALID_PC = 718,
+    CUDA_ERROR_LAUNCH_FAILED = 719,
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
+    CUDA_ERROR_NOT_PERMITTED = 800,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_UNKNOWN = 999
+};
+
+/* CUdevice_attribute: the values pycudac itself reads. The full list that
+ * Python users see (driver.device_attribute) lives in pycudac/driver.py. */
+enum {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY = 9,
+    CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19,
+    CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+    CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+    CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
+    CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
+    CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115
+};
+
+enum {
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+    CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+};
+
+enum {
+    CU_CTX_SCHED_AUTO = 0x00,
+    CU_CTX_SCHED_SPIN = 0x01,
+    CU_CTX_SCHED_YIELD = 0x02,
+    CU_CTX_SCHED_BLOCKING_SYNC = 0x04,
+    CU_CTX_MAP_HOST = 0x08,
+    CU_STREAM_DEFAULT = 0x0,
+    CU_STREAM_NON_BLOCKING = 0x1,
+    CU_EVENT_DEFAULT = 0x0,
+    CU_EVENT_BLOCKING_SYNC = 0x1,
+    CU_EVENT_DISABLE_TIMING = 0x2,
+    CU_EVENT_INTERPROCESS = 0x4,
+    CU_MEMHOSTALLOC_PORTABLE = 0x01,
+    CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
+    CU_MEMHOSTALLOC_WRITECOMBINED = 0x04,
+    CU_MEMHOSTREGISTER_PORTABLE = 0x01,
+    CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
+    CU_MEM_ATTACH_GLOBAL = 0x1,
+    CU_MEM_ATTACH_HOST = 0x2,
+    CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
+    CU_MEM_LOCATION_TYPE_HOST = 0x2,
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+};
+
+/* Values for the `extra` array of cuLaunchKernel. */
+#define PCC_LAUNCH_PARAM_END ((void *)0x00)
+#define PCC_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define PCC_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
+
+/*
+ * The driver table as an X-macro: X(return type, our name, versioned symbol
+ * to resolve in libcuda, (parameter list)). Entries marked OPT are looked up
+ * but may be missing (older drivers); callers test the pointer first.
+ */
+#define PCC_DRIVER_FUNCS(X, OPT)                                                         \
+    X(CUresult, cuInit, "cuInit", (unsigned int flags))                                    \
+    X(CUresult, cuDriverGetVersion, "cuDriverGetVersion", (int *version))                  \
+    X(CUresult, cuGetErrorName, "cuGetErrorName", (CUresult error, const char **str))      \
+    X(CUresult, cuGetErrorString, "cuGetErrorString", (CUresult error, const char **str))  \
+    X(CUresult, cuDeviceGet, "cuDeviceGet", (CUdevice *device, int ordinal))               \
+    X(CUresult, cuDeviceGetCount, "cuDeviceGetCount", (int *count))                        \
+    X(CUresult, cuDeviceGetName, "cuDeviceGetName", (char *name, int len, CUdevice dev))   \
+    X(CUresult, cuDeviceGetAttribute, "cuDeviceGetAttribute",                              \
+      (int *pi, int attrib, CUdevice dev))                                                 \
+    X(CUresult, cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *bytes, CUdevice dev))    \
+    X(CUresult, cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId",                                \
+      (char *pciBusId, int len, CUdevice dev))                                             \
+    X(CUresult, cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer",                            \
+      (int *canAccessPeer, CUdevice dev, CUdevice peerDev))                                \
+    X(CUresult, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain",                      \
+      (CUcontext *pctx, CUdevice dev))                                                     \
+    X(CUresult, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev)) \
+    X(CUresult, cuCtxCreate, "cuCtxCreate_v2",                                             \
+      (CUcontext *pctx, unsigned int flags, CUdevice dev))                                 \
+    X(CUresult, cuCtxDestroy, "cuCtxDestroy_v2", (CUcontext ctx))                          \
+    X(CUresult, cuCtxPushCurrent, "cuCtxPushCurrent_v2", (CUcontext ctx))                  \
+    X(CUresult, cuCtxPopCurrent, "cuCtxPopCurrent_v2", (CUcontext * pctx))                 \
+    X(CUresult, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                       \
+    X(CUresult, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * pctx))                    \
+    X(CUresult, cuCtxGetDevice, "cuCtxGetDevice", (CUdevice * device))                     \
+    X(CUresult, cuCtxSynchronize, "cuCtxSynchronize", (void))                              \
+    X(CUresult, cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free, size_t *total))            \
+    X(CUresult, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytesize))        \
+    X(CUresult, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                             \
+    X(CUresult, cuMemAllocManaged, "cuMemAllocManaged",                                    \
+      (CUdeviceptr * dptr, size_t bytesize, unsigned int flags))                           \
+    X(CUresult, cuMemHostAlloc, "cuMemHostAlloc",                                          \
+      (void **pp, size_t bytesize, unsigned int flags))                                    \
+    X(CUresult, cuMemFreeHost, "cuMemFreeHost", (void *p))                                 \
+    X(CUresult, cuMemHostRegister, "cuMemHostRegister_v2",                                 \
+      (void *p, size_t bytesize, unsigned int flags))                                      \
+    X(CUresult, cuMemHostUnregister, "cuMemHostUnregister", (void *p))                     \
+    X(CUresult, cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                 \
+      (CUdeviceptr * pdptr, void *p, unsigned int flags))                                  \
+    X(CUresult, cuMemGetAddressRange, "cuMemGetAddressRange_v2",                           \
+      (CUdeviceptr * pbase, size_t *psize, CUdeviceptr dptr))                              \
+    X(CUresult, cuPointerGetAttribute, "cuPointerGetAttribute",                            \
+      (void *data, int attribute, CUdeviceptr ptr))                                        \
+    X(CUresult, cuMemcpyHtoD, "cuMemcpyHtoD_v2",                                           \
+      (CUdeviceptr dst, const void *src, size_t n))                                        \
+    X(CUresult, cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *dst, CUdeviceptr src, size_t n))   \
+    X(CUresult, cuMemcpyDtoD, "cuMemcpyDtoD_v2",                                           \
+      (CUdeviceptr dst, CUdeviceptr src, size_t n))                                        \
+    X(CUresult, cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                 \
+      (CUdeviceptr dst, const void *src, size_t n, CUstream s))                            \
+    X(CUresult, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                 \
+      (void *dst, CUdeviceptr src, size_t n, CUstream s))                                  \
+    X(CUresult, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                 \
+      (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))                            \
+    X(CUresult, cuMemcpyPeer, "cuMemcpyPeer",                                              \
+      (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n))    \
+    X(CUresult, cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr d, unsigned char v, size_t n))   \
+    X(CUresult, cuMemsetD16, "cuMemsetD16_v2", (CUdeviceptr d, unsigned short v, size_t n))\
+    X(CUresult, cuMemsetD32, "cuMemsetD32_v2", (CUdeviceptr d, unsigned int v, size_t n))  \
+    X(CUresult, cuMemsetD8Async, "cuMemsetD8Async",                                        \
+      (CUdeviceptr d, unsigned char v, size_t n, CUstream s))                              \
+    X(CUresult, cuMemsetD16Async, "cuMemsetD16Async",                                      \
+      (CUdeviceptr d, unsigned short v, size_t n, CUstream s))                             \
+    X(CUresult, cuMemsetD32Async, "cuMemsetD32Async",                                      \
+      (CUdeviceptr d, unsigned int v, size_t n, CUstream s))                               \
+    X(CUresult, cuStreamCreate, "cuStreamCreate", (CUstream * ps, unsigned int flags))     \
+    X(CUresult, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                       \
+    X(CUresult, cuStreamSynchronize, "cuStreamSynchronize", (CUstream s))                  \
+    X(CUresult, cuStreamQuery, "cuStreamQuery", (CUstream s))                              \
+    X(CUresult, cuStreamWaitEvent, "cuStreamWaitEvent",                                    \
+      (CUstream s, CUevent e, unsigned int flags))                                         \
+    X(CUresult, cuLaunchHostFunc, "cuLaunchHostFunc",                                      \
+      (CUstream s, CUhostFn fn, void *userData))                                           \
+    X(CUresult, cuEventCreate, "cuEventCreate", (CUevent * pe, unsigned int flags))        \
+    X(CUresult, cuEventDestroy, "cuEventDestroy_v2", (CUevent e))                          \
+    X(CUresult, cuEventRecord, "cuEventRecord", (CUevent e, CUstream s))                   \
+    X(CUresult, cuEventSynchronize, "cuEventSynchronize", (CUevent e))                     \
+    X(CUresult, cuEventQuery, "cuEventQuery", (CUevent e))                                 \
+    X(CUresult, cuEventElapsedTime, "cuEventElapsedTime",                                  \
+      (float *ms, CUevent start, CUevent end))                                             \
+    X(CUresult, cuModuleLoadData, "cuModuleLoadData", (CUmodule * pm, const void *image))  \
+    X(CUresult, cuModuleUnload, "cuModuleUnload", (CUmodule m))                            \
+    X(CUresult, cuModuleGetFunction, "cuModuleGetFunction",                                \
+      (CUfunction * pf, CUmodule m, const char *name))                                     \
+    X(CUresult, cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                 \
+      (CUdeviceptr * dptr, size_t *bytes, CUmodule m, const char *name))                   \
+    X(CUresult, cuFuncGetAttribute, "cuFuncGetAttribute",                                  \
+      (int *pi, int attrib, CUfunction f))                                                 \
+    X(CUresult, cuFuncSetAttribute, "cuFuncSetAttribute",                                  \
+      (CUfunction f, int attrib, int value))                                               \
+    X(CUresult, cuLaunchKernel, "cuLaunchKernel",                                          \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,    \
+       unsigned int by, unsigned int bz, unsigned int sharedMemBytes, CUstream s,          \
+       void **kernelParams, void **extra))                                                 \
+    X(CUresult, cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize",     \
+      (int *minGridSize, int *blockSize, CUfunction f, CUoccupancyB2DSize fn,              \
+       size_t dynamicSMemSize, int blockSizeLimit))                                        \
+    OPT(CUresult, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                \
+        (CUfunction f, size_t index, size_t *offset, size_t *size))                        \
+    OPT(CUresult, cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2",                          \
+        (CUdeviceptr d, size_t n, CUmemLocation loc, unsigned int flags, CUstream s))      \
+    OPT(CUresult, cuMemPrefetchAsync, "cuMemPrefetchAsync",                                \
+        (CUdeviceptr d, size_t n, CUdevice dst, CUstream s))                               \
+    OPT(CUresult, cuMemAllocAsync, "cuMemAllocAsync",                                      \
+        (CUdeviceptr * dptr, size_t bytesize, CUstream s))                                 \
+    OPT(CUresult, cuMemFreeAsync, "cuMemFreeAsync", (CUdeviceptr dptr, CUstream s))        \
+    OPT(CUresult, cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool",                  \
+        (CUmemoryPool * pool, CUdevice dev))                                               \
+    OPT(CUresult, cuMemPoolSetAttribute, "cuMemPoolSetAttribute",                          \
+        (CUmemoryPool pool, int attr, void *value))
+
+#define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
+
+/* The table. `pcc_drv.cuMemAlloc(&p, n)` is how every layer calls the driver. */
+typedef struct pcc_driver_table {
+    PCC_DRIVER_FUNCS(PCC_DRV_FIELD, PCC_DRV_FIELD)
+} pcc_driver_table;
+
+extern pcc_driver_table pcc_drv;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PYCUDAC_CUDADRV_H */

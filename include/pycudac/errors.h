@@ -1,0 +1,64 @@
+/*
+ * errors.h — the one error path (src/errors.c) and the module's state.
+ *
+ * Every driver and NVRTC result goes through pcc_check/pcc_raise, which turn
+ * a CUresult into the right exception class with .code, .name and .call.
+ * pcc_ready() guards every public entry point: it loads the backend on first
+ * use and refuses at once in a forked child or a poisoned process.
+ */
+#ifndef PYCUDAC_ERRORS_H
+#define PYCUDAC_ERRORS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "cudadrv.h"
+
+/* Types and exceptions of pycudac._driver; filled once at import. */
+typedef struct pcc_module_state {
+    PyObject *Error, *LogicError, *LaunchError, *MemoryError, *RuntimeError, *CompileError;
+    PyTypeObject *Device, *Context, *DeviceAllocation, *HostAllocation, *Stream, *Event,
+        *Module, *Function;
+} pcc_module_state;
+
+extern pcc_module_state pcc_st;
+
+/* Sticky-error state: once set, the process is poisoned (DESIGN.md). */
+extern int pcc_poison_code;
+extern int pcc_forked; /* set in a child after fork() */
+extern unsigned long pcc_skipped_frees;
+
+/* Sets the exception for a failed driver call `call`; always returns -1.
+ * Sticky codes poison the process as a side effect. */
+int pcc_raise(CUresult rc, const char *call);
+
+static inline int pcc_check(CUresult rc, const char *call)
+{
+    return rc == CUDA_SUCCESS ? 0 : pcc_raise(rc, call);
+}
+
+/* Slow path of pcc_ready. */
+int pcc_ready_slow(void);
+extern int pcc_backend_loaded;
+
+/* 0 when driver calls may be made now; -1 with an exception set otherwise. */
+static inline int pcc_ready(void)
+{
+    if (pcc_backend_loaded && !pcc_poison_code && !pcc_forked)
+        return 0;
+    return pcc_ready_slow();
+}
+
+/* True when a destructor must not call the driver (poisoned, forked, or the
+ * backend never came up). Counts the skipped free. */
+int pcc_skip_free(void);
+
+/* Remember the kernel launched last, for the message of a later sticky
+ * error. `func` is a Function object (borrowed; a reference is kept). */
+void pcc_note_launch(PyObject *func);
+
+/* Exception class for a CUresult (borrowed reference). */
+PyObject *pcc_error_class(CUresult rc);
+
+int pcc_errors_init(PyObject *module);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * function.h — Function objects and the launch path (src/function.c).
+ *
+ * A Function holds a per-kernel plan: one entry per parameter with its kind,
+ * offset and size, built once (from the driver's cuFuncGetParamInfo and the
+ * kernel's declared C types). A call converts each Python argument by its
+ * entry straight into a stack buffer and launches with
+ * CU_LAUNCH_PARAM_BUFFER_POINTER.
+ */
+#ifndef PYCUDAC_FUNCTION_H
+#define PYCUDAC_FUNCTION_H
+
+#include "errors.h"
+
+/* Creates a Function for `fn` loaded in `module` (a Module object).
+ * `name` is what get_function was asked for; `signature` is the parsed
+ * declaration (from pycudac._sigparse) or None. New reference. */
+PyObject *pcc_function_new(PyObject *module, CUfunction fn, PyObject *name, PyObject *signature);
+
+int pcc_function_init(PyObject *module);
+
+#endif

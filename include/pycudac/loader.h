@@ -1,0 +1,33 @@
+/*
+ * loader.h — choosing the backend and filling the tables (src/loader.c).
+ *
+ * PYCUDAC_BACKEND=cuda|sim|auto. cuda: dlopen("libcuda.so.1") and resolve
+ * the versioned entry points of cudadrv.h. sim: the CPU simulator's table.
+ * NVRTC is loaded separately and lazily, since compile() with an explicit
+ * arch needs it even where no driver exists.
+ */
+#ifndef PYCUDAC_LOADER_H
+#define PYCUDAC_LOADER_H
+
+#include "errors.h"
+#include "rtc.h"
+
+enum { PCC_BACKEND_NONE = 0, PCC_BACKEND_CUDA = 1, PCC_BACKEND_SIM = 2 };
+extern int pcc_backend; /* PCC_BACKEND_* */
+
+/* Loads the backend (GIL held). 0, or -1 with an exception naming what is
+ * missing and where it looked. Called through pcc_ready(). */
+int pcc_backend_load(void);
+const char *pcc_backend_name(void);
+int pcc_loader_init(PyObject *module);
+
+/* The real NVRTC (NULL + exception listing every place tried). */
+const pcc_rtc_table *pcc_rtc_nvrtc(void);
+/* The compiler that makes modules for the loaded backend. */
+const pcc_rtc_table *pcc_rtc_for_backend(void);
+
+/* Provided by the simulator (src/backend_sim.c, src/backend_sim_compile.c). */
+void pcc_sim_fill_driver_table(pcc_driver_table *t);
+extern const pcc_rtc_table pcc_sim_rtc;
+
+#endif

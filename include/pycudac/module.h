@@ -1,0 +1,25 @@
+/*
+ * module.h — Module objects: a loaded CUBIN/PTX/sim image (src/module.c),
+ * and the compile entry point over the compiler table (src/compile.c).
+ */
+#ifndef PYCUDAC_MODULE_H
+#define PYCUDAC_MODULE_H
+
+#include "errors.h"
+
+typedef struct {
+    PyObject_HEAD
+    CUmodule module;
+    PyObject *context;
+    PyObject *image;       /* bytes that were loaded */
+    PyObject *lowered;     /* dict: name expression -> lowered name, or NULL */
+    PyObject *signatures;  /* dict: kernel name -> signature info from the source, or NULL */
+    PyObject *weakreflist;
+    PyObject *dict;        /* instance __dict__: compiler.py hangs ptx/log/source here */
+} PccModule;
+
+int pcc_module_init(PyObject *module);
+int pcc_compile_init(PyObject *module);
+int pcc_cache_init(PyObject *module);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * rtc.h — our own declarations of the NVRTC subset pycudac uses, and the
+ * compiler table that src/compile.c calls through.
+ *
+ * Two implementations fill a pcc_rtc_table: the real NVRTC library, opened
+ * with dlopen (src/loader.c, pcc_rtc_load_nvrtc), and the simulator's
+ * compiler (src/backend_sim_compile.c), which turns the same CUDA C source
+ * into a host shared object. The calls have NVRTC's meaning in both.
+ */
+#ifndef PYCUDAC_RTC_H
+#define PYCUDAC_RTC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+enum {
+    NVRTC_SUCCESS = 0,
+    NVRTC_ERROR_OUT_OF_MEMORY = 1,
+    NVRTC_ERROR_PROGRAM_CREATION_FAILURE = 2,
+    NVRTC_ERROR_INVALID_INPUT = 3,
+    NVRTC_ERROR_INVALID_PROGRAM = 4,
+    NVRTC_ERROR_INVALID_OPTION = 5,
+    NVRTC_ERROR_COMPILATION = 6,
+    NVRTC_ERROR_BUILTIN_OPERATION_FAILURE = 7,
+    NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION = 8,
+    NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION = 9,
+    NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10,
+    NVRTC_ERROR_INTERNAL_ERROR = 11
+};
+
+#define PCC_RTC_FUNCS(X, OPT)                                                            \
+    X(const char *, nvrtcGetErrorString, "nvrtcGetErrorString", (nvrtcResult r))           \
+    X(nvrtcResult, nvrtcVersion, "nvrtcVersion", (int *major, int *minor))                 \
+    X(nvrtcResult, nvrtcCreateProgram, "nvrtcCreateProgram",                               \
+      (nvrtcProgram * prog, const char *src, const char *name, int numHeaders,             \
+       const char *const *headers, const char *const *includeNames))                       \
+    X(nvrtcResult, nvrtcDestroyProgram, "nvrtcDestroyProgram", (nvrtcProgram * prog))      \
+    X(nvrtcResult, nvrtcCompileProgram, "nvrtcCompileProgram",                             \
+      (nvrtcProgram prog, int numOptions, const char *const *options))                     \
+    X(nvrtcResult, nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize",                       \
+      (nvrtcProgram prog, size_t *size))                                                   \
+    X(nvrtcResult, nvrtcGetProgramLog, "nvrtcGetProgramLog", (nvrtcProgram prog, char *log))\
+    X(nvrtcResult, nvrtcGetPTXSize, "nvrtcGetPTXSize", (nvrtcProgram prog, size_t *size))  \
+    X(nvrtcResult, nvrtcGetPTX, "nvrtcGetPTX", (nvrtcProgram prog, char *ptx))             \
+    X(nvrtcResult, nvrtcAddNameExpression, "nvrtcAddNameExpression",                       \
+      (nvrtcProgram prog, const char *name_expression))                                    \
+    X(nvrtcResult, nvrtcGetLoweredName, "nvrtcGetLoweredName",                             \
+      (nvrtcProgram prog, const char *name_expression, const char **lowered_name))         \
+    OPT(nvrtcResult, nvrtcGetCUBINSize, "nvrtcGetCUBINSize",                               \
+        (nvrtcProgram prog, size_t *size))                                                 \
+    OPT(nvrtcResult, nvrtcGetCUBIN, "nvrtcGetCUBIN", (nvrtcProgram prog, char *cubin))     \
+    OPT(nvrtcResult, nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", (int *n))     \
+    OPT(nvrtcResult, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", (int *archs))
+
+#define PCC_RTC_FIELD(ret, name, sym, args) ret(*name) args;
+
+typedef struct pcc_rtc_table {
+    const char *kind;       /* "nvrtc" or "sim" — part of the cache key */
+    const char *identity;   /* library path or compiler identity and version */
+    PCC_RTC_FUNCS(PCC_RTC_FIELD, PCC_RTC_FIELD)
+} pcc_rtc_table;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PYCUDAC_RTC_H */

@@ -1,0 +1,83 @@
+/*
+ * sim_abi.h — the contract between the CPU simulator's runtime (in the C
+ * extension, src/backend_sim*.c) and a kernel module it compiled (a host
+ * shared object built from the user's CUDA C source plus sim_prelude.h).
+ *
+ * Plain C, included by both sides. The module exports one function,
+ * pcc_sim_module_init, which receives the runtime's api and hands back its
+ * kernel table. Everything a running kernel needs from the runtime (barriers,
+ * warp operations, traps, printf) goes through pcc_sim_api, because a module
+ * never links against the extension.
+ */
+#ifndef PYCUDAC_SIM_ABI_H
+#define PYCUDAC_SIM_ABI_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCC_SIM_ABI_VERSION 1
+#define PCC_SIM_WARP_SIZE 32
+
+typedef struct pcc_sim_dim3 {
+    unsigned int x, y, z;
+} pcc_sim_dim3;
+
+/* One simulated GPU thread. The runtime owns it; a module reads the public
+ * fields through its thread-local current-thread pointer. */
+typedef struct pcc_sim_thread {
+    pcc_sim_dim3 threadIdx, blockIdx, blockDim, gridDim;
+    unsigned int linear;   /* x + y*bdx + z*bdx*bdy: the thread's rank in its block */
+    unsigned int lane;     /* linear % 32 */
+    void *dynamic_shared;  /* this block's `extern __shared__` bytes (launch's sharedMem) */
+    void *runtime;         /* private to the runtime */
+} pcc_sim_thread;
+
+/* syncthreads ops */
+enum { PCC_SIM_SYNC_PLAIN = 0, PCC_SIM_SYNC_COUNT = 1, PCC_SIM_SYNC_AND = 2, PCC_SIM_SYNC_OR = 3 };
+
+/* What the runtime provides to a running kernel. Calls that synchronize may
+ * switch to another simulated thread before they return; after such a call
+ * the module re-establishes its own current-thread pointer. trap never
+ * returns. */
+typedef struct pcc_sim_api {
+    int abi_version;
+    int (*syncthreads)(pcc_sim_thread *t, int op, int pred);
+    void (*syncwarp)(pcc_sim_thread *t, unsigned int mask);
+    /* Every lane in `mask` deposits `value`; the call returns the value
+     * deposited by lane `src_lane` (the caller's own value if that lane did
+     * not take part). */
+    unsigned long long (*shfl)(pcc_sim_thread *t, unsigned int mask, unsigned long long value,
+                               int src_lane);
+    /* Bit i set when lane i (in `mask`) passed a non-zero pred. */
+    unsigned int (*ballot)(pcc_sim_thread *t, unsigned int mask, int pred);
+    unsigned int (*activemask)(pcc_sim_thread *t);
+    void (*trap)(pcc_sim_thread *t, int code, const char *what);
+    int (*vprintf)(pcc_sim_thread *t, const char *fmt, va_list ap);
+    long long (*clock64)(void);
+} pcc_sim_api;
+
+/* One __global__ function (or template instance named by a name
+ * expression). entry runs one thread of it to completion; args[i] points at
+ * parameter i's bytes. */
+typedef struct pcc_sim_kernel {
+    const char *name;
+    void (*entry)(pcc_sim_thread *t, void *const *args);
+    int nparams;
+    const size_t *param_offsets;
+    const size_t *param_sizes;
+    int uses_sync; /* 0: no barrier or warp op anywhere: run threads as a plain loop */
+} pcc_sim_kernel;
+
+/* Exported by every module under this name. Returns PCC_SIM_ABI_VERSION. */
+typedef int (*pcc_sim_module_init_fn)(const pcc_sim_api *api, const pcc_sim_kernel **kernels,
+                                      int *count);
+#define PCC_SIM_MODULE_INIT "pcc_sim_module_init"
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PYCUDAC_SIM_ABI_H */

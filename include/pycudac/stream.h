@@ -1,0 +1,38 @@
+/*
+ * stream.h — Stream and Event objects (src/stream.c, src/event.c).
+ */
+#ifndef PYCUDAC_STREAM_H
+#define PYCUDAC_STREAM_H
+
+#include "errors.h"
+
+typedef struct {
+    PyObject_HEAD
+    CUstream stream;
+    PyObject *context;
+    PyObject *keepalive; /* list of objects to hold until the stream completes, or NULL */
+    int flags;
+    PyObject *weakreflist;
+} PccStream;
+
+typedef struct {
+    PyObject_HEAD
+    CUevent event;
+    PyObject *context;
+    int flags;
+    PyObject *weakreflist;
+} PccEvent;
+
+/* The CUstream for a `stream=` argument: None → 0 (the legacy default
+ * stream), a Stream → its handle, anything else → TypeError naming `what`.
+ * Returns 0 or -1. */
+int pcc_stream_arg(PyObject *obj, CUstream *out, const char *what);
+
+/* Keep `obj` alive until work queued on `stream` so far has completed
+ * (cuLaunchHostFunc drops the reference). 0 or -1. */
+int pcc_stream_keep_alive(PyObject *stream, PyObject *obj);
+
+int pcc_stream_init(PyObject *module);
+int pcc_event_init(PyObject *module);
+
+#endif

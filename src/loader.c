@@ -1,0 +1,316 @@
+/*
+ * loader.c — picks the backend and fills the tables at first use.
+ *
+ * The cuda backend opens libcuda.so.1 with dlopen and resolves the versioned
+ * symbols named in cudadrv.h; the sim backend takes the CPU simulator's
+ * table. NVRTC is opened on its own, lazily, through a documented search
+ * order, and every place tried is listed when it is not found. Nothing here
+ * runs at import: `import pycudac` works with no driver at all.
+ */
+#include <dlfcn.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pycudac/loader.h"
+
+pcc_driver_table pcc_drv;
+int pcc_backend = PCC_BACKEND_NONE;
+
+static void *libcuda;
+static pcc_rtc_table nvrtc_table;
+static int nvrtc_loaded;
+static char nvrtc_path[1024];
+
+const char *pcc_backend_name(void)
+{
+    switch (pcc_backend) {
+    case PCC_BACKEND_CUDA:
+        return "cuda";
+    case PCC_BACKEND_SIM:
+        return "sim";
+    default:
+        return NULL;
+    }
+}
+
+/* Opens libcuda. NULL with `why` filled on failure. */
+static void *open_libcuda(char *why, size_t len)
+{
+    const char *explicit_path = getenv("PYCUDAC_LIBCUDA");
+    const char *name = explicit_path && *explicit_path ? explicit_path : "libcuda.so.1";
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *err = dlerror();
+        const char *ldp = getenv("LD_LIBRARY_PATH");
+        snprintf(why, len,
+                 "the NVIDIA driver library %s could not be opened (looked in: %s%s%s"
+                 "the system library path — ld.so.cache, /lib, /usr/lib; set "
+                 "PYCUDAC_LIBCUDA to its full path to use another): %s",
+                 name, ldp ? "LD_LIBRARY_PATH=" : "", ldp ? ldp : "", ldp ? ", " : "",
+                 err ? err : "unknown error");
+    }
+    return h;
+}
+
+/* Fills pcc_drv from libcuda; on a missing required symbol, names it. */
+static int resolve_driver(void *h, char *why, size_t len)
+{
+#define PCC_RESOLVE(ret, name, sym, args)                                                       \
+    pcc_drv.name = (ret(*) args)dlsym(h, sym);                                                  \
+    if (pcc_drv.name == NULL) {                                                                 \
+        snprintf(why, len, "the driver library has no %s: it is older than pycudac supports",   \
+                 sym);                                                                          \
+        return -1;                                                                              \
+    }
+#define PCC_RESOLVE_OPT(ret, name, sym, args) pcc_drv.name = (ret(*) args)dlsym(h, sym);
+    PCC_DRIVER_FUNCS(PCC_RESOLVE, PCC_RESOLVE_OPT)
+#undef PCC_RESOLVE
+#undef PCC_RESOLVE_OPT
+    return 0;
+}
+
+/* Tries the cuda backend. 1: loaded. 0: not usable, `why` says why and
+ * *no_device tells a driver without devices from no driver at all. */
+static int try_cuda(char *why, size_t len, int *no_device)
+{
+    *no_device = 0;
+    void *h = libcuda ? libcuda : open_libcuda(why, len);
+    if (h == NULL)
+        return 0;
+    libcuda = h;
+    CUresult (*init)(unsigned int) = (CUresult(*)(unsigned int))dlsym(h, "cuInit");
+    CUresult (*count)(int *) = (CUresult(*)(int *))dlsym(h, "cuDeviceGetCount");
+    if (init == NULL || count == NULL) {
+        snprintf(why, len, "the library opened as libcuda has no cuInit/cuDeviceGetCount");
+        return 0;
+    }
+    CUresult rc = init(0);
+    int n = 0;
+    if (rc == CUDA_SUCCESS)
+        rc = count(&n);
+    if (rc != CUDA_SUCCESS || n == 0) {
+        *no_device = 1;
+        if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NO_DEVICE)
+            snprintf(why, len, "no CUDA device: the NVIDIA driver is installed but reports no "
+                               "usable GPU (cuInit/cuDeviceGetCount: %d devices, code %d)",
+                     n, (int)rc);
+        else
+            snprintf(why, len, "the NVIDIA driver failed to initialize (cuInit returned %d)",
+                     (int)rc);
+        return 0;
+    }
+    if (resolve_driver(h, why, len) < 0)
+        return 0;
+    return 1;
+}
+
+int pcc_backend_load(void)
+{
+    const char *choice = getenv("PYCUDAC_BACKEND");
+    if (choice == NULL || *choice == '\0')
+        choice = "auto";
+    if (strcmp(choice, "sim") == 0) {
+        pcc_sim_fill_driver_table(&pcc_drv);
+        pcc_backend = PCC_BACKEND_SIM;
+    } else if (strcmp(choice, "cuda") == 0 || strcmp(choice, "auto") == 0) {
+        char why[1024];
+        int no_device;
+        if (try_cuda(why, sizeof why, &no_device)) {
+            pcc_backend = PCC_BACKEND_CUDA;
+        } else if (strcmp(choice, "cuda") == 0) {
+            PyErr_Format(no_device ? pcc_st.RuntimeError : pcc_st.RuntimeError,
+                         "PYCUDAC_BACKEND=cuda: %s", why);
+            return -1;
+        } else {
+            pcc_sim_fill_driver_table(&pcc_drv);
+            pcc_backend = PCC_BACKEND_SIM;
+            PySys_FormatStderr("pycudac: %s; running kernels on the CPU simulator "
+                               "(PYCUDAC_BACKEND=sim silences this notice).\n",
+                               why);
+        }
+    } else {
+        PyErr_Format(PyExc_ValueError,
+                     "PYCUDAC_BACKEND must be 'cuda', 'sim' or 'auto', not '%s'", choice);
+        return -1;
+    }
+    if (pcc_drv.cuInit == NULL) {
+        PyErr_SetString(pcc_st.RuntimeError, "the CPU simulator backend is not built into this "
+                                             "copy of pycudac");
+        pcc_backend = PCC_BACKEND_NONE;
+        return -1;
+    }
+    if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
+        return -1;
+    return 0;
+}
+
+/* ---- NVRTC ---------------------------------------------------------------- */
+
+static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+#define N_NVRTC_NAMES (sizeof nvrtc_names / sizeof nvrtc_names[0])
+
+static void note_tried(char *tried, size_t len, const char *place)
+{
+    size_t used = strlen(tried);
+    if (used + 4 < len)
+        snprintf(tried + used, len - used, "%s%s", used ? "; " : "", place);
+}
+
+static void *try_dir(const char *dir, char *tried, size_t len)
+{
+    char path[1024];
+    for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, nvrtc_names[i]);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(nvrtc_path, sizeof nvrtc_path, "%s", path);
+            return h;
+        }
+    }
+    note_tried(tried, len, dir);
+    return NULL;
+}
+
+/* The nvidia-cuda-nvrtc wheel: <sys.path entry>/nvidia/{cu13,cuda_nvrtc}/lib. */
+static void *try_wheel(char *tried, size_t len)
+{
+    PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
+    if (sys_path == NULL || !PyList_Check(sys_path))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sys_path); i++) {
+        PyObject *entry = PyList_GET_ITEM(sys_path, i);
+        const char *base = PyUnicode_Check(entry) ? PyUnicode_AsUTF8(entry) : NULL;
+        if (base == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+        for (size_t k = 0; k < 2; k++) {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
+            glob_t g;
+            char pattern[1100];
+            snprintf(pattern, sizeof pattern, "%s/libnvrtc.so*", dir);
+            if (glob(pattern, 0, NULL, &g) == 0) {
+                globfree(&g);
+                void *h = try_dir(dir, tried, len);
+                if (h)
+                    return h;
+            }
+        }
+    }
+    note_tried(tried, len, "site-packages/nvidia/{cu13,cuda_nvrtc}/lib (nvidia-cuda-nvrtc wheel)");
+    return NULL;
+}
+
+static void *find_nvrtc(char *tried, size_t len)
+{
+    void *h;
+    const char *explicit_path = getenv("PYCUDAC_NVRTC");
+    if (explicit_path && *explicit_path) {
+        h = dlopen(explicit_path, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(nvrtc_path, sizeof nvrtc_path, "%s", explicit_path);
+            return h;
+        }
+        note_tried(tried, len, "PYCUDAC_NVRTC=");
+        note_tried(tried, len, explicit_path);
+    }
+    for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
+        h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_NOLOAD);
+        if (h) {
+            snprintf(nvrtc_path, sizeof nvrtc_path, "%s (already loaded)", nvrtc_names[i]);
+            return h;
+        }
+    }
+    note_tried(tried, len, "libraries already loaded in this process");
+    if ((h = try_wheel(tried, len)) != NULL)
+        return h;
+    const char *envs[] = {"CUDA_HOME", "CUDA_PATH"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *root = getenv(envs[i]);
+        if (root && *root) {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%s/lib64", root);
+            if ((h = try_dir(dir, tried, len)) != NULL)
+                return h;
+        }
+    }
+    if ((h = try_dir("/usr/local/cuda/lib64", tried, len)) != NULL)
+        return h;
+    for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
+        h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(nvrtc_path, sizeof nvrtc_path, "%s", nvrtc_names[i]);
+            return h;
+        }
+    }
+    note_tried(tried, len, "the system library path (libnvrtc.so.13, .so.12, .so)");
+    return NULL;
+}
+
+const pcc_rtc_table *pcc_rtc_nvrtc(void)
+{
+    if (nvrtc_loaded)
+        return &nvrtc_table;
+    char tried[4096] = "";
+    void *h = find_nvrtc(tried, sizeof tried);
+    if (h == NULL) {
+        PyErr_Format(pcc_st.RuntimeError,
+                     "the NVRTC library (libnvrtc) was not found; install the CUDA toolkit or "
+                     "`pip install pycudac[nvrtc]`, or set PYCUDAC_NVRTC to its path. Looked in: %s",
+                     tried);
+        return NULL;
+    }
+#define PCC_RTC_RESOLVE(ret, name, sym, args)                                                   \
+    nvrtc_table.name = (ret(*) args)dlsym(h, sym);                                              \
+    if (nvrtc_table.name == NULL) {                                                             \
+        PyErr_Format(pcc_st.RuntimeError, "%s has no %s: NVRTC is too old", nvrtc_path, sym);   \
+        return NULL;                                                                            \
+    }
+#define PCC_RTC_RESOLVE_OPT(ret, name, sym, args) nvrtc_table.name = (ret(*) args)dlsym(h, sym);
+    PCC_RTC_FUNCS(PCC_RTC_RESOLVE, PCC_RTC_RESOLVE_OPT)
+#undef PCC_RTC_RESOLVE
+#undef PCC_RTC_RESOLVE_OPT
+    nvrtc_table.kind = "nvrtc";
+    nvrtc_table.identity = nvrtc_path;
+    nvrtc_loaded = 1;
+    return &nvrtc_table;
+}
+
+const pcc_rtc_table *pcc_rtc_for_backend(void)
+{
+    if (pcc_ready() < 0)
+        return NULL;
+    return pcc_backend == PCC_BACKEND_SIM ? &pcc_sim_rtc : pcc_rtc_nvrtc();
+}
+
+static PyObject *py_get_backend(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pcc_ready() < 0)
+        return NULL;
+    return PyUnicode_FromString(pcc_backend_name());
+}
+
+static PyObject *py_nvrtc_path(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pcc_rtc_nvrtc() == NULL)
+        return NULL;
+    return PyUnicode_FromString(nvrtc_path);
+}
+
+static PyMethodDef loader_methods[] = {
+    {"get_backend", py_get_backend, METH_NOARGS,
+     "The backend in use, 'cuda' or 'sim' (loads it on first call)."},
+    {"_nvrtc_path", py_nvrtc_path, METH_NOARGS, "Where the NVRTC library was found."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_loader_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, loader_methods);
+}

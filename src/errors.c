@@ -157,6 +157,10 @@ int pcc_raise(CUresult rc, const char *call)
                      "launch.",
                      kname[0] ? " The kernel launched last was '" : "", kname,
                      kname[0] ? "'." : "");
+        const char *detail = pcc_backend == PCC_BACKEND_SIM ? pcc_sim_fault_detail() : NULL;
+        size_t used = strlen(msg);
+        if (detail && used + 8 < sizeof msg)
+            snprintf(msg + used, sizeof msg - used, " [simulator: %s]", detail);
         pcc_poison_code = rc;
         snprintf(poison_message, sizeof poison_message, "%s", msg);
     }

@@ -283,7 +283,7 @@ const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
         return NULL;
-    return pcc_backend == PCC_BACKEND_SIM ? &pcc_sim_rtc : pcc_rtc_nvrtc();
+    return pcc_backend == PCC_BACKEND_SIM ? pcc_sim_rtc_get() : pcc_rtc_nvrtc();
 }
 
 static PyObject *py_get_backend(PyObject *self, PyObject *unused)

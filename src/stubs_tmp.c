@@ -17,4 +17,6 @@ PCC_WEAK int pcc_compile_init(PyObject *m) { (void)m; return 0; }
 PCC_WEAK int pcc_cache_init(PyObject *m) { (void)m; return 0; }
 PCC_WEAK int pcc_function_init(PyObject *m) { (void)m; return 0; }
 PCC_WEAK void pcc_sim_fill_driver_table(pcc_driver_table *t) { (void)t; }
-PCC_WEAK const pcc_rtc_table pcc_sim_rtc;
+static pcc_rtc_table empty_rtc;
+PCC_WEAK const pcc_rtc_table *pcc_sim_rtc_get(void) { return &empty_rtc; }
+PCC_WEAK const char *pcc_sim_fault_detail(void) { return NULL; }

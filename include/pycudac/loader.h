@@ -26,8 +26,13 @@ const pcc_rtc_table *pcc_rtc_nvrtc(void);
 /* The compiler that makes modules for the loaded backend. */
 const pcc_rtc_table *pcc_rtc_for_backend(void);
 
-/* Provided by the simulator (src/backend_sim.c, src/backend_sim_compile.c). */
+/* Provided by the simulator (src/backend_sim*.c). */
 void pcc_sim_fill_driver_table(pcc_driver_table *t);
-extern const pcc_rtc_table pcc_sim_rtc;
+/* The simulator's compiler table; fills its identity (compiler path, version
+ * stamp, prelude hash) on first call. Never NULL. */
+const pcc_rtc_table *pcc_sim_rtc_get(void);
+/* After a sticky error on the sim backend: what faulted, where (kernel,
+ * block, thread, allocation). NULL when there is nothing to add. */
+const char *pcc_sim_fault_detail(void);
 
 #endif

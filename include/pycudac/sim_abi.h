@@ -77,6 +77,17 @@ typedef int (*pcc_sim_module_init_fn)(const pcc_sim_api *api, const pcc_sim_kern
                                       int *count);
 #define PCC_SIM_MODULE_INIT "pcc_sim_module_init"
 
+/* A sim "CUBIN": the bytes the sim compiler hands out (and the cache stores)
+ * and cuModuleLoadData takes back: this header, then `size` bytes of a host
+ * ELF shared object. */
+#define PCC_SIM_IMAGE_MAGIC "PCCSIMSO"
+typedef struct pcc_sim_image_header {
+    char magic[8];           /* PCC_SIM_IMAGE_MAGIC, no NUL */
+    unsigned int abi_version; /* PCC_SIM_ABI_VERSION */
+    unsigned int reserved;
+    unsigned long long size;  /* bytes of shared object that follow */
+} pcc_sim_image_header;
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,23 @@
 
 `f(drv.InOut(a), ...)` copies the host array `a` to a temporary device buffer
 before the launch and back after it (In: only before, Out: only after).
+Without a stream the copies are synchronous (PyCUDA's behaviour); with
+`stream=s` they are queued on `s`, and the array and the temporary buffer are
+kept alive until the stream gets past them. The launch path (src/function.c)
+reads `array`, `copy_in` and `copy_out`; the array must export a C-contiguous
+buffer, writable for Out/InOut.
 """
 import numpy as np
+
+__all__ = ["ArgumentHandler", "In", "Out", "InOut"]
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj).release()
+    except TypeError:
+        return False
+    return True
 
 
 class ArgumentHandler:
@@ -13,24 +28,40 @@ class ArgumentHandler:
     copy_out = False
 
     def __init__(self, array):
-        if not hasattr(array, "__array_interface__") and not hasattr(array, "__array__"):
-            raise TypeError(
-                f"{type(self).__name__}() takes a host array (numpy.ndarray), "
-                f"not {type(array).__name__}")
+        name = type(self).__name__
+        if hasattr(array, "gpudata") or hasattr(array, "__cuda_array_interface__"):
+            raise TypeError(f"{name}() wraps a host array; this {type(array).__name__} is "
+                            "already on the device: pass it to the kernel directly")
+        if not isinstance(array, np.ndarray) and not _has_buffer(array):
+            if (hasattr(array, "__array__") or isinstance(array, (list, tuple))) \
+                    and not self.copy_out:
+                array = np.ascontiguousarray(array)  # read-only use: a copy is fine
+            else:
+                raise TypeError(f"{name}() takes a host array (numpy.ndarray or another "
+                                f"writable buffer), not {type(array).__name__}")
         self.array = array
 
     def get_device_alloc(self):  # PyCUDA compatibility
         return getattr(self, "dev_alloc", None)
 
+    def __repr__(self):
+        a = self.array
+        what = (f"{a.dtype}, shape {a.shape}" if isinstance(a, np.ndarray)
+                else type(a).__name__)
+        return f"{type(self).__name__}({what})"
+
 
 class In(ArgumentHandler):
+    """Copied to the device before the launch."""
     copy_in = True
 
 
 class Out(ArgumentHandler):
+    """Copied back to the host after the launch."""
     copy_out = True
 
 
 class InOut(ArgumentHandler):
+    """Copied in before and back after the launch."""
     copy_in = True
     copy_out = True

@@ -5,4 +5,378 @@ from pycudac._driver import (  # noqa: F401
     is_poisoned, get_backend, _raise_for_code, _debug_counters,
 )
 from pycudac._args import In, Out, InOut, ArgumentHandler  # noqa: F401
+from pycudac._driver import _host_alloc, _host_register, _managed_alloc  # noqa: F401
+
+
+# ---- enums (values from NVIDIA's Driver API documentation) ------------------
+import enum as _enum
+import numbers as _numbers
+import operator as _operator
+
+import numpy as _np
+
+
+class device_attribute(_enum.IntEnum):
+    """CUdevice_attribute, without the CU_DEVICE_ATTRIBUTE_ prefix
+    (aliases of the same value share one member)."""
+    MAX_THREADS_PER_BLOCK = 1
+    MAX_BLOCK_DIM_X = 2
+    MAX_BLOCK_DIM_Y = 3
+    MAX_BLOCK_DIM_Z = 4
+    MAX_GRID_DIM_X = 5
+    MAX_GRID_DIM_Y = 6
+    MAX_GRID_DIM_Z = 7
+    MAX_SHARED_MEMORY_PER_BLOCK = 8
+    SHARED_MEMORY_PER_BLOCK = 8
+    TOTAL_CONSTANT_MEMORY = 9
+    WARP_SIZE = 10
+    MAX_PITCH = 11
+    MAX_REGISTERS_PER_BLOCK = 12
+    REGISTERS_PER_BLOCK = 12
+    CLOCK_RATE = 13
+    TEXTURE_ALIGNMENT = 14
+    GPU_OVERLAP = 15
+    MULTIPROCESSOR_COUNT = 16
+    KERNEL_EXEC_TIMEOUT = 17
+    INTEGRATED = 18
+    CAN_MAP_HOST_MEMORY = 19
+    COMPUTE_MODE = 20
+    MAXIMUM_TEXTURE1D_WIDTH = 21
+    MAXIMUM_TEXTURE2D_WIDTH = 22
+    MAXIMUM_TEXTURE2D_HEIGHT = 23
+    MAXIMUM_TEXTURE3D_WIDTH = 24
+    MAXIMUM_TEXTURE3D_HEIGHT = 25
+    MAXIMUM_TEXTURE3D_DEPTH = 26
+    MAXIMUM_TEXTURE2D_LAYERED_WIDTH = 27
+    MAXIMUM_TEXTURE2D_LAYERED_HEIGHT = 28
+    MAXIMUM_TEXTURE2D_LAYERED_LAYERS = 29
+    MAXIMUM_TEXTURE2D_ARRAY_WIDTH = 27
+    MAXIMUM_TEXTURE2D_ARRAY_HEIGHT = 28
+    MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES = 29
+    SURFACE_ALIGNMENT = 30
+    CONCURRENT_KERNELS = 31
+    ECC_ENABLED = 32
+    PCI_BUS_ID = 33
+    PCI_DEVICE_ID = 34
+    TCC_DRIVER = 35
+    MEMORY_CLOCK_RATE = 36
+    GLOBAL_MEMORY_BUS_WIDTH = 37
+    L2_CACHE_SIZE = 38
+    MAX_THREADS_PER_MULTIPROCESSOR = 39
+    ASYNC_ENGINE_COUNT = 40
+    UNIFIED_ADDRESSING = 41
+    MAXIMUM_TEXTURE1D_LAYERED_WIDTH = 42
+    MAXIMUM_TEXTURE1D_LAYERED_LAYERS = 43
+    CAN_TEX2D_GATHER = 44
+    MAXIMUM_TEXTURE2D_GATHER_WIDTH = 45
+    MAXIMUM_TEXTURE2D_GATHER_HEIGHT = 46
+    MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE = 47
+    MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE = 48
+    MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE = 49
+    PCI_DOMAIN_ID = 50
+    TEXTURE_PITCH_ALIGNMENT = 51
+    MAXIMUM_TEXTURECUBEMAP_WIDTH = 52
+    MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH = 53
+    MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS = 54
+    MAXIMUM_SURFACE1D_WIDTH = 55
+    MAXIMUM_SURFACE2D_WIDTH = 56
+    MAXIMUM_SURFACE2D_HEIGHT = 57
+    MAXIMUM_SURFACE3D_WIDTH = 58
+    MAXIMUM_SURFACE3D_HEIGHT = 59
+    MAXIMUM_SURFACE3D_DEPTH = 60
+    MAXIMUM_SURFACE1D_LAYERED_WIDTH = 61
+    MAXIMUM_SURFACE1D_LAYERED_LAYERS = 62
+    MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63
+    MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64
+    MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65
+    MAXIMUM_SURFACECUBEMAP_WIDTH = 66
+    MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH = 67
+    MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS = 68
+    MAXIMUM_TEXTURE1D_LINEAR_WIDTH = 69
+    MAXIMUM_TEXTURE2D_LINEAR_WIDTH = 70
+    MAXIMUM_TEXTURE2D_LINEAR_HEIGHT = 71
+    MAXIMUM_TEXTURE2D_LINEAR_PITCH = 72
+    MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH = 73
+    MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT = 74
+    COMPUTE_CAPABILITY_MAJOR = 75
+    COMPUTE_CAPABILITY_MINOR = 76
+    MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH = 77
+    STREAM_PRIORITIES_SUPPORTED = 78
+    GLOBAL_L1_CACHE_SUPPORTED = 79
+    LOCAL_L1_CACHE_SUPPORTED = 80
+    MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81
+    MAX_REGISTERS_PER_MULTIPROCESSOR = 82
+    MANAGED_MEMORY = 83
+    MULTI_GPU_BOARD = 84
+    MULTI_GPU_BOARD_GROUP_ID = 85
+    HOST_NATIVE_ATOMIC_SUPPORTED = 86
+    SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO = 87
+    PAGEABLE_MEMORY_ACCESS = 88
+    CONCURRENT_MANAGED_ACCESS = 89
+    COMPUTE_PREEMPTION_SUPPORTED = 90
+    CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91
+    CAN_USE_STREAM_MEM_OPS_V1 = 92
+    CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93
+    CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94
+    COOPERATIVE_LAUNCH = 95
+    COOPERATIVE_MULTI_DEVICE_LAUNCH = 96
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+    CAN_FLUSH_REMOTE_WRITES = 98
+    HOST_REGISTER_SUPPORTED = 99
+    PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES = 100
+    DIRECT_MANAGED_MEM_ACCESS_FROM_HOST = 101
+    VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED = 102
+    VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102
+    HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103
+    HANDLE_TYPE_WIN32_HANDLE_SUPPORTED = 104
+    HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED = 105
+    MAX_BLOCKS_PER_MULTIPROCESSOR = 106
+    GENERIC_COMPRESSION_SUPPORTED = 107
+    MAX_PERSISTING_L2_CACHE_SIZE = 108
+    MAX_ACCESS_POLICY_WINDOW_SIZE = 109
+    GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 110
+    RESERVED_SHARED_MEMORY_PER_BLOCK = 111
+    SPARSE_CUDA_ARRAY_SUPPORTED = 112
+    READ_ONLY_HOST_REGISTER_SUPPORTED = 113
+    TIMELINE_SEMAPHORE_INTEROP_SUPPORTED = 114
+    MEMORY_POOLS_SUPPORTED = 115
+    GPU_DIRECT_RDMA_SUPPORTED = 116
+    GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117
+    GPU_DIRECT_RDMA_WRITES_ORDERING = 118
+    MEMPOOL_SUPPORTED_HANDLE_TYPES = 119
+    CLUSTER_LAUNCH = 120
+    DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED = 121
+    CAN_USE_64_BIT_STREAM_MEM_OPS = 122
+    CAN_USE_STREAM_WAIT_VALUE_NOR = 123
+    DMA_BUF_SUPPORTED = 124
+    IPC_EVENT_SUPPORTED = 125
+    MEM_SYNC_DOMAIN_COUNT = 126
+    TENSOR_MAP_ACCESS_SUPPORTED = 127
+    HANDLE_TYPE_FABRIC_SUPPORTED = 128
+    UNIFIED_FUNCTION_POINTERS = 129
+    NUMA_CONFIG = 130
+    NUMA_ID = 131
+    MULTICAST_SUPPORTED = 132
+    MPS_ENABLED = 133
+    HOST_NUMA_ID = 134
+    D3D12_CIG_SUPPORTED = 135
+    MEM_DECOMPRESS_ALGORITHM_MASK = 136
+    MEM_DECOMPRESS_MAXIMUM_LENGTH = 137
+    VULKAN_CIG_SUPPORTED = 138
+    GPU_PCI_DEVICE_ID = 139
+    GPU_PCI_SUBSYSTEM_ID = 140
+    HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141
+    HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142
+    HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143
+    HOST_MEMORY_POOLS_SUPPORTED = 144
+    HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145
+    HOST_ALLOC_DMA_BUF_SUPPORTED = 146
+    ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147
+
+
+class function_attribute(_enum.IntEnum):
+    """CUfunction_attribute, without the CU_FUNC_ATTRIBUTE_ prefix."""
+    MAX_THREADS_PER_BLOCK = 0
+    SHARED_SIZE_BYTES = 1
+    CONST_SIZE_BYTES = 2
+    LOCAL_SIZE_BYTES = 3
+    NUM_REGS = 4
+    PTX_VERSION = 5
+    BINARY_VERSION = 6
+    CACHE_MODE_CA = 7
+    MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+    PREFERRED_SHARED_MEMORY_CARVEOUT = 9
+    CLUSTER_SIZE_MUST_BE_SET = 10
+    REQUIRED_CLUSTER_WIDTH = 11
+    REQUIRED_CLUSTER_HEIGHT = 12
+    REQUIRED_CLUSTER_DEPTH = 13
+    NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+    CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15
+
+
+class ctx_flags(_enum.IntFlag):
+    """CUctx_flags."""
+    SCHED_AUTO = 0x00
+    SCHED_SPIN = 0x01
+    SCHED_YIELD = 0x02
+    SCHED_BLOCKING_SYNC = 0x04
+    BLOCKING_SYNC = 0x04
+    SCHED_MASK = 0x07
+    MAP_HOST = 0x08
+    LMEM_RESIZE_TO_MAX = 0x10
+    COREDUMP_ENABLE = 0x20
+    USER_COREDUMP_ENABLE = 0x40
+    SYNC_MEMOPS = 0x80
+    FLAGS_MASK = 0xFF
+
+
+class event_flags(_enum.IntFlag):
+    """CUevent_flags."""
+    DEFAULT = 0x0
+    BLOCKING_SYNC = 0x1
+    DISABLE_TIMING = 0x2
+    INTERPROCESS = 0x4
+
+
+class stream_flags(_enum.IntFlag):
+    """CUstream_flags."""
+    DEFAULT = 0x0
+    NON_BLOCKING = 0x1
+
+
+class host_alloc_flags(_enum.IntFlag):
+    """cuMemHostAlloc flags (CU_MEMHOSTALLOC_*)."""
+    PORTABLE = 0x01
+    DEVICEMAP = 0x02
+    WRITECOMBINED = 0x04
+
+
+class mem_host_register_flags(_enum.IntFlag):
+    """cuMemHostRegister flags (CU_MEMHOSTREGISTER_*)."""
+    PORTABLE = 0x01
+    DEVICEMAP = 0x02
+    IOMEMORY = 0x04
+    READ_ONLY = 0x08
+
+
+class mem_attach_flags(_enum.IntFlag):
+    """CUmemAttach_flags."""
+    GLOBAL = 0x1
+    HOST = 0x2
+    SINGLE = 0x4
+
+
+# ---- host-side arrays over page-locked and managed memory ---------------------
+
+def _array_layout(shape, dtype, order, fname):
+    """(shape tuple, dtype, order, nbytes) after checking each argument."""
+    dtype = _np.dtype(dtype)
+    if dtype.hasobject:
+        raise TypeError(f"{fname}: dtype {dtype} holds Python objects; only fixed-size "
+                        "dtypes can live in page-locked or managed memory")
+    if isinstance(shape, _numbers.Integral) or hasattr(shape, "__index__"):
+        shape = (shape,)
+    try:
+        shape = tuple(_operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, "
+                        f"not {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{fname}: shape must not have negative dimensions, got {shape}")
+    if order not in ("C", "F"):
+        raise ValueError(f"{fname}: order must be 'C' or 'F', not {order!r}")
+    n = dtype.itemsize
+    for s in shape:
+        n *= s
+    return shape, dtype, order, n
+
+
+def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
+    """A NumPy array in page-locked (pinned) host memory; its .base is the
+    HostAllocation that frees the memory when the last view dies."""
+    shape, dtype, order, n = _array_layout(shape, dtype, order, "pagelocked_empty")
+    alloc = _host_alloc(n, int(mem_flags))
+    return _np.ndarray(shape, dtype, buffer=alloc, order=order)
+
+
+def pagelocked_zeros(shape, dtype=_np.float64, order="C", mem_flags=0):
+    ary = pagelocked_empty(shape, dtype, order, mem_flags)
+    ary.fill(0)
+    return ary
+
+
+def _like_order(ary):
+    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
+
+
+def pagelocked_empty_like(array, mem_flags=0):
+    array = _np.asarray(array)
+    return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+
+
+def pagelocked_zeros_like(array, mem_flags=0):
+    array = _np.asarray(array)
+    return pagelocked_zeros(array.shape, array.dtype, _like_order(array), mem_flags)
+
+
+def register_host_memory(ary, flags=0):
+    """Page-lock the memory of an existing contiguous array; returns an array
+    over the same memory whose .base is the registration (unregistered when
+    it dies, and holding `ary` alive until then)."""
+    if isinstance(ary, _np.ndarray):
+        view = ary
+    else:
+        try:
+            view = _np.frombuffer(ary, dtype=_np.uint8)  # no copy
+        except TypeError:
+            raise TypeError("register_host_memory(ary): ary must be a numpy array or a "
+                            f"buffer, not {type(ary).__name__}") from None
+    if not (view.flags.c_contiguous or view.flags.f_contiguous):
+        raise ValueError("register_host_memory(ary): ary must be contiguous")
+    if view.dtype.hasobject:
+        raise TypeError("register_host_memory(ary): ary holds Python objects (dtype=object)")
+    reg = _host_register(ary, int(flags))
+    out = _np.ndarray(view.shape, view.dtype, buffer=reg, strides=view.strides)
+    if not view.flags.writeable:
+        out.flags.writeable = False
+    return out
+
+
+def managed_empty(shape, dtype=_np.float64, order="C",
+                  mem_flags=mem_attach_flags.GLOBAL):
+    """A NumPy array in managed (unified) memory: NumPy on the host and
+    kernels on the device use the same memory. Its .base is a
+    ManagedAllocation (a DeviceAllocation: int() is the device address)."""
+    shape, dtype, order, n = _array_layout(shape, dtype, order, "managed_empty")
+    alloc = _managed_alloc(n, int(mem_flags))
+    return _np.ndarray(shape, dtype, buffer=alloc, order=order)
+
+
+def managed_zeros(shape, dtype=_np.float64, order="C",
+                  mem_flags=mem_attach_flags.GLOBAL):
+    ary = managed_empty(shape, dtype, order, mem_flags)
+    ary.fill(0)
+    return ary
+
+
+def managed_empty_like(array, mem_flags=mem_attach_flags.GLOBAL):
+    array = _np.asarray(array)
+    return managed_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+
+
+def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
+    array = _np.asarray(array)
+    return managed_zeros(array.shape, array.dtype, _like_order(array), mem_flags)
+
+
+# ---- PyCUDA conveniences --------------------------------------------------------
+
+# PyCUDA's names for the objects behind pinned and registered arrays.
+PagelockedHostAllocation = HostAllocation  # noqa: F405
+RegisteredHostMemory = HostAllocation  # noqa: F405
+
+def mem_alloc_like(ary):
+    """Device memory the size of host array `ary`."""
+    return mem_alloc(_np.asarray(ary).nbytes)
+
+
+def to_device(bf_obj):
+    """Copy a host buffer to new device memory; returns the DeviceAllocation."""
+    nbytes = memoryview(bf_obj).nbytes if not isinstance(bf_obj, _np.ndarray) else bf_obj.nbytes
+    alloc = mem_alloc(nbytes)
+    memcpy_htod(alloc, bf_obj)
+    return alloc
+
+
+def from_device(devptr, shape, dtype, order="C"):
+    """A new host array of `shape`/`dtype` filled from device memory."""
+    result = _np.empty(shape, dtype, order=order)
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+def from_device_like(devptr, other_ary):
+    result = _np.empty_like(other_ary)
+    memcpy_dtoh(result, devptr)
+    return result
 

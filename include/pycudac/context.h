@@ -25,6 +25,7 @@ typedef struct {
     int kind;
     int released; /* detach()ed or destroyed already */
     PyObject *weakreflist;
+    void *staging; /* pinned staging buffers for pageable copies (memcpy.c), or NULL */
 } PccContext;
 
 /* New reference to the Context object for the calling thread's current
@@ -41,6 +42,18 @@ typedef struct {
 } pcc_ctx_guard;
 int pcc_ctx_enter(PyObject *context, pcc_ctx_guard *g);
 void pcc_ctx_leave(pcc_ctx_guard *g);
+
+/* New reference: the one Context object for `ctx` (registry lookup). When
+ * none exists, a new one of `kind` is made; for PCC_CTX_PRIMARY the caller's
+ * retain passes to it (or is released when an object already owns one). */
+PyObject *pcc_context_wrap(CUcontext ctx, CUdevice dev, int kind);
+
+/* 0 when a context is current in the calling thread — making the context
+ * registered by pycudac.autoinit current if none is; -1 + LogicError. */
+int pcc_context_ensure(void);
+
+/* New reference: a Device object for `dev`. */
+PyObject *pcc_device_new(CUdevice dev);
 
 int pcc_device_init(PyObject *module);
 int pcc_context_init(PyObject *module);

@@ -16,6 +16,7 @@ typedef struct {
     size_t size;
     PyObject *context; /* Context the memory lives in (strong) */
     PyObject *stream;  /* for PCC_MEM_ASYNC: the stream it is freed on (strong) */
+    PyObject *owner;   /* non-NULL: a view of memory `owner` frees (e.g. a Module global) */
     int kind;
     int freed;
     PyObject *weakreflist;
@@ -41,6 +42,32 @@ static inline int pcc_is_device_allocation(PyObject *o)
            PyType_IsSubtype(Py_TYPE(o), pcc_st.DeviceAllocation);
 }
 
+/* New reference: a DeviceAllocation of `size` bytes at `ptr` in `context`
+ * (a Context, or NULL for the current one) that does NOT own the memory:
+ * it keeps `owner` alive instead and never frees (Module.get_global). */
+PyObject *pcc_device_allocation_view(CUdeviceptr ptr, size_t size, PyObject *context,
+                                     PyObject *owner);
+
+/* A byte count or element count argument: a non-negative Python int.
+ * float → TypeError, negative → ValueError, too large → OverflowError; the
+ * message names `what`. 0 or -1. */
+int pcc_size_arg(PyObject *obj, size_t *out, const char *what);
+
+/* A device pointer argument: DeviceAllocation, int, or an object with
+ * __index__/__int__. *avail gets the bytes usable from the pointer to the
+ * end of its allocation, or (size_t)-1 when unknown. 0 or -1. */
+int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what);
+
+/* Bytes from `p` to the end of its device allocation (cuMemGetAddressRange;
+ * a context must be current), or (size_t)-1 when the driver cannot say. */
+size_t pcc_device_range(CUdeviceptr p);
+
+/* Frees a context's pinned staging buffers (memcpy.c); called with that
+ * context current. */
+void pcc_staging_free(void *staging);
+
 int pcc_memory_init(PyObject *module);
+int pcc_hostmem_init(PyObject *module);
+int pcc_memcpy_init(PyObject *module);
 
 #endif

@@ -29,8 +29,12 @@ typedef struct {
 int pcc_stream_arg(PyObject *obj, CUstream *out, const char *what);
 
 /* Keep `obj` alive until work queued on `stream` so far has completed
- * (cuLaunchHostFunc drops the reference). 0 or -1. */
+ * (a cuLaunchHostFunc marks it done; the reference is dropped, with the GIL,
+ * by the next pycudac synchronize or keep-alive call). 0 or -1. */
 int pcc_stream_keep_alive(PyObject *stream, PyObject *obj);
+
+/* Drops the references whose stream work has completed (GIL held). */
+void pcc_release_completed(void);
 
 int pcc_stream_init(PyObject *module);
 int pcc_event_init(PyObject *module);

@@ -1,0 +1,203 @@
+"""Compile and cache (issue 3), on bench/kernels/compile_src.cu:
+
+  cold_sourcemodule_ms  SourceModule(src) with nothing cached (a new source
+                        each time: a tag comment), into a fresh cache dir
+  cold_compile_ms       pycudac.compiler.compile(src, arch=...) -> CUBIN bytes
+  warm_fresh_process_us source -> loaded module in a NEW process with a warm
+                        disk cache; timed inside the child around SourceModule(...)
+  recreate_us           SourceModule(same src) again in the same process (memo)
+
+beside CuPy RawModule (cold, warm in a fresh process, re-created). The floor
+(bench/out/floor --src bench/kernels/compile_src.cu) gives nvrtc_compile_ms
+and module_load_us for the same source.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import KERNELS, ROOT, Recorder, device_arch, header, median, now, \
+    parse_args  # noqa: E402
+
+SRC_PATH = os.path.join(KERNELS, "compile_src.cu")
+FUNC = "saxpy"
+
+CHILD_PYCUDAC = r"""
+import json, sys, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+src = open(sys.argv[1]).read()
+drv.Context.synchronize()
+t0 = time.perf_counter()
+mod = SourceModule(src)
+t1 = time.perf_counter()
+mod.get_function(sys.argv[2])
+hit = None
+for name in ("cache_hit", "from_cache", "cached"):
+    if hasattr(mod, name):
+        hit = getattr(mod, name)
+        break
+print("RESULT " + json.dumps({"us": (t1 - t0) * 1e6, "hit": hit}))
+"""
+
+CHILD_CUPY = r"""
+import json, sys, time
+import cupy as cp
+src = 'extern "C" {\n' + open(sys.argv[1]).read() + '\n}\n'
+cp.empty(1)  # the context exists before the clock starts
+cp.cuda.Device().synchronize()
+t0 = time.perf_counter()
+mod = cp.RawModule(code=src)
+mod.get_function(sys.argv[2])
+t1 = time.perf_counter()
+print("RESULT " + json.dumps({"us": (t1 - t0) * 1e6}))
+"""
+
+
+def run_child(code, env, timeout=120):
+    # cwd is not the tree: PYTHONPATH (which child_env ends with ROOT) decides
+    p = subprocess.run([sys.executable, "-c", code, SRC_PATH, FUNC], env=env,
+                       cwd=tempfile.gettempdir(),
+                       capture_output=True, text=True, timeout=timeout)
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"child exited {p.returncode}: "
+                       + " ".join((p.stderr or p.stdout).strip().splitlines()[-3:]))
+
+
+def child_env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = (env["PYTHONPATH"] + os.pathsep if env.get("PYTHONPATH") else "") + ROOT
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+    env.update(extra)
+    return env
+
+
+def bench_pycudac(rec, quick, tmp):
+    src = open(SRC_PATH).read()
+    reps = 3 if quick else 7
+    cache = os.path.join(tmp, "pycudac-cache")
+    os.environ["PYCUDAC_CACHE_DIR"] = cache
+    os.environ.pop("PYCUDAC_DISABLE_CACHE", None)
+    import pycudac.autoinit  # noqa: F401
+    from pycudac import compiler
+    from pycudac.compiler import SourceModule
+
+    arch = device_arch()
+
+    def cold_sourcemodule():
+        SourceModule(src + "\n// warm-up 0\n")  # loads NVRTC (or the sim compiler)
+        s = []
+        for i in range(reps):
+            tagged = src + f"\n// cold {i}\n"
+            t0 = now()
+            mod = SourceModule(tagged)
+            s.append((now() - t0) * 1e3)
+            mod.get_function(FUNC)
+        rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s)
+    rec.guard("pycudac", ["cold_sourcemodule_ms"], cold_sourcemodule)
+
+    def cold_compile():
+        s = []
+        kw = {"arch": arch} if arch else {}
+        size = None
+        for i in range(reps):
+            tagged = src + f"\n// compile-only {i}\n"
+            t0 = now()
+            image = compiler.compile(tagged, **kw)
+            s.append((now() - t0) * 1e3)
+            size = len(image)
+        rec.value("pycudac", "cold_compile_ms", median(s), "ms", s, arch=arch, image_bytes=size)
+    rec.guard("pycudac", ["cold_compile_ms"], cold_compile)
+
+    def recreate():
+        SourceModule(src)
+        SourceModule(src)
+        n, batches = (20, 5) if quick else (200, 15)
+        s = []
+        for _ in range(batches):
+            t0 = now()
+            for _ in range(n):
+                SourceModule(src)
+            s.append((now() - t0) * 1e6 / n)
+        rec.value("pycudac", "recreate_us", median(s), "us", s)
+    rec.guard("pycudac", ["recreate_us"], recreate)
+
+    def fresh_process():
+        wcache = os.path.join(tmp, "pycudac-warm")
+        env = child_env(PYCUDAC_CACHE_DIR=wcache)
+        first = run_child(CHILD_PYCUDAC, env)  # fills the cache
+        s, hits = [], []
+        for _ in range(reps):
+            r = run_child(CHILD_PYCUDAC, env)
+            s.append(r["us"])
+            hits.append(r.get("hit"))
+        rec.value("pycudac", "warm_fresh_process_us", median(s), "us", s,
+                  first_process_us=first["us"], hits=hits)
+    rec.guard("pycudac", ["warm_fresh_process_us"], fresh_process)
+
+
+def bench_cupy(rec, quick, tmp):
+    import cupy as cp
+
+    src = 'extern "C" {\n' + open(SRC_PATH).read() + "\n}\n"
+    reps = 3 if quick else 7
+    ccache = os.path.join(tmp, "cupy-cache")
+    os.environ["CUPY_CACHE_DIR"] = ccache
+    cp.empty(1)
+
+    def cold():
+        s = []
+        cp.RawModule(code=src + "\n// warm-up\n").get_function(FUNC)
+        for i in range(reps):
+            t0 = now()
+            cp.RawModule(code=src + f"\n// cold {i}\n").get_function(FUNC)
+            s.append((now() - t0) * 1e3)
+        rec.value("cupy", "cold_sourcemodule_ms", median(s), "ms", s)
+    rec.guard("cupy", ["cold_sourcemodule_ms"], cold)
+
+    def recreate():
+        cp.RawModule(code=src).get_function(FUNC)
+        n, batches = (20, 5) if quick else (200, 15)
+        s = []
+        for _ in range(batches):
+            t0 = now()
+            for _ in range(n):
+                cp.RawModule(code=src).get_function(FUNC)
+            s.append((now() - t0) * 1e6 / n)
+        rec.value("cupy", "recreate_us", median(s), "us", s)
+    rec.guard("cupy", ["recreate_us"], recreate)
+
+    def fresh():
+        env = child_env(CUPY_CACHE_DIR=os.path.join(tmp, "cupy-warm"))
+        first = run_child(CHILD_CUPY, env)
+        s = [run_child(CHILD_CUPY, env)["us"] for _ in range(reps)]
+        rec.value("cupy", "warm_fresh_process_us", median(s), "us", s,
+                  first_process_us=first["us"])
+    rec.guard("cupy", ["warm_fresh_process_us"], fresh)
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    rec = Recorder(args)
+    header(rec, "compile and cache")
+    tmp = tempfile.mkdtemp(prefix="pycudac-bench-")
+    os.chmod(tmp, 0o700)
+    try:
+        rec.guard("pycudac", ["cold_sourcemodule_ms", "cold_compile_ms", "recreate_us",
+                              "warm_fresh_process_us"], bench_pycudac, rec, args.quick, tmp)
+        rec.guard("cupy", ["cold_sourcemodule_ms", "recreate_us", "warm_fresh_process_us"],
+                  bench_cupy, rec, args.quick, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+"""Launch overhead (issue 4): an empty kernel `(float *a, int n)` and a
+16-parameter kernel, launched N times on a non-blocking stream, then one
+synchronize; the figure is µs per launch, the median over many batches.
+
+Side by side, in this one process on the device's primary context, in
+alternating rounds so that drift hits all alike:
+  floor     the C loop around cuLaunchKernel (bench/out/libfloor.so, kernelParams
+            and extra/BUFFER_POINTER)
+  pycudac   f(ptr, 1000, block=, grid=, stream=s)  and  f.prepared_async_call(...)
+  cupy      RawKernel((1,), (1,), (a, np.int32(1000))) inside `with stream:`
+  cuda.core launch(stream, LaunchConfig(grid=1, block=1), kernel, ptr, np.int32(1000))
+"""
+import ctypes
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+from common import Recorder, header, load_floor, median, now, parse_args, \
+    pycudac_nvrtc_path  # noqa: E402
+
+SRC = r"""
+__global__ void empty(float *a, int n) {}
+__global__ void k16(float *a, float *b, float *c, float *d,
+    int i0, int i1, int i2, int i3, float f0, float f1, float f2, float f3,
+    float4 v, double x, unsigned int u, long long ll) {}
+"""
+SRC_EXTERN_C = 'extern "C" {\n' + SRC + "\n}\n"
+
+K16_SCALARS = (1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5)
+
+
+def float4_candidates():
+    """Ways a user may pass a float4 by value, most PyCUDA-like first."""
+    out = []
+    try:
+        from pycudac.gpuarray import vec  # PyCUDA: gpuarray.vec.make_float4
+        out.append(("gpuarray.vec.make_float4", vec.make_float4(1, 2, 3, 4)))
+    except Exception:
+        pass
+    out.append(("np.array(4, float32)", np.array([1, 2, 3, 4], np.float32)))
+    f4 = np.dtype({"names": list("xyzw"), "formats": [np.float32] * 4, "align": True})
+    out.append(("np.void float4", np.array((1, 2, 3, 4), dtype=f4)[()]))
+    return out
+
+
+class Runner:
+    """Each variant is a function batch(n) -> µs per launch."""
+
+    def __init__(self, rec, quick):
+        self.rec = rec
+        self.quick = quick
+        self.variants = {}   # metric -> (bench, batch function)
+        self.samples = {}    # metric -> [µs, ...]
+
+    def add(self, bench, metric, batch):
+        # one trial batch first: an error here is the variant's n/a
+        try:
+            batch(10)
+        except Exception as exc:
+            self.rec.na(bench, metric, f"{type(exc).__name__}: {exc}")
+            return
+        self.variants[metric] = (bench, batch)
+        self.samples[metric] = []
+
+    def run(self, n, rounds, per_round):
+        for _ in range(rounds):
+            for metric, (bench, batch) in self.variants.items():
+                try:
+                    batch(n)  # warm-up batch for this round
+                    for _ in range(per_round):
+                        self.samples[metric].append(batch(n))
+                except Exception as exc:
+                    self.samples[metric] = None
+                    self.rec.na(bench, metric, f"{type(exc).__name__}: {exc}")
+            self.variants = {m: v for m, v in self.variants.items()
+                             if self.samples[m] is not None}
+        for metric, (bench, _) in self.variants.items():
+            s = self.samples[metric]
+            self.rec.value(bench, metric, median(s), "us", s, launches_per_batch=n)
+
+
+def setup_floor(runner, args):
+    lib, why = load_floor(args.floor_lib, pycudac_nvrtc_path())
+    metrics = ("launch_empty_params_us", "launch_empty_extra_us",
+               "launch16_params_us", "launch16_extra_us")
+    if lib is None or why:
+        for m in metrics:
+            runner.rec.na("floor-inproc", m, why)
+        return None
+
+    def make(kernel, use_extra):
+        def batch(n):
+            us = lib.floor_launch_us(kernel, use_extra, n, 1)
+            if us < 0:
+                raise RuntimeError(lib.floor_error().decode(errors="replace"))
+            return us
+        return batch
+
+    for (kernel, use_extra), m in zip(((0, 0), (0, 1), (1, 0), (1, 1)), metrics):
+        runner.add("floor-inproc", m, make(kernel, use_extra))
+    return lib
+
+
+def setup_pycudac(runner):
+    import pycudac.autoinit  # noqa: F401
+    import pycudac.driver as drv
+    from pycudac.compiler import SourceModule
+
+    mod = SourceModule(SRC)
+    f = mod.get_function("empty")
+    f16 = mod.get_function("k16")
+    s = drv.Stream(flags=1)  # CU_STREAM_NON_BLOCKING
+    ptr = drv.mem_alloc(4096)
+    keep = [mod, s, ptr]
+
+    def call(n):
+        f_, p, s_ = f, ptr, s
+        t0 = now()
+        for _ in range(n):
+            f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    runner.add("pycudac", "launch_empty_call_us", call)
+
+    def prepared(n):
+        pac, p, s_ = f.prepared_async_call, ptr, s
+        t0 = now()
+        for _ in range(n):
+            pac((1, 1), (1, 1, 1), s_, p, 1000)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    try:
+        f.prepare("Pi")
+        runner.add("pycudac", "launch_empty_prepared_us", prepared)
+    except Exception as exc:
+        runner.rec.na("pycudac", "launch_empty_prepared_us", f"{type(exc).__name__}: {exc}")
+
+    # 16 parameters: find the float4 spelling this build accepts
+    v4, how, errs = None, None, []
+    for name, cand in float4_candidates():
+        try:
+            f16(ptr, ptr, ptr, ptr, *K16_SCALARS, cand, 6.25, 7, -8,
+                block=(1, 1, 1), grid=(1, 1), stream=s)
+            s.synchronize()
+            v4, how = cand, name
+            break
+        except Exception as exc:
+            errs.append(f"{name}: {type(exc).__name__}: {exc}")
+    if v4 is None:
+        runner.rec.na("pycudac", "launch16_call_us", "no float4 spelling accepted: "
+                      + " | ".join(errs))
+    else:
+        def call16(n):
+            g, p, s_, v = f16, ptr, s, v4
+            t0 = now()
+            for _ in range(n):
+                g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
+                  block=(1, 1, 1), grid=(1, 1), stream=s_)
+            s_.synchronize()
+            return (now() - t0) * 1e6 / n
+        runner.add("pycudac", "launch16_call_us", call16)
+        runner.rec.info("pycudac", "launch16_float4_arg", spelling=how)
+    try:
+        layout = getattr(f16, "param_layout", None)
+        if layout is not None:
+            runner.rec.info("pycudac", "launch16_param_layout", layout=str(layout)[:400])
+    except Exception:
+        pass
+    return keep
+
+
+def setup_cupy(runner):
+    import cupy as cp
+    k = cp.RawKernel(SRC_EXTERN_C, "empty")
+    k16 = cp.RawKernel(SRC_EXTERN_C, "k16")
+    cs = cp.cuda.Stream(non_blocking=True)
+    a = cp.empty(1024, dtype=cp.float32)
+    n32 = np.int32(1000)
+
+    def call(n):
+        with cs:
+            t0 = now()
+            for _ in range(n):
+                k((1,), (1,), (a, n32))
+            cs.synchronize()
+        return (now() - t0) * 1e6 / n
+    runner.add("cupy", "launch_empty_call_us", call)
+
+    f4 = np.dtype({"names": list("xyzw"), "formats": [np.float32] * 4, "align": True})
+    v4 = np.array((1, 2, 3, 4), dtype=f4)[()]
+    args16 = (a, a, a, a, np.int32(1), np.int32(2), np.int32(3), np.int32(4),
+              np.float32(1.5), np.float32(2.5), np.float32(3.5), np.float32(4.5),
+              v4, np.float64(6.25), np.uint32(7), np.int64(-8))
+
+    def call16(n):
+        with cs:
+            t0 = now()
+            for _ in range(n):
+                k16((1,), (1,), args16)
+            cs.synchronize()
+        return (now() - t0) * 1e6 / n
+    runner.add("cupy", "launch16_call_us", call16)
+    return [k, k16, cs, a]
+
+
+def import_cuda_core():
+    try:
+        import cuda.core as cc
+        cc.Program  # noqa: B018  (1.x exposes the API at the top level)
+        return cc
+    except (ImportError, AttributeError):
+        import cuda.core.experimental as cc
+        return cc
+
+
+def setup_cuda_core(runner, ptr_int):
+    cc = import_cuda_core()
+    dev = cc.Device(0)
+    dev.set_current()
+    try:
+        st = dev.create_stream(options=cc.StreamOptions(nonblocking=True))
+    except Exception:
+        st = dev.create_stream()
+    cap = dev.compute_capability
+    major, minor = cap() if callable(cap) else cap
+    prog = cc.Program(SRC_EXTERN_C, code_type="c++",
+                      options=cc.ProgramOptions(arch=f"sm_{major}{minor}"))
+    mod = prog.compile("cubin")
+    ker = mod.get_kernel("empty")
+    # argument spellings: a plain int address first, ctypes as the fallback
+    spellings = [(ptr_int, np.int32(1000)), (ctypes.c_void_p(ptr_int), ctypes.c_int(1000))]
+    launch = cc.launch
+    errors = []
+    new_api = None
+    for args in spellings:
+        for api in ("new", "old"):
+            try:
+                if api == "new":  # cuda.core >= 0.2: launch(stream, config, kernel, *args)
+                    cfg = cc.LaunchConfig(grid=1, block=1)
+                    launch(st, cfg, ker, *args)
+                else:             # cuda.core 0.1: launch(kernel, config(stream=), *args)
+                    cfg = cc.LaunchConfig(grid=1, block=1, stream=st)
+                    launch(ker, cfg, *args)
+                st.sync()
+                new_api = api == "new"
+                break
+            except Exception as exc:
+                errors.append(f"{api} API: {type(exc).__name__}: {exc}")
+        if new_api is not None:
+            break
+    if new_api is None:
+        raise RuntimeError("cuda.core launch refused: " + " | ".join(errors))
+    a0, a1 = args
+
+    def call(n):
+        t0 = now()
+        if new_api:
+            for _ in range(n):
+                launch(st, cfg, ker, a0, a1)
+        else:
+            for _ in range(n):
+                launch(ker, cfg, a0, a1)
+        st.sync()
+        return (now() - t0) * 1e6 / n
+    runner.add("cuda.core", "launch_empty_call_us", call)
+    return [dev, st, mod, ker]
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    rec = Recorder(args)
+    header(rec, "launch overhead")
+    runner = Runner(rec, args.quick)
+    keep = []
+    # pycudac first: autoinit makes the primary context current for the rest
+    keep.append(rec.guard("pycudac", ["launch_empty_call_us", "launch_empty_prepared_us",
+                                      "launch16_call_us"], setup_pycudac, runner))
+    setup_floor(runner, args)
+    cupy_keep = rec.guard("cupy", ["launch_empty_call_us", "launch16_call_us"],
+                          setup_cupy, runner)
+    keep.append(cupy_keep)
+    ptr_int = None
+    try:
+        ptr_int = int(keep[0][2]) if keep[0] else None
+    except Exception:
+        pass
+    if ptr_int is None and cupy_keep:
+        ptr_int = int(cupy_keep[3].data.ptr)
+    if ptr_int is None:
+        rec.na("cuda.core", "launch_empty_call_us", "no device buffer (pycudac and cupy failed)")
+    else:
+        keep.append(rec.guard("cuda.core", ["launch_empty_call_us"], setup_cuda_core,
+                              runner, ptr_int))
+    n, rounds, per_round = (200, 2, 2) if args.quick else (5000, 7, 3)
+    runner.run(n, rounds, per_round)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

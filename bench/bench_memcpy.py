@@ -1,0 +1,183 @@
+"""Copies (issue 2): pinned H2D/D2H and pageable H2D of 256 MiB, a 4-byte
+memcpy_htod, and a 1 GiB device-to-device copy — through pycudac, beside
+CuPy. The C floor of the same calls is bench/out/floor (pinned, pageable,
+small, dtod); bench/report.py puts them side by side.
+
+Copies are timed with the host clock around the call and a context
+synchronize (as the floor does); the device-to-device copy with events.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+from common import Recorder, gpu_timer, header, median, now, parse_args  # noqa: E402
+
+
+def gbps(nbytes, seconds):
+    return nbytes / seconds / 1e9
+
+
+def bench_pycudac(rec, quick):
+    import pycudac.autoinit  # noqa: F401
+    import pycudac.driver as drv
+
+    nbytes = (16 if quick else 256) << 20
+    warm, reps = (1, 3) if quick else (2, 11)
+    rng = np.random.default_rng(1)
+    d = drv.mem_alloc(nbytes)
+
+    sync = drv.Context.synchronize
+
+    def timed_copy(fn):
+        def one():
+            t0 = now()
+            fn()
+            sync()  # a pageable H2D copy may return before its last DMA lands
+            return gbps(nbytes, now() - t0)
+        return one
+
+    def pinned():
+        h = drv.pagelocked_empty(nbytes // 4, np.float32)
+        h[:] = rng.random(nbytes // 4, dtype=np.float32)
+        for _ in range(warm):
+            drv.memcpy_htod(d, h)
+        s = [timed_copy(lambda: drv.memcpy_htod(d, h))() for _ in range(reps)]
+        rec.value("pycudac", "pinned_h2d_GBps", median(s), "GB/s", s, bytes=nbytes)
+        back = drv.pagelocked_empty(nbytes // 4, np.float32)
+        for _ in range(warm):
+            drv.memcpy_dtoh(back, d)
+        s = [timed_copy(lambda: drv.memcpy_dtoh(back, d))() for _ in range(reps)]
+        if not np.array_equal(back, h):
+            raise AssertionError("pinned round trip returned different data")
+        rec.value("pycudac", "pinned_d2h_GBps", median(s), "GB/s", s, bytes=nbytes)
+    rec.guard("pycudac", ["pinned_h2d_GBps", "pinned_d2h_GBps"], pinned)
+
+    def pageable():
+        a = rng.random(nbytes // 4, dtype=np.float32)  # ordinary, touched
+        for _ in range(warm):
+            drv.memcpy_htod(d, a)
+        s = [timed_copy(lambda: drv.memcpy_htod(d, a))() for _ in range(reps)]
+        rec.value("pycudac", "pageable_h2d_GBps", median(s), "GB/s", s, bytes=nbytes)
+        back = np.empty_like(a)
+        back[:] = 0.5  # touched
+        for _ in range(warm):
+            drv.memcpy_dtoh(back, d)
+        s = [timed_copy(lambda: drv.memcpy_dtoh(back, d))() for _ in range(reps)]
+        if not np.array_equal(back, a):
+            raise AssertionError("pageable round trip returned different data")
+        rec.value("pycudac", "pageable_d2h_GBps", median(s), "GB/s", s, bytes=nbytes)
+    rec.guard("pycudac", ["pageable_h2d_GBps", "pageable_d2h_GBps"], pageable)
+
+    def small():
+        d4 = drv.mem_alloc(4)
+        x = np.array([1.25], np.float32)
+        n, batches = (200, 5) if quick else (2000, 15)
+        for _ in range(n):
+            drv.memcpy_htod(d4, x)
+        s = []
+        for _ in range(batches):
+            t0 = now()
+            for _ in range(n):
+                drv.memcpy_htod(d4, x)
+            s.append((now() - t0) * 1e6 / n)
+        rec.value("pycudac", "htod_4B_us", median(s), "us", s, bytes=4, host="pageable")
+    rec.guard("pycudac", ["htod_4B_us"], small)
+
+    def dtod():
+        big = (64 if quick else 1024) << 20
+        a, b = drv.mem_alloc(big), drv.mem_alloc(big)
+        drv.memset_d32(a, 0x3F8CCCCD, big // 4)
+        timed, how = gpu_timer()
+        s = []
+        for i in range(warm + reps):
+            ms = timed(lambda: drv.memcpy_dtod(b, a, big))
+            if i >= warm:
+                s.append(2 * big / (ms * 1e-3) / 1e12)
+        rec.value("pycudac", "dtod_TBps", median(s), "TB/s", s, bytes=big,
+                  counted="read+write", timer=how)
+        a.free()
+        b.free()
+    rec.guard("pycudac", ["dtod_TBps"], dtod)
+    d.free()
+
+
+def bench_cupy(rec, quick):
+    import cupy as cp
+
+    nbytes = (16 if quick else 256) << 20
+    warm, reps = (1, 3) if quick else (2, 11)
+    n = nbytes // 4
+    rng = np.random.default_rng(2)
+    d = cp.empty(n, dtype=cp.float32)
+    stream = cp.cuda.get_current_stream()
+
+    def one(fn):
+        t0 = now()
+        fn()
+        stream.synchronize()
+        return gbps(nbytes, now() - t0)
+
+    def pinned():
+        mem = cp.cuda.alloc_pinned_memory(nbytes)
+        h = np.frombuffer(mem, np.float32, n)
+        h[:] = rng.random(n, dtype=np.float32)
+        s = [one(lambda: d.set(h)) for _ in range(warm + reps)][warm:]
+        rec.value("cupy", "pinned_h2d_GBps", median(s), "GB/s", s, bytes=nbytes)
+        s = [one(lambda: d.get(out=h)) for _ in range(warm + reps)][warm:]
+        rec.value("cupy", "pinned_d2h_GBps", median(s), "GB/s", s, bytes=nbytes)
+    rec.guard("cupy", ["pinned_h2d_GBps", "pinned_d2h_GBps"], pinned)
+
+    def pageable():
+        a = rng.random(n, dtype=np.float32)
+        s = [one(lambda: d.set(a)) for _ in range(warm + reps)][warm:]
+        rec.value("cupy", "pageable_h2d_GBps", median(s), "GB/s", s, bytes=nbytes)
+    rec.guard("cupy", ["pageable_h2d_GBps"], pageable)
+
+    def small():
+        d4 = cp.empty(1, dtype=cp.float32)
+        x = np.array([1.25], np.float32)
+        k, batches = (200, 5) if quick else (2000, 15)
+        s = []
+        for b in range(batches + 1):
+            t0 = now()
+            for _ in range(k):
+                d4.set(x)
+            stream.synchronize()
+            if b:
+                s.append((now() - t0) * 1e6 / k)
+        rec.value("cupy", "htod_4B_us", median(s), "us", s, bytes=4, host="pageable")
+    rec.guard("cupy", ["htod_4B_us"], small)
+
+    def dtod():
+        big = (64 if quick else 1024) << 20
+        a = cp.full(big // 4, 1.1, dtype=cp.float32)
+        b = cp.empty_like(a)
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        s = []
+        for i in range(warm + reps):
+            e0.record()
+            b.data.copy_from_device(a.data, big)
+            e1.record()
+            e1.synchronize()
+            if i >= warm:
+                s.append(2 * big / (cp.cuda.get_elapsed_time(e0, e1) * 1e-3) / 1e12)
+        rec.value("cupy", "dtod_TBps", median(s), "TB/s", s, bytes=big, counted="read+write")
+    rec.guard("cupy", ["dtod_TBps"], dtod)
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    rec = Recorder(args)
+    header(rec, "copies")
+    rec.guard("pycudac", ["pinned_h2d_GBps", "pinned_d2h_GBps", "pageable_h2d_GBps",
+                          "pageable_d2h_GBps", "htod_4B_us", "dtod_TBps"],
+              bench_pycudac, rec, args.quick)
+    rec.guard("cupy", ["pinned_h2d_GBps", "pinned_d2h_GBps", "pageable_h2d_GBps",
+                       "htod_4B_us", "dtod_TBps"], bench_cupy, rec, args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""Reads the JSON lines that bench/floor and bench/bench_*.py wrote in one run
+and prints the short table: metric, pycudac, floor/peer, ratio, target,
+PASS/FAIL. Also writes it as Markdown (results_table.md) beside the inputs,
+ready to paste into bench/RESULTS.md.
+
+    python3 bench/report.py DIR [--stages DIR/stages.txt]
+"""
+import glob
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import fmt  # noqa: E402
+
+
+def load(directory):
+    res = {}
+    info = {}
+    for path in sorted(glob.glob(os.path.join(directory, "*.jsonl"))):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                key = (r.get("bench"), r.get("metric"))
+                if r.get("metric") == "info":
+                    info[r.get("bench")] = r
+                    continue
+                # a measured value wins over an n/a for the same key
+                if key not in res or r.get("value") is not None:
+                    res[key] = r
+    return res, info
+
+
+def val(res, bench, metric):
+    if metric == "staged_best":  # the floor's best chunk size
+        vs = [r["value"] for (b, m), r in res.items()
+              if b == bench and m.startswith("pageable_h2d_staged_") and r.get("value")]
+        return max(vs) if vs else None
+    r = res.get((bench, metric))
+    return None if r is None else r.get("value")
+
+
+def why(res, bench, metric):
+    r = res.get((bench, metric))
+    if r is None:
+        return "not run"
+    return r.get("na", "")
+
+
+# (label, pycudac metric, reference (bench, metric) or a number, kind, bound, target text)
+#   kind "le": pycudac/ref <= bound; "ge": pycudac/ref >= bound;
+#   "abs_le"/"abs_lt": pycudac value itself against bound; "info": no target.
+def rows():
+    fl = "floor"
+    return [
+        ("launch empty f(...) µs", ("pycudac", "launch_empty_call_us"),
+         ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
+        ("launch empty prepared µs", ("pycudac", "launch_empty_prepared_us"),
+         ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
+        ("launch 16 params µs", ("pycudac", "launch16_call_us"),
+         ("floor_best_launch16",), "le", 1.10, "<= 1.10x C floor"),
+        ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),
+         ("floor_best_launch_empty",), "info", None, "peer"),
+        ("  cuda.core launch empty µs", ("cuda.core", "launch_empty_call_us"),
+         ("floor_best_launch_empty",), "info", None, "peer"),
+        ("pinned H2D 256MiB GB/s", ("pycudac", "pinned_h2d_GBps"),
+         (fl, "pinned_h2d_GBps"), "ge", 0.97, ">= 0.97x floor"),
+        ("pinned D2H 256MiB GB/s", ("pycudac", "pinned_d2h_GBps"),
+         (fl, "pinned_d2h_GBps"), "ge", 0.97, ">= 0.97x floor"),
+        ("pageable H2D 256MiB GB/s", ("pycudac", "pageable_h2d_GBps"),
+         (fl, "pageable_h2d_GBps"), "ge", 1.5, ">= 1.5x driver pageable"),
+        ("  C staged pageable H2D GB/s", ("floor", "staged_best"),
+         (fl, "pageable_h2d_GBps"), "info", None, "what staging reaches"),
+        ("  host memcpy (1 thread) GB/s", ("floor", "host_memcpy_GBps"),
+         (fl, "pageable_h2d_GBps"), "info", None, "bounds staging"),
+        ("memcpy_htod 4 B µs", ("pycudac", "htod_4B_us"),
+         (fl, "htod_4B_us"), "le", 1.2, "<= 1.2x floor"),
+        ("cold SourceModule ms", ("pycudac", "cold_sourcemodule_ms"),
+         (fl, "nvrtc_compile_ms"), "le", 1.1, "<= 1.1x nvrtc+getCUBIN"),
+        ("  cold compile() ms", ("pycudac", "cold_compile_ms"),
+         (fl, "nvrtc_compile_ms"), "info", None, "info"),
+        ("warm hit, fresh process µs", ("pycudac", "warm_fresh_process_us"),
+         (fl, "module_load_us"), "le", 1.5, "<= 1.5x cuModuleLoadData"),
+        ("  cupy RawModule warm, fresh µs", ("cupy", "warm_fresh_process_us"),
+         (fl, "module_load_us"), "info", None, "peer"),
+        ("same-process re-create µs", ("pycudac", "recreate_us"),
+         ("cupy", "recreate_us"), "abs_le", 5.0, "<= 5 us (ref: cupy)"),
+        ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
+         ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
+        ("z = x + y 2^28 f32 TB/s", ("pycudac", "add_TBps"),
+         ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
+        ("sum 2^28 f32 TB/s", ("pycudac", "sum_TBps"), ("cupy", "sum_TBps"),
+         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
+        ("max 2^28 f32 TB/s", ("pycudac", "max_TBps"), ("cupy", "max_TBps"),
+         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
+        ("dot 2^28 f32 TB/s", ("pycudac", "dot_TBps"), ("cupy", "dot_TBps"),
+         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
+        ("inclusive scan 2^28 i32 TB/s", ("pycudac", "scan_TBps"),
+         ("dtod_ref",), "ge", 0.60, ">= 0.60x D2D copy"),
+        ("to_gpu 256MiB GB/s", ("pycudac", "to_gpu_GBps"),
+         (fl, "pageable_h2d_GBps"), "ge", 1.5, ">= 1.5x driver pageable"),
+        ("get 256MiB GB/s", ("pycudac", "get_GBps"),
+         (fl, "pageable_d2h_GBps"), "ge", 0.97, ">= 0.97x floor pageable D2H"),
+        ("2*x on 1000 elems µs", ("pycudac", "small_scale_us"),
+         ("cupy", "small_scale_us"), "le", 1.3, "<= 1.3x cupy"),
+        ("sim vector add 1M ms", ("pycudac", "sim_vadd_ms"),
+         ("numpy", "sim_vadd_ms"), "abs_lt", 50.0, "< 50 ms (ref: numpy)"),
+        ("sim tree reduction 1M ms", ("pycudac", "sim_reduce_ms"),
+         ("numpy", "sim_reduce_ms"), "abs_lt", 500.0, "< 500 ms (ref: numpy)"),
+        ("D2D copy 1GiB TB/s", ("pycudac", "dtod_TBps"),
+         (fl, "dtod_TBps"), "info", None, "the ceiling"),
+    ]
+
+
+def reference(res, ref):
+    if ref in (("floor_best_launch_empty",), ("floor_best_launch16",)):
+        # the faster of kernelParams and extra/BUFFER_POINTER; measured in the
+        # bench's own process (alternating with pycudac) when it could be
+        stem = "launch_empty" if ref == ("floor_best_launch_empty",) else "launch16"
+        for bench, name in (("floor-inproc", "C floor, same process"), ("floor", "C floor")):
+            vs = [v for v in (val(res, bench, stem + "_params_us"),
+                              val(res, bench, stem + "_extra_us")) if v is not None]
+            if vs:
+                return min(vs), name
+        return None, "C floor"
+    if ref == ("dtod_ref",):
+        v = val(res, "floor", "dtod_TBps")
+        if v is not None:
+            return v, "floor D2D"
+        return val(res, "pycudac", "dtod_same_process_TBps"), "pycudac D2D"
+    return val(res, *ref), ref[0]
+
+
+def verdict(kind, x, ref, bound):
+    if kind == "info":
+        return "info"
+    if x is None:
+        return "n/a"
+    if kind == "abs_le":
+        return "PASS" if x <= bound else "FAIL"
+    if kind == "abs_lt":
+        return "PASS" if x < bound else "FAIL"
+    if kind == "abs_ge":
+        return "PASS" if x >= bound else "FAIL"
+    if ref is None or ref == 0:
+        return "n/a"
+    r = x / ref
+    return "PASS" if (r <= bound if kind == "le" else r >= bound) else "FAIL"
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    directory = argv[1]
+    stages = None
+    if "--stages" in argv:
+        stages = argv[argv.index("--stages") + 1]
+    res, info = load(directory)
+    table = []
+    for label, (b, m), ref_key, kind, bound, target in rows():
+        x = val(res, b, m)
+        ref, ref_name = reference(res, ref_key)
+        ratio = (x / ref) if (x is not None and ref) else None
+        v = verdict(kind, x, ref, bound)
+        note = "" if x is not None else why(res, b, m)
+        table.append((label, fmt(x), fmt(ref), fmt(ratio) + ("x" if ratio else ""), target, v,
+                      note, ref_name))
+    w = [max(len(r[i]) for r in table) for i in range(6)]
+    heads = ("metric", "pycudac", "floor/peer", "ratio", "target", "result")
+    w = [max(w[i], len(heads[i])) for i in range(6)]
+    lines = []
+    if "floor" in info:
+        fi = info["floor"]
+        lines.append(f"device: {fi.get('device')} (cc {fi.get('cc')}), driver {fi.get('driver')}, "
+                     f"NVRTC {fi.get('nvrtc')}")
+    lines.append("  ".join(h.ljust(w[i]) for i, h in enumerate(heads)))
+    for r in table:
+        line = "  ".join(r[i].ljust(w[i]) for i in range(6))
+        if r[5] == "n/a" and r[6]:
+            line += "  (" + r[6][:70] + ")"
+        lines.append(line.rstrip())
+    counts = {k: sum(1 for r in table if r[5] == k) for k in ("PASS", "FAIL", "n/a")}
+    lines.append(f"targets: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['n/a']} n/a")
+    if stages and os.path.exists(stages):
+        lines.append("stages: " + "; ".join(s.strip() for s in open(stages) if s.strip()))
+    print("\n".join(lines))
+    md = ["| metric | pycudac | floor/peer | ratio | target | result |",
+          "|---|---|---|---|---|---|"]
+    for r in table:
+        md.append(f"| {r[0].strip()} | {r[1]} | {r[2]} ({r[7]}) | {r[3]} | {r[4]} | {r[5]}"
+                  + (f": {r[6][:80]}" if r[5] == "n/a" and r[6] else "") + " |")
+    try:
+        with open(os.path.join(directory, "results_table.md"), "w") as f:
+            f.write("\n".join(md) + "\n")
+    except OSError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

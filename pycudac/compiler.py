@@ -1,0 +1,707 @@
+"""pycudac.compiler — CUDA C source strings to loaded modules (PyCUDA's names).
+
+    mod = SourceModule('''
+        __global__ void double_array(float *a) { a[threadIdx.x] *= 2; }
+    ''')
+    double_array = mod.get_function("double_array")
+
+What happens, cheapest first:
+
+1. In-process memo: a SourceModule of the same source, options and include
+   files in the same context returns the module already loaded (no hashing,
+   no disk, no driver call).
+2. On-disk cache (``cache_path()``): the key is a SHA-256 over everything that
+   can change the binary (format version, compiler identity, backend, target
+   architecture, normalized options, name expressions, extern "C" wrapping,
+   the source, and every file under the include directories). A verified hit
+   runs no compiler: read, check, ``cuModuleLoadData``.
+3. Compile with NVRTC (the CPU simulator's compiler on the sim backend)
+   through ``pycudac._driver.compile_source``, then store the result.
+
+The cache is safe to share with nothing: a directory owned by another user,
+writable by others, or a symlink is refused with one CacheWarning; a corrupt
+entry is a miss; a full or read-only disk means compiling without caching,
+with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
+``PYCUDAC_CACHE_MAX_BYTES`` caps its size (least recently used entries go).
+"""
+import hashlib
+import json
+import os
+import stat
+import struct
+import sys
+import tempfile
+import warnings
+
+from pycudac import _driver
+from pycudac._driver import CompileError, module_from_buffer, module_from_file
+
+__all__ = [
+    "SourceModule", "compile", "module_from_buffer", "module_from_file", "CompileError",
+    "CacheWarning", "cache_path", "cache_stats", "cache_clear", "clear_memo",
+    "normalize_options", "target_for",
+]
+
+#: Bump when the payload layout or the key recipe changes: old entries then
+#: simply stop matching.
+CACHE_FORMAT_VERSION = 1
+
+#: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
+DEFAULT_CACHE_MAX_BYTES = 1 << 30
+
+
+class CacheWarning(UserWarning):
+    """The compile cache could not be used (unsafe directory, disk full,
+    read-only); compiling goes on without it."""
+
+
+# ---------------------------------------------------------------------------
+# nvcc options → NVRTC options
+
+# Flags that NVRTC takes as they are, under every spelling PyCUDA users write.
+_FLAGS = {
+    "-use_fast_math": "--use_fast_math", "--use_fast_math": "--use_fast_math",
+    "-use-fast-math": "--use_fast_math",
+    "-lineinfo": "--generate-line-info", "--generate-line-info": "--generate-line-info",
+    "-G": "--device-debug", "--device-debug": "--device-debug",
+    "-restrict": "--restrict", "--restrict": "--restrict",
+    "-w": "--disable-warnings", "--disable-warnings": "--disable-warnings",
+    "-default-device": "--device-as-default-execution-space",
+    "--device-as-default-execution-space": "--device-as-default-execution-space",
+    "-extra-device-vectorization": "--extra-device-vectorization",
+    "--extra-device-vectorization": "--extra-device-vectorization",
+    "-device-int128": "--device-int128", "--device-int128": "--device-int128",
+    "-src-in-ptx": "--source-in-ptx", "--source-in-ptx": "--source-in-ptx",
+}
+
+# Options that only matter to nvcc's host compiler or pick an output kind we
+# choose ourselves: accepted and dropped. (-O3 etc.: device code is always
+# optimized unless -G.)
+_DROPPED = {"-O0", "-O1", "-O2", "-O3", "-Os", "-m64", "--machine=64", "-cubin", "--cubin",
+            "-ptx", "--ptx", "-c", "--compile"}
+_DROPPED_WITH_VALUE = {"-Xcompiler", "--compiler-options", "-ccbin", "--compiler-bindir"}
+
+# Options with a value: spelling → (canonical NVRTC spelling, value check).
+_BOOL = ("true", "false")
+_VALUED = {
+    "-D": "-D", "--define-macro": "-D",
+    "-U": "-U", "--undefine-macro": "-U",
+    "-I": "-I", "--include-path": "-I",
+    "-std": "--std", "--std": "--std",
+    "-maxrregcount": "--maxrregcount", "--maxrregcount": "--maxrregcount",
+    "-arch": "arch", "--gpu-architecture": "arch",
+    "-code": "code", "--gpu-code": "code",
+    "-Xptxas": "--ptxas-options", "--ptxas-options": "--ptxas-options",
+    "-ftz": "--ftz", "--ftz": "--ftz",
+    "-prec-div": "--prec-div", "--prec-div": "--prec-div",
+    "-prec-sqrt": "--prec-sqrt", "--prec-sqrt": "--prec-sqrt",
+    "-fmad": "--fmad", "--fmad": "--fmad",
+    "-include": "--pre-include", "--pre-include": "--pre-include",
+    "-diag-suppress": "--diag-suppress", "--diag-suppress": "--diag-suppress",
+    "-diag-error": "--diag-error", "--diag-error": "--diag-error",
+    "-diag-warn": "--diag-warn", "--diag-warn": "--diag-warn",
+    "-dopt": "--dopt", "--dopt": "--dopt",
+    "-split-compile": "--split-compile", "--split-compile": "--split-compile",
+}
+_STDS = ("c++03", "c++11", "c++14", "c++17", "c++20")
+_REJECTED = {
+    "-rdc": "relocatable device code needs a device linker, which pycudac does not run",
+    "--relocatable-device-code": "relocatable device code needs a device linker, which "
+                                 "pycudac does not run",
+    "-dc": "separate compilation needs a device linker, which pycudac does not run",
+}
+
+
+def _check_value(canon, opt, value):
+    if value == "":
+        raise ValueError(f"option {opt!r} needs a value")
+    if canon == "--std" and value not in _STDS:
+        raise ValueError(f"option {opt!r}: the C++ standard must be one of {', '.join(_STDS)}, "
+                         f"not {value!r}")
+    if canon == "--maxrregcount" and not (value.isdigit() and int(value) > 0):
+        raise ValueError(f"option {opt!r}: --maxrregcount needs a positive integer, "
+                         f"not {value!r}")
+    if canon in ("--ftz", "--prec-div", "--prec-sqrt", "--fmad") and value not in _BOOL:
+        raise ValueError(f"option {opt!r}: {canon} must be 'true' or 'false', not {value!r}")
+    if canon == "--dopt" and value not in ("on", "off"):
+        raise ValueError(f"option {opt!r}: --dopt must be 'on' or 'off', not {value!r}")
+
+
+def normalize_options(options):
+    """Translate nvcc-style options into NVRTC's.
+
+    Returns (nvrtc_options, arch, code, include_dirs): the NVRTC options in
+    canonical spelling (order kept, include paths and the architecture taken
+    out), the -arch/-code values if given (else None), and the -I
+    directories. Unknown options are a ValueError naming the option."""
+    if options is None:
+        return [], None, None, []
+    if isinstance(options, str):
+        raise TypeError("options must be a list of str (e.g. ['-use_fast_math', '-DN=4']), "
+                        "not a single str")
+    items = list(options)
+    out, incs = [], []
+    arch = code = None
+    i = 0
+    while i < len(items):
+        opt = items[i]
+        if not isinstance(opt, str):
+            raise TypeError(f"options must be str, not {type(opt).__name__} ({opt!r})")
+        i += 1
+        if opt in _FLAGS:
+            out.append(_FLAGS[opt])
+            continue
+        if opt in _DROPPED:
+            continue
+        if opt in _DROPPED_WITH_VALUE:
+            i += 1
+            continue
+        if opt.startswith(("-Xcompiler=", "--compiler-options=", "-ccbin=",
+                           "--compiler-bindir=")):
+            continue
+        if opt[:2] in ("-D", "-U", "-I") and len(opt) > 2:
+            # -DNAME[=VALUE], -UNAME, -Idir glued to their value
+            name, eq, value = opt[:2], "=", opt[2:]
+        else:
+            name, eq, value = opt.partition("=")
+        if name in _REJECTED:
+            raise ValueError(f"option {opt!r} is not supported: {_REJECTED[name]}")
+        canon = _VALUED.get(name)
+        if canon is None:
+            raise ValueError(
+                f"option {opt!r} is not supported by pycudac's NVRTC compile; accepted: "
+                "-use_fast_math, --std=c++NN, -DNAME[=VAL], -UNAME, -Idir, -lineinfo, "
+                "--maxrregcount=N, -G, -Xptxas <opts>, --ftz/--prec-div/--prec-sqrt/--fmad="
+                "true|false, -arch=sm_XY, -include file, --diag-suppress=N, -restrict, -w "
+                "(and -O*, -m64, -Xcompiler, which are dropped)")
+        if not eq:
+            if i >= len(items) or not isinstance(items[i], str):
+                raise ValueError(f"option {opt!r} needs a value")
+            value = items[i]
+            i += 1
+        _check_value(canon, opt, value)
+        if canon == "arch":
+            arch = value
+        elif canon == "code":
+            code = value
+        elif canon == "-I":
+            incs.append(value)
+        elif canon in ("-D", "-U"):
+            out.append(canon + value)
+        else:
+            out.append(f"{canon}={value}")
+    return out, arch, code, incs
+
+
+# ---------------------------------------------------------------------------
+# Target architecture
+
+def _parse_arch(arch):
+    """'sm_90' / 'compute_90' / 'sm_90a' / '90' / 90 / (9, 0) → (number, kind, suffix)."""
+    if isinstance(arch, tuple) and len(arch) == 2:
+        return int(arch[0]) * 10 + int(arch[1]), "sm", ""
+    if isinstance(arch, int) and not isinstance(arch, bool):
+        return arch, "sm", ""
+    if not isinstance(arch, str):
+        raise TypeError(f"arch must be a str like 'sm_90', not {type(arch).__name__}")
+    s = arch.strip().lower()
+    kind = "sm"
+    for prefix in ("sm_", "compute_"):
+        if s.startswith(prefix):
+            kind, s = prefix[:-1], s[len(prefix):]
+            break
+    suffix = ""
+    while s and s[-1].isalpha():
+        suffix = s[-1] + suffix
+        s = s[:-1]
+    if not s.isdigit() or suffix not in ("", "a", "f"):
+        raise ValueError(f"arch must look like 'sm_90', 'compute_80' or 'sm_90a', not {arch!r}")
+    return int(s), kind, suffix
+
+
+def target_for(arch=None, code=None, target=None):
+    """(target, arch string) that NVRTC compiles for.
+
+    With arch/code given: that architecture ('compute_XY' or target='ptx'
+    makes PTX, else CUBIN) — no GPU needed. Without: the current device's
+    sm_XY as CUBIN when NVRTC supports it, else PTX for the newest
+    compute_XY NVRTC supports below it (the driver JIT-compiles it)."""
+    if code is not None:
+        arch = code
+    if arch is not None:
+        num, kind, suffix = _parse_arch(arch)
+        if target == "ptx" or kind == "compute":
+            return "ptx", f"compute_{num}{suffix}"
+        return "cubin", f"sm_{num}{suffix}"
+    major, minor = _driver.Context.get_device().compute_capability()
+    cc = major * 10 + minor
+    supported = _nvrtc_archs()
+    if target != "ptx" and cc in supported:
+        return "cubin", f"sm_{cc}"
+    older = [a for a in supported if a <= cc]
+    if not older:
+        maj, mnr = _driver.nvrtc_version()
+        raise CompileError(
+            f"NVRTC {maj}.{mnr} cannot compile for this GPU (compute capability {major}.{minor}); "
+            f"it supports sm_{min(supported)} and newer. Use an older CUDA toolkit's NVRTC "
+            "(PYCUDAC_NVRTC=/path/to/libnvrtc.so).")
+    return "ptx", f"compute_{max(older)}"
+
+
+_archs_cache = None
+
+
+def _nvrtc_archs():
+    global _archs_cache
+    if _archs_cache is None:
+        _archs_cache = frozenset(_driver.nvrtc_supported_archs())
+    return _archs_cache
+
+
+# ---------------------------------------------------------------------------
+# The cache key
+
+_info_cache = {}
+
+
+def _compiler_info(compiler):
+    info = _info_cache.get(compiler)
+    if info is None:
+        info = _info_cache[compiler] = _driver.compiler_info(compiler)
+    return info
+
+
+def _include_files(dirs):
+    """[(dir index, relative path, bytes)] of every regular file under dirs,
+    in a sorted walk (directory symlinks are not followed)."""
+    out = []
+    for k, d in enumerate(dirs):
+        if not os.path.isdir(d):
+            continue
+        for root, subdirs, files in os.walk(d):
+            subdirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                try:
+                    if not stat.S_ISREG(os.stat(path).st_mode):
+                        continue
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    continue
+                out.append((k, os.path.relpath(path, d), data))
+    return out
+
+
+def _include_fingerprint(dirs):
+    """Cheap stand-in for the include files in the memo key: path, size and
+    mtime of each (the disk key hashes their bytes)."""
+    out = []
+    for d in dirs:
+        if not os.path.isdir(d):
+            out.append((d, None))
+            continue
+        for root, subdirs, files in os.walk(d):
+            subdirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                out.append((path, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
+def cache_key(source, options, name_expressions, target, arch, compiler, backend,
+              no_extern_c, include_dirs=()):
+    """SHA-256 hex digest over everything that can change the compiled image."""
+    info = _compiler_info(compiler)
+    parts = []
+
+    def field(tag, data):
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        parts.append(b"%s\0%d\0" % (tag, len(data)))
+        parts.append(data)
+
+    field(b"format", str(CACHE_FORMAT_VERSION))
+    field(b"compiler.kind", info["kind"])
+    field(b"compiler.identity", info["identity"])
+    field(b"compiler.version", info["version"])
+    field(b"backend", backend)
+    field(b"target", target)
+    field(b"arch", arch)
+    field(b"options", "\0".join(options))
+    field(b"name_expressions", "\0".join(name_expressions or ()))
+    field(b"no_extern_c", "1" if no_extern_c else "0")
+    field(b"source", source)
+    if include_dirs:
+        for k, rel, data in _include_files(include_dirs):
+            field(b"include.%d" % k, rel)
+            field(b"include.bytes", data)
+    return hashlib.sha256(b"".join(parts)).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# The on-disk cache (the store itself is src/cache.c)
+
+_PAYLOAD_MAGIC = b"PCCP"
+_stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
+          "compiles": 0}
+_dir_state = {}        # path -> None (usable) or the reason it is refused
+_warned = set()        # (path, kind) pairs already warned about
+
+
+def cache_path(cache_dir=None):
+    """The cache directory: cache_dir, else $PYCUDAC_CACHE_DIR, else
+    $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac."""
+    if cache_dir:
+        return os.path.abspath(os.fspath(cache_dir))
+    env = os.environ.get("PYCUDAC_CACHE_DIR")
+    if env:
+        return os.path.abspath(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "pycudac")
+    return os.path.join(os.path.expanduser("~"), ".cache", "pycudac")
+
+
+def _cache_disabled():
+    return os.environ.get("PYCUDAC_DISABLE_CACHE", "").strip().lower() in ("1", "true", "yes",
+                                                                           "on")
+
+
+def _max_bytes():
+    text = os.environ.get("PYCUDAC_CACHE_MAX_BYTES", "").strip()
+    if not text:
+        return DEFAULT_CACHE_MAX_BYTES
+    try:
+        value = int(text)
+        if value < 0:
+            raise ValueError
+    except ValueError:
+        _warn_once("env", "PYCUDAC_CACHE_MAX_BYTES", f"PYCUDAC_CACHE_MAX_BYTES={text!r} is not "
+                   f"a byte count; using {DEFAULT_CACHE_MAX_BYTES}")
+        return DEFAULT_CACHE_MAX_BYTES
+    return value
+
+
+def _warn_once(path, kind, message):
+    if (path, kind) in _warned:
+        return
+    _warned.add((path, kind))
+    warnings.warn(message, CacheWarning, stacklevel=4)
+
+
+def _usable_dir(cache_dir):
+    """The cache directory to use now, or None (disabled or refused)."""
+    if cache_dir is False or _cache_disabled():
+        return None
+    path = cache_path(cache_dir)
+    if path not in _dir_state:
+        _dir_state[path] = _driver.cache_check_dir(path)
+    reason = _dir_state[path]
+    if reason is not None:
+        _warn_once(path, "refused", f"pycudac compile cache {path} {reason}; compiling "
+                   "without the cache")
+        return None
+    return path
+
+
+def _encode_payload(result, target, arch):
+    image = result["image"]
+    ptx = (result.get("ptx") or "").encode("utf-8")
+    meta = json.dumps({"target": target, "arch": arch, "log": result.get("log") or "",
+                       "lowered": result.get("lowered") or {}, "image": len(image),
+                       "ptx": len(ptx) if result.get("ptx") is not None else None},
+                      sort_keys=True).encode("utf-8")
+    return b"".join((_PAYLOAD_MAGIC, struct.pack("<I", len(meta)), meta, image, ptx))
+
+
+def _decode_payload(payload, target, arch):
+    """The compile result stored in a payload, or None if it is not one of
+    ours for this target (treated as a miss)."""
+    try:
+        if payload[:4] != _PAYLOAD_MAGIC:
+            return None
+        (n,) = struct.unpack_from("<I", payload, 4)
+        meta = json.loads(payload[8:8 + n].decode("utf-8"))
+        if meta["target"] != target or meta["arch"] != arch:
+            return None
+        start = 8 + n
+        image = payload[start:start + meta["image"]]
+        if len(image) != meta["image"]:
+            return None
+        ptx = None
+        if meta["ptx"] is not None:
+            ptx_bytes = payload[start + meta["image"]:]
+            if len(ptx_bytes) != meta["ptx"]:
+                return None
+            ptx = ptx_bytes.decode("utf-8")
+        elif len(payload) != start + meta["image"]:
+            return None
+        lowered = meta["lowered"]
+        if not isinstance(lowered, dict) or not isinstance(meta["log"], str):
+            return None
+        return {"image": image, "log": meta["log"], "ptx": ptx, "lowered": lowered}
+    except (ValueError, KeyError, TypeError, struct.error, UnicodeDecodeError):
+        return None
+
+
+def _compile_cached(source, options, name_expressions, target, arch, compiler, backend,
+                    no_extern_c, include_dirs, cache_dir):
+    """compile_source's result dict, from the disk cache when possible;
+    the dict also says `from_cache` and `key`."""
+    path = _usable_dir(cache_dir)
+    key = None
+    if path is not None:
+        key = cache_key(source, options, name_expressions, target, arch, compiler, backend,
+                        no_extern_c, include_dirs)
+        payload = _driver.cache_load(path, key)
+        if payload is not None:
+            result = _decode_payload(payload, target, arch)
+            if result is not None:
+                _stats["hits"] += 1
+                result["from_cache"] = True
+                result["key"] = key
+                return result
+        _stats["misses"] += 1
+    result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
+                                    target, compiler, no_extern_c)
+    _stats["compiles"] += 1
+    result["from_cache"] = False
+    result["key"] = key
+    if path is not None:
+        try:
+            _driver.cache_store(path, key, _encode_payload(result, target, arch), _max_bytes())
+            _stats["stores"] += 1
+        except OSError as exc:
+            _stats["store_errors"] += 1
+            _warn_once(path, "store", f"pycudac could not write to its compile cache "
+                       f"({exc}); compiling without caching")
+    return result
+
+
+def cache_stats(cache_dir=None):
+    """What is in the cache directory, and this process's hit/miss counts."""
+    path = cache_path(cache_dir)
+    entries = size = 0
+    refused = None
+    if os.path.isdir(path) and not os.path.islink(path):
+        refused = _driver.cache_check_dir(path, create=False)
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name.endswith(".pcc") and e.is_file(follow_symlinks=False):
+                    entries += 1
+                    size += e.stat(follow_symlinks=False).st_size
+    elif os.path.islink(path):
+        refused = "is a symbolic link"
+    return {"path": path, "entries": entries, "bytes": size, "max_bytes": _max_bytes(),
+            "enabled": not _cache_disabled() and refused is None, "refused": refused,
+            "process": dict(_stats)}
+
+
+def cache_clear(cache_dir=None):
+    """Removes every entry (and stray temporary file) of the cache directory;
+    returns how many files were removed. Touches nothing in a directory the
+    cache would refuse."""
+    path = cache_path(cache_dir)
+    if not os.path.isdir(path) or os.path.islink(path):
+        return 0
+    reason = _driver.cache_check_dir(path, create=False)
+    if reason is not None:
+        raise PermissionError(f"refusing to clear {path}: it {reason}")
+    removed = 0
+    with os.scandir(path) as it:
+        for e in it:
+            if (e.name.endswith(".pcc") or e.name.startswith(".tmp-")) and \
+                    e.is_file(follow_symlinks=False):
+                try:
+                    os.unlink(e.path)
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed
+
+
+# ---------------------------------------------------------------------------
+# SourceModule
+
+_memo = {}
+_nvcc_warned = False
+
+
+def clear_memo():
+    """Forget the modules kept for re-use in this process (they unload when
+    nothing else holds them)."""
+    _memo.clear()
+
+
+def _current_context():
+    get = getattr(getattr(_driver, "Context", None), "get_current", None)
+    return get() if get is not None else None
+
+
+def _keep_outputs(source, result, target):
+    d = tempfile.mkdtemp(prefix="pycudac-keep-")
+    with open(os.path.join(d, "kernel.cu"), "w") as f:
+        f.write(source)
+    ext = {"cubin": "cubin", "ptx": "ptx", "sim": "simimg"}[target]
+    with open(os.path.join(d, "kernel." + ext), "wb") as f:
+        f.write(result["image"])
+    if result.get("ptx") and target != "ptx":
+        with open(os.path.join(d, "kernel.ptx"), "w") as f:
+            f.write(result["ptx"])
+    with open(os.path.join(d, "compile.log"), "w") as f:
+        f.write(result.get("log") or "")
+    print(f"*** compiler output in {d}", file=sys.stderr)
+    return d
+
+
+def _warn_nvcc():
+    global _nvcc_warned
+    if not _nvcc_warned:
+        _nvcc_warned = True
+        warnings.warn("SourceModule(nvcc=...) is ignored: pycudac compiles with NVRTC",
+                      UserWarning, stacklevel=3)
+
+
+def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
+                  name_expressions, keep):
+    """Compile (or fetch) and load; returns the _driver.Module with its
+    attributes (ptx, cubin, log, source, lowered, signatures...) set."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be str, not {type(source).__name__}")
+    nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
+    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
+    if _driver.get_backend() == "sim":
+        compiler, target, arch_s, backend = "sim", "sim", "sim", "sim"
+    else:
+        compiler, backend = "nvrtc", "nvrtc"  # same key as compile(arch=...)
+        target, arch_s = target_for(arch if arch is not None else opt_arch,
+                                    code if code is not None else opt_code)
+        nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
+    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs]
+    result = _compile_cached(source, nvrtc_opts, name_expressions, target, arch_s, compiler,
+                             backend, no_extern_c, incs, cache_dir)
+    mod = module_from_buffer(result["image"])
+    mod.lowered = dict(result["lowered"]) or None
+    # signatures: parsed from mod.source by the module at first get_function
+    mod.source = source
+    mod.log = result["log"]
+    mod.ptx = result["ptx"]
+    mod.cubin = result["image"] if target == "cubin" else None
+    mod.target = target
+    mod.arch = arch_s
+    mod.options = tuple(nvrtc_opts)
+    mod.cache_key = result["key"]
+    mod.from_cache = result["from_cache"]
+    mod.keep_dir = _keep_outputs(source, result, target) if keep else None
+    return mod
+
+
+class SourceModule:
+    """A CUDA C source string compiled and loaded into the current context
+    (PyCUDA's SourceModule).
+
+    The source is wrapped in extern "C" unless no_extern_c=True (then reach
+    templates through name_expressions=["axpy<float>"]). `options` takes the
+    nvcc flags NVRTC understands (-use_fast_math, --std=c++17, -DX, -Idir,
+    -lineinfo, --maxrregcount=N, -G, -Xptxas ...); nvcc= is ignored. `arch`
+    (e.g. "sm_80") overrides the device's architecture. `cache_dir` picks
+    the cache directory (False: no disk cache). `keep=True` writes the
+    source, image, PTX and log to a temporary directory and prints where.
+
+    Attributes: `module` (the loaded _driver.Module), `ptx` (NVRTC's PTX),
+    `cubin` (when a CUBIN was made), `log`, `source`, `lowered` (name
+    expression → mangled name), `signatures` (parsed from the source on
+    first use), `arch`, `from_cache`."""
+
+    __slots__ = ("module", "__weakref__")
+
+    def __init__(self, source, nvcc=None, options=None, keep=False, no_extern_c=False,
+                 arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
+                 name_expressions=None):
+        if nvcc is not None:
+            _warn_nvcc()
+        opts = tuple(options) if options else ()
+        exprs = tuple(name_expressions) if name_expressions else ()
+        incs = tuple(include_dirs) if include_dirs else ()
+        fp = ()
+        if incs or any(o.startswith(("-I", "--include-path")) for o in opts
+                       if isinstance(o, str)):
+            fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
+        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
+               _current_context())
+        try:
+            mod = _memo.get(key)
+        except TypeError:  # an unhashable argument: no memo for this call
+            key, mod = None, None
+        if mod is not None and not keep:
+            _stats["memo_hits"] += 1
+            self.module = mod
+            return
+        mod = _build_module(source, list(opts) if options is not None else None,
+                            no_extern_c, arch, code, cache_dir, incs, exprs, keep)
+        if key is not None:
+            _memo[key] = mod
+        self.module = mod
+
+    def get_function(self, name):
+        """The kernel `name` (or name expression) as a launchable Function."""
+        return self.module.get_function(name)
+
+    def get_global(self, name):
+        """(device address, size in bytes) of a __device__/__constant__ variable."""
+        return self.module.get_global(name)
+
+    def get_texref(self, name):
+        raise _driver.LogicError("texture references are not supported by pycudac "
+                                 "(they were removed in CUDA 12); use texture objects")
+
+    def __getattr__(self, name):
+        # ptx, cubin, log, source, lowered, signatures, arch, image... live on the module
+        try:
+            return getattr(object.__getattribute__(self, "module"), name)
+        except AttributeError:
+            raise AttributeError(f"'SourceModule' object has no attribute {name!r}") from None
+
+    def __repr__(self):
+        return f"<pycudac SourceModule {self.module.arch} {self.module!r}>"
+
+
+def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch=None,
+            code=None, cache_dir=None, include_dirs=[], target="cubin",  # noqa: B006
+            name_expressions=None):
+    """Compile CUDA C `source` and return the image bytes (PyCUDA's compile).
+
+    target="cubin" (default) or "ptx". With arch (e.g. "sm_90") no GPU is
+    needed. Without it: the current device's architecture; on the simulator
+    backend the result is the simulator's image (what module_from_buffer
+    loads there). target="sim" asks for the simulator's image explicitly."""
+    if nvcc is not None:
+        _warn_nvcc()
+    if target not in ("cubin", "ptx", "sim"):
+        raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
+    if not isinstance(source, str):
+        raise TypeError(f"source must be str, not {type(source).__name__}")
+    nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
+    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
+    arch = arch if arch is not None else opt_arch
+    code = code if code is not None else opt_code
+    if target == "sim" or (arch is None and code is None and _driver.get_backend() == "sim"):
+        if target == "ptx":
+            raise ValueError("compile(target='ptx') needs arch= (e.g. arch='sm_90') on a "
+                             "machine without a CUDA GPU")
+        compiler, tgt, arch_s, backend = "sim", "sim", "sim", "sim"
+    else:
+        compiler, backend = "nvrtc", "nvrtc"  # NVRTC's output does not depend on the backend
+        tgt, arch_s = target_for(arch, code, target)
+        nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
+    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs]
+    result = _compile_cached(source, nvrtc_opts, name_expressions, tgt, arch_s, compiler,
+                             backend, no_extern_c, incs, cache_dir)
+    if keep:
+        _keep_outputs(source, result, tgt)
+    return result["image"]

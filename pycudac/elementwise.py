@@ -1,0 +1,700 @@
+"""pycudac.elementwise — kernels that apply an expression to every element.
+
+Two things live here:
+
+* `ElementwiseKernel(arguments, operation, name, preamble, options)` —
+  PyCUDA's user-facing generator: `operation` is C code run for every index
+  `i` (0 <= i < n) in a grid-stride loop; `range=`, `slice=` and `stream=`
+  at call time.
+* The "map" kernels behind GPUArray arithmetic, astype, copies, fills,
+  where, cumath … Each map kernel computes `out = EXPR(x0, x1, …)` where
+  every xk is an array element or a scalar parameter, converted to the
+  type NumPy's ufunc loop computes in. Two variants: `contig` (all arrays
+  laid out alike: a flat loop, 4-element vector loads/stores when aligned)
+  and `strided` (any strides, broadcasting by zero strides, up to
+  MAX_DIMS dimensions after merging).
+
+All kernel source is produced from the templates in the next section.
+Kernels are grouped into few modules (one per operand-type signature and
+group), because every distinct source costs a compile on first use.
+"""
+import re
+
+import numpy as np
+
+from pycudac import tools
+from pycudac.tools import dtype_to_ctype
+
+MAX_DIMS = 8
+BLOCK = 256
+
+# ======================================================================
+# Templates (all generated CUDA C comes from here)
+# ======================================================================
+
+_MAP_CONTIG = """
+extern "C" __global__ void {name}({params}, long long n, int vec)
+{{
+    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long nthreads = (long long)gridDim.x * blockDim.x;
+{scalar_setup}    long long start = 0;
+    if (vec) {{
+        long long nv = n >> 2;
+        for (long long v = tid; v < nv; v += nthreads) {{
+{vec_loads}            pcc_pack<{out_t}, 4> r_;
+            for (int k_ = 0; k_ < 4; ++k_) {{
+{vec_values}                r_.v[k_] = {store};
+            }}
+            ((pcc_pack<{out_t}, 4> *)out)[v] = r_;
+        }}
+        start = nv << 2;
+    }}
+    for (long long i = start + tid; i < n; i += nthreads) {{
+{values}        out[i] = {store};
+    }}
+}}
+"""
+
+_MAP_STRIDED = """
+extern "C" __global__ void {name}({params}, long long n, int ndim,
+    {dim_params})
+{{
+    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long nthreads = (long long)gridDim.x * blockDim.x;
+{scalar_setup}    const long long shape_[{maxd}] = {{{shape_init}}};
+{stride_arrays}    for (long long i = tid; i < n; i += nthreads) {{
+        long long rem_ = i;
+{offset_init}        for (int d_ = ndim - 1; d_ >= 0; --d_) {{
+            long long c_ = rem_ % shape_[d_];
+            rem_ /= shape_[d_];
+{offset_steps}        }}
+{values}        *({out_t} *)((char *)out + oout) = {store};
+    }}
+}}
+"""
+
+_ELWISE_USER = """
+extern "C" __global__ void {name}({params}, long long n, long long start_, long long stop_,
+    long long step_)
+{{
+    long long tid_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long nthreads_ = (long long)gridDim.x * blockDim.x;
+    long long i;
+    {loop_prep};
+    if (step_ == 1) {{
+        for (i = start_ + tid_; i < stop_; i += nthreads_) {{
+            {operation};
+        }}
+    }} else if (step_ > 0) {{
+        for (i = start_ + tid_ * step_; i < stop_; i += nthreads_ * step_) {{
+            {operation};
+        }}
+    }} else {{
+        for (i = start_ + tid_ * step_; i > stop_; i += nthreads_ * step_) {{
+            {operation};
+        }}
+    }}
+    {after_loop};
+}}
+"""
+
+# ======================================================================
+# Types inside kernels
+# ======================================================================
+
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_C64 = np.dtype(np.complex64)
+_BOOL = np.dtype(np.bool_)
+
+
+def compute_dtype(dtype):
+    """The type a kernel does arithmetic in for elements of `dtype`."""
+    return _F32 if dtype == _F16 else dtype
+
+
+def compute_ctype(dtype):
+    return dtype_to_ctype(compute_dtype(dtype))
+
+
+def convert(expr, src, dst):
+    """C expression converting `expr` (of kernel type `src`) to `dst`."""
+    if src == dst:
+        return expr
+    if src == _F16:
+        expr, src = f"pcc_h2f({expr})", _F32
+        if dst == _F32:
+            return expr
+    if dst == _F16:
+        return f"pcc_f2h({convert(expr, src, _F32)})"
+    if dst.kind == "c":
+        make, real = ("pcc_c64", "float") if dst == _C64 else ("pcc_c128", "double")
+        if src.kind == "c":
+            return f"{make}(({real})({expr}).x, ({real})({expr}).y)"
+        if src == _BOOL:
+            return f"{make}(({expr}) ? 1 : 0, 0)"
+        return f"{make}(({real})({expr}), 0)"
+    if src.kind == "c":
+        if dst == _BOOL:
+            return f"pcc_nonzero({expr})"
+        return f"({dtype_to_ctype(dst)})(({expr}).x)"
+    if dst == _BOOL:
+        return f"(({expr}) != 0)"
+    return f"({dtype_to_ctype(dst)})({expr})"
+
+
+def store_expr(expr, expr_dtype, out_dtype):
+    """Convert a computed value to the output's storage type; integer
+    expressions are cast back even when the types agree (C promotes)."""
+    if expr_dtype == out_dtype and out_dtype.kind in "biu":
+        return f"({dtype_to_ctype(out_dtype)})({expr})"
+    return convert(expr, expr_dtype, out_dtype)
+
+
+def scalar_params(k, dtype):
+    """(C parameter declarations, C value of type compute_dtype(dtype))."""
+    if dtype.kind == "c":
+        real = "float" if dtype == _C64 else "double"
+        make = "pcc_c64" if dtype == _C64 else "pcc_c128"
+        return f"{real} s{k}_re, {real} s{k}_im", f"{make}(s{k}_re, s{k}_im)"
+    if dtype == _BOOL:
+        return f"int s{k}", f"(s{k} != 0)"
+    if dtype == _F16:
+        return f"float s{k}", f"s{k}"
+    return f"{dtype_to_ctype(dtype)} s{k}", f"s{k}"
+
+
+def scalar_args(value, dtype):
+    """Python values for scalar_params(k, dtype)."""
+    if dtype.kind == "c":
+        v = complex(value)
+        return (v.real, v.imag)
+    if dtype == _BOOL:
+        return (1 if value else 0,)
+    if dtype.kind == "f":
+        return (float(value),)
+    return (int(value),)
+
+
+# ======================================================================
+# Map kernels: specs and rendering
+# ======================================================================
+
+class Operand:
+    """One input of a map kernel: an array element ("a") or a scalar
+    parameter ("s"), stored as `dtype`, converted to `cast` for the math."""
+    __slots__ = ("kind", "dtype", "cast")
+
+    def __init__(self, kind, dtype, cast):
+        self.kind, self.dtype, self.cast = kind, np.dtype(dtype), np.dtype(cast)
+
+
+class MapSpec:
+    """out = expr(x0, x1, ...) — `expr` is a format string over {0}, {1}…
+    whose value has type `expr_dtype` (in compute types)."""
+    __slots__ = ("name", "operands", "out_dtype", "expr", "expr_dtype")
+
+    def __init__(self, name, operands, out_dtype, expr, expr_dtype=None):
+        self.name = name
+        self.operands = operands
+        self.out_dtype = np.dtype(out_dtype)
+        self.expr = expr
+        self.expr_dtype = compute_dtype(self.out_dtype if expr_dtype is None
+                                        else np.dtype(expr_dtype))
+
+
+def _render_map(spec, variant, tag=""):
+    out_t = dtype_to_ctype(spec.out_dtype)
+    params = [f"{out_t} *__restrict__ out"]
+    scalar_setup, vec_loads, vec_values, values = [], [], [], []
+    names = []
+    arrays = []
+    for k, op in enumerate(spec.operands):
+        cast_c = compute_ctype(op.cast)
+        names.append(f"x{k}")
+        if op.kind == "s":
+            decl, value = scalar_params(k, op.dtype)
+            params.append(decl)
+            scalar_setup.append(
+                f"    const {cast_c} x{k} = {convert(value, compute_dtype(op.dtype), compute_dtype(op.cast))};\n")
+            continue
+        t = dtype_to_ctype(op.dtype)
+        params.append(f"const {t} *__restrict__ a{k}")
+        arrays.append(k)
+        vec_loads.append(
+            f"            const pcc_pack<{t}, 4> p{k}_ = ((const pcc_pack<{t}, 4> *)a{k})[v];\n")
+        vec_values.append(
+            f"                const {cast_c} x{k} = {convert(f'p{k}_.v[k_]', op.dtype, compute_dtype(op.cast))};\n")
+        load = f"a{k}[i]" if variant == "contig" else f"*(const {t} *)((const char *)a{k} + o{k})"
+        values.append(f"        const {cast_c} x{k} = {convert(load, op.dtype, compute_dtype(op.cast))};\n")
+    store = store_expr(spec.expr.format(*names), spec.expr_dtype, spec.out_dtype)
+    name = f"{spec.name}_{variant}{tag}"
+    if variant == "contig":
+        return _MAP_CONTIG.format(
+            name=name, params=", ".join(params), out_t=out_t, store=store,
+            scalar_setup="".join(scalar_setup), vec_loads="".join(vec_loads),
+            vec_values="".join(vec_values), values="".join(values))
+    short = ["out"] + [str(k) for k in arrays]
+    dim_params = ", ".join(f"long long sh{d}" for d in range(MAX_DIMS))
+    for s in short:
+        dim_params += ",\n    " + ", ".join(f"long long st{s}_{d}" for d in range(MAX_DIMS))
+    stride_arrays = "".join(
+        f"    const long long st{s}_[{MAX_DIMS}] = "
+        f"{{{', '.join(f'st{s}_{d}' for d in range(MAX_DIMS))}}};\n" for s in short)
+    offset_init = "        long long " + ", ".join(f"o{s} = 0" for s in short) + ";\n"
+    offset_steps = "".join(f"            o{s} += c_ * st{s}_[d_];\n" for s in short)
+    return _MAP_STRIDED.format(
+        name=name, params=", ".join(params), out_t=out_t, store=store, maxd=MAX_DIMS,
+        dim_params=dim_params, scalar_setup="".join(scalar_setup),
+        shape_init=", ".join(f"sh{d}" for d in range(MAX_DIMS)),
+        stride_arrays=stride_arrays, offset_init=offset_init, offset_steps=offset_steps,
+        values="".join(values))
+
+
+def render_map_module(specs, variant, tag=""):
+    return tools.KERNEL_PREAMBLE + "".join(_render_map(s, variant, tag) for s in specs)
+
+
+# ======================================================================
+# Operation tables (NumPy ufunc -> C expression)
+# ======================================================================
+
+BINARY_OPS = {
+    # name: (numpy ufunc, C expression)
+    "add": (np.add, "{0} + {1}"),
+    "subtract": (np.subtract, "{0} - {1}"),
+    "multiply": (np.multiply, "{0} * {1}"),
+    "true_divide": (np.true_divide, "{0} / {1}"),
+    "floor_divide": (np.floor_divide, "pcc_floordiv({0}, {1})"),
+    "remainder": (np.remainder, "pcc_mod({0}, {1})"),
+    "power": (np.power, "pcc_pow({0}, {1})"),
+    "equal": (np.equal, "{0} == {1}"),
+    "not_equal": (np.not_equal, "{0} != {1}"),
+    "less": (np.less, "{0} < {1}"),
+    "less_equal": (np.less_equal, "{0} <= {1}"),
+    "greater": (np.greater, "{0} > {1}"),
+    "greater_equal": (np.greater_equal, "{0} >= {1}"),
+    "maximum": (np.maximum, "pcc_maximum({0}, {1})"),
+    "minimum": (np.minimum, "pcc_minimum({0}, {1})"),
+    "bitwise_and": (np.bitwise_and, "{0} & {1}"),
+    "bitwise_or": (np.bitwise_or, "{0} | {1}"),
+    "bitwise_xor": (np.bitwise_xor, "{0} ^ {1}"),
+}
+_NO_COMPLEX = set()  # every binary op above has a complex form
+
+UNARY_OPS = {
+    "negative": (np.negative, "-{0}"),
+    "absolute": (np.absolute, "pcc_abs({0})"),
+    "invert": (np.invert, "~{0}"),
+    "conjugate": (np.conjugate, "pcc_conj({0})"),
+}
+
+
+def resolve(ufunc, in_types):
+    """NumPy's loop dtypes for `ufunc` on `in_types` (dtypes, or Python
+    scalar types for weak scalars, NEP 50). TypeError if NumPy has none."""
+    try:
+        return ufunc.resolve_dtypes(tuple(in_types) + (None,))
+    except TypeError:
+        raise
+    except Exception as exc:  # numpy's _UFuncNoLoopError is a TypeError; others too
+        raise TypeError(str(exc)) from None
+
+
+def _binary_specs(descs):
+    specs = []
+    for name, (ufunc, expr) in BINARY_OPS.items():
+        try:
+            loop = resolve(ufunc, [_weak(d) for d in descs])
+        except TypeError:
+            continue
+        if loop[0].kind == "c" and name in _NO_COMPLEX:
+            continue
+        if loop[0].kind == "b" and name in ("true_divide",):
+            continue
+        ops = [Operand(k, d if k == "a" else loop[j], loop[j]) for j, (k, d) in enumerate(descs)]
+        e = expr
+        if loop[0].kind == "b" and ufunc in (np.add, np.multiply, np.maximum, np.minimum):
+            e = {"add": "{0} || {1}", "multiply": "{0} && {1}",
+                 "maximum": "{0} || {1}", "minimum": "{0} && {1}"}[name]
+        specs.append(MapSpec(name, ops, loop[-1], e))
+    return specs
+
+
+def _unary_specs(descs):
+    specs = []
+    for name, (ufunc, expr) in UNARY_OPS.items():
+        try:
+            loop = resolve(ufunc, [_weak(descs[0])])
+        except TypeError:
+            continue
+        e = expr
+        if name == "invert" and loop[0].kind == "b":
+            e = "!{0}"
+        if name == "conjugate" and loop[0].kind != "c":
+            e = "{0}"
+        if name == "absolute" and loop[0].kind == "b":
+            e = "{0}"
+        specs.append(MapSpec(name, [Operand("a", descs[0][1], loop[0])], loop[-1], e))
+    return specs
+
+
+def _weak(desc):
+    kind, d = desc
+    return d
+
+
+# group name -> function(descs, extra) -> [MapSpec]
+def _astype_specs(descs, extra):
+    (_, src), = descs
+    dst = np.dtype(extra)
+    return [MapSpec("astype", [Operand("a", src, src)], dst, "{0}", expr_dtype=src)]
+
+
+def _fill_specs(descs, extra):
+    (_, d), = descs
+    return [MapSpec("fill", [Operand("s", d, d)], d, "{0}")]
+
+
+def _where_specs(descs, extra):
+    (_, dc), (ka, da), (kb, db) = descs
+    out = np.dtype(extra)
+    return [MapSpec("where", [Operand("a", dc, dc), Operand(ka, da if ka == "a" else out, out),
+                              Operand(kb, db if kb == "a" else out, out)], out,
+                    "pcc_nonzero({0}) ? {1} : {2}")]
+
+
+def _expr_specs(descs, extra):
+    """A single custom expression: extra = (name, out dtype, expr, casts)."""
+    name, out, expr, casts = extra
+    ops = [Operand(k, d, c) for (k, d), c in zip(descs, casts)]
+    return [MapSpec(name, ops, np.dtype(out), expr)]
+
+
+GROUPS = {
+    "binary": lambda descs, extra: _binary_specs(descs),
+    "unary": lambda descs, extra: _unary_specs(descs),
+    "astype": _astype_specs,
+    "fill": _fill_specs,
+    "where": _where_specs,
+    "expr": _expr_specs,
+}
+
+
+def register_group(name, builder):
+    """Other modules (cumath) add their map-kernel groups here."""
+    GROUPS[name] = builder
+
+
+# ======================================================================
+# Compiling and caching map kernels
+# ======================================================================
+
+_fn_cache = {}     # (context, group key, kernel name, variant) -> (Function, max blocks)
+_module_cache = {}  # (context, group key, variant) -> Module
+
+
+def _max_blocks(ctx):
+    try:
+        return _max_blocks_cache[ctx]
+    except KeyError:
+        from pycudac import driver
+        try:
+            dev = driver.Context.get_device()
+            sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
+        except Exception:
+            sms = 16
+        n = _max_blocks_cache[ctx] = max(1, int(sms)) * 8
+        return n
+
+
+_max_blocks_cache = {}
+
+
+def source_module(source, **kw):
+    """Compile generated source (C++; the kernels carry extern "C")."""
+    from pycudac.compiler import SourceModule
+    return SourceModule(source, no_extern_c=True, **kw)
+
+
+def get_map_function(group_key, name, variant, ctx=None):
+    """The Function `name` of the map-kernel module `group_key` =
+    (group, operand descs, extra), compiled once per context."""
+    if ctx is None:
+        ctx = tools.current_context()
+    key = (ctx, group_key, name, variant)
+    try:
+        return _fn_cache[key]
+    except KeyError:
+        pass
+    mkey = (ctx, group_key, variant)
+    mod = _module_cache.get(mkey)
+    if mod is None:
+        group, descs, extra = group_key
+        specs = GROUPS[group](descs, extra)
+        mod = _module_cache[mkey] = source_module(
+            render_map_module(specs, variant, tools.unique_tag(group_key)))
+    entry = _fn_cache[key] = (
+        mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}"), _max_blocks(ctx))
+    return entry
+
+
+def _clear():
+    _fn_cache.clear()
+    _module_cache.clear()
+    _max_blocks_cache.clear()
+
+
+tools._context_caches.extend([_fn_cache, _module_cache, _max_blocks_cache])
+
+
+# ======================================================================
+# Launching map kernels on GPUArrays
+# ======================================================================
+
+def _grid(work, max_blocks):
+    return (max(1, min((work + BLOCK - 1) // BLOCK, max_blocks)), 1)
+
+
+_BLOCK = (BLOCK, 1, 1)
+
+
+def collapse(shape, stride_lists):
+    """Drop size-1 dims and merge dims that are contiguous in every
+    stride list: returns (shape, [strides...])."""
+    dims = [(n, [s[d] for s in stride_lists]) for d, n in enumerate(shape) if n != 1]
+    if not dims:
+        return (1,), [(0,) for _ in stride_lists]
+    out_shape = [dims[0][0]]
+    out_strides = [[st] for st in dims[0][1]]
+    for n, sts in dims[1:]:
+        if all(o[-1] == st * n for o, st in zip(out_strides, sts)):
+            out_shape[-1] *= n
+            for o, st in zip(out_strides, sts):
+                o[-1] = st
+        else:
+            out_shape.append(n)
+            for o, st in zip(out_strides, sts):
+                o.append(st)
+    return tuple(out_shape), [tuple(o) for o in out_strides]
+
+
+def broadcast_strides(ary, shape):
+    """Byte strides of `ary` broadcast to `shape` (0 where broadcast)."""
+    nd = len(shape)
+    off = nd - ary.ndim
+    strides = [0] * nd
+    for d in range(ary.ndim):
+        n = ary.shape[d]
+        if n == shape[off + d]:
+            strides[off + d] = ary.strides[d] if n != 1 else 0
+        elif n != 1:
+            raise ValueError(f"operands could not be broadcast together: shape {ary.shape} "
+                             f"does not fit {shape}")
+    return strides
+
+
+def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcache=None):
+    """Run map kernel `name` writing `out` (a GPUArray). `operands` are
+    GPUArrays (broadcast to out.shape) or scalars; scalar_dtypes gives the
+    kernel parameter dtype of each scalar (None for arrays). `fcache`, a
+    dict the caller keeps per operation, saves the kernel lookup."""
+    n = out.size
+    if n == 0:
+        return out
+    ctx = tools.current_context()
+    if out._ctx is not ctx:
+        raise ValueError(f"{name}: the arrays belong to a context that is not current; "
+                         f"push it (Context.push()) before operating on them")
+    contig = out._layout
+    args = [out.ptr]
+    aligned = out.ptr % (out.dtype.itemsize * 4) == 0
+    if contig is not None:
+        shape = out.shape
+        for op, sd in zip(operands, scalar_dtypes):
+            if sd is None:
+                if op._layout != contig or op.shape != shape:
+                    contig = None
+                    break
+                if op.ptr % (op.dtype.itemsize * 4):
+                    aligned = False
+    if contig is not None:
+        for op, sd in zip(operands, scalar_dtypes):
+            if sd is None:
+                args.append(op.ptr)
+            else:
+                args.extend(scalar_args(op, sd))
+        if fcache is None:
+            fn, max_blocks = get_map_function(group_key, name, "contig", ctx)
+        else:
+            entry = fcache.get(ctx)
+            if entry is None:
+                entry = fcache[ctx] = get_map_function(group_key, name, "contig", ctx)
+            fn, max_blocks = entry
+        vec = 1 if (aligned and n >= 4) else 0
+        args.append(n)
+        args.append(vec)
+        fn(*args, block=_BLOCK, grid=_grid(n >> 2 if vec else n, max_blocks), stream=stream)
+        return out
+    shape = out.shape
+    stride_lists = [out.strides]
+    for op, sd in zip(operands, scalar_dtypes):
+        if sd is None:
+            stride_lists.append(broadcast_strides(op, shape))
+            args.append(op.ptr)
+        else:
+            args.extend(scalar_args(op, sd))
+    cshape, cstrides = collapse(shape, stride_lists)
+    if len(cshape) > MAX_DIMS:
+        raise ValueError(f"{name}: arrays with more than {MAX_DIMS} non-mergeable dimensions "
+                         f"are not supported (shape {shape})")
+    pad = MAX_DIMS - len(cshape)
+    args.append(n)
+    args.append(len(cshape))
+    args.extend(cshape)
+    args.extend([1] * pad)
+    for st in cstrides:
+        args.extend(st)
+        args.extend([0] * pad)
+    fn, max_blocks = get_map_function(group_key, name, "strided", ctx)
+    fn(*args, block=_BLOCK, grid=_grid(n, max_blocks), stream=stream)
+    return out
+
+
+# ======================================================================
+# ElementwiseKernel (PyCUDA's user-facing generator)
+# ======================================================================
+
+def parse_arguments(arguments):
+    """[(name, is_pointer, dtype or None, ctype)] from "float *x, int n" or
+    a list of (VectorArg/ScalarArg-like) objects."""
+    if not isinstance(arguments, str):
+        out = []
+        for a in arguments:
+            if isinstance(a, _Arg):
+                out.append(a)
+            else:
+                raise TypeError(f"ElementwiseKernel: arguments must be a string like "
+                                f"'float *x, float a' or VectorArg/ScalarArg, got {a!r}")
+        return out
+    from pycudac import _sigparse
+    params = _sigparse.parse_arguments(arguments)
+    result = []
+    for p in params:
+        try:
+            dt = p.dtype
+        except Exception:
+            dt = None
+        result.append(_Arg(p.name, p.is_pointer, dt, p.ctype))
+    return result
+
+
+class _Arg:
+    __slots__ = ("name", "is_pointer", "dtype", "ctype")
+
+    def __init__(self, name, is_pointer, dtype, ctype):
+        self.name, self.is_pointer, self.dtype, self.ctype = name, is_pointer, dtype, ctype
+
+    def declarator(self):
+        if self.ctype.rstrip().endswith("*") or not self.is_pointer:
+            return f"{self.ctype} {self.name}"
+        return f"{self.ctype} *{self.name}"
+
+
+def VectorArg(dtype, name):
+    dtype = np.dtype(dtype)
+    return _Arg(name, True, dtype, dtype_to_ctype(dtype) + " *")
+
+
+def ScalarArg(dtype, name):
+    dtype = np.dtype(dtype)
+    return _Arg(name, False, dtype, dtype_to_ctype(dtype))
+
+
+_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+
+
+class ElementwiseKernel:
+    """PyCUDA's ElementwiseKernel: `operation` is C code for one index `i`
+    (also available: `n`, the element count)."""
+
+    def __init__(self, arguments, operation, name="kernel", keep=False, options=None,
+                 preamble="", loop_prep="", after_loop="", **kwargs):
+        if not isinstance(operation, str):
+            raise TypeError(f"ElementwiseKernel: operation must be a str, got "
+                            f"{type(operation).__name__}")
+        if not isinstance(name, str) or not _IDENT.match(name):
+            raise ValueError(f"ElementwiseKernel: name must be a C identifier, got {name!r}")
+        self.args = parse_arguments(arguments)
+        if not any(a.is_pointer for a in self.args):
+            raise ValueError("ElementwiseKernel: arguments need at least one pointer (array) "
+                             f"argument, got {arguments!r}")
+        self.name = name
+        self.options = options
+        params = ", ".join(a.declarator() for a in self.args)
+        self._cname = name + tools.unique_tag((params, operation, preamble, loop_prep, after_loop))
+        self.source = (tools.KERNEL_PREAMBLE + "\n" + preamble + "\n" + _ELWISE_USER.format(
+            name=self._cname, params=params, operation=operation, loop_prep=loop_prep,
+            after_loop=after_loop))
+        self._funcs = {}
+        self._ptr_flags = tuple(a.is_pointer for a in self.args)
+
+    def get_function(self, ctx=None):
+        if ctx is None:
+            ctx = tools.current_context()
+        try:
+            return self._funcs[ctx]
+        except KeyError:
+            kw = {} if self.options is None else {"options": self.options}
+            mod = source_module(self.source, **kw)
+            entry = self._funcs[ctx] = (mod.get_function(self._cname), _max_blocks(ctx))
+            return entry
+
+    def __call__(self, *args, **kwargs):
+        range_ = kwargs.pop("range", None)
+        slice_ = kwargs.pop("slice", None)
+        stream = kwargs.pop("stream", None)
+        if kwargs:
+            raise TypeError(f"{self.name}: unknown keyword argument(s) {sorted(kwargs)}")
+        if len(args) != len(self.args):
+            raise TypeError(f"{self.name}: expected {len(self.args)} arguments "
+                            f"({', '.join(a.name for a in self.args)}), got {len(args)}")
+        from pycudac.gpuarray import GPUArray
+        call_args = []
+        n = None
+        for a, spec in zip(args, self.args):
+            if spec.is_pointer:
+                if isinstance(a, GPUArray):
+                    if a._layout is None and a.size > 1:
+                        raise ValueError(f"{self.name}: argument '{spec.name}' is a "
+                                         f"non-contiguous array view; pass a.copy()")
+                    if n is None:
+                        n = a.size
+                    call_args.append(a.ptr)
+                else:
+                    call_args.append(a)
+            else:
+                if isinstance(a, GPUArray):
+                    raise TypeError(f"{self.name}: argument '{spec.name}' is declared "
+                                    f"'{spec.ctype}' (a scalar) but got a GPUArray")
+                call_args.append(a)
+        if n is None:
+            raise ValueError(f"{self.name}: no GPUArray among the pointer arguments to "
+                             f"take the element count from")
+        if range_ is not None and slice_ is not None:
+            raise TypeError(f"{self.name}: give range= or slice=, not both")
+        if slice_ is not None:
+            start, stop, step = slice_.indices(n)
+        elif range_ is not None:
+            start, stop, step = range_.start, range_.stop, range_.step
+        else:
+            start, stop, step = 0, n, 1
+        if step == 0:
+            raise ValueError(f"{self.name}: range step must not be 0")
+        count = len(range(start, stop, step))
+        if count == 0:
+            return
+        fn, max_blocks = self.get_function()
+        call_args.extend((n, start, stop, step))
+        fn(*call_args, block=_BLOCK, grid=_grid(count, max_blocks), stream=stream)

@@ -1,0 +1,498 @@
+"""pycudac.reduction — reductions in two passes (PyCUDA's ReductionKernel).
+
+Pass 1: a grid sized to the device (8 blocks per SM) walks the input in a
+grid-stride loop — four 16-byte vector loads in flight per thread when the
+input is contiguous and aligned — then each block combines its threads'
+values in shared memory and writes one partial. Pass 2: one block reduces
+the partials and writes the result (converted to the output dtype).
+
+    ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments)
+    sum(a, axis=None), min(a), max(a), any(a), all(a), dot(a, b)
+
+Results are 0-d GPUArrays (no synchronization until you .get() them).
+"""
+import builtins
+import re
+
+import numpy as np
+
+from pycudac import elementwise as _ew
+from pycudac import tools
+from pycudac.elementwise import compute_ctype, compute_dtype, convert
+from pycudac.tools import dtype_to_ctype
+
+BLOCK = 256
+
+# ======================================================================
+# Templates
+# ======================================================================
+
+_REDUCE_FN = """
+__device__ inline {acc_t} {name}_op({acc_t} a, {acc_t} b)
+{{
+    return ({reduce_expr});
+}}
+"""
+
+_STAGE = """
+extern "C" __global__ void {name}({out_t} *__restrict__ out, {params}long long n, int vec)
+{{
+    __shared__ {acc_t} sdata_[{block}];
+    const unsigned int tid_ = threadIdx.x;
+    const long long nthreads_ = (long long)gridDim.x * {block};
+    long long i = (long long)blockIdx.x * {block} + tid_;
+    {acc_t} acc_ = {neutral};
+{vec_loop}    for (; i < n; i += nthreads_) {{
+        acc_ = {op}(acc_, {map_expr});
+    }}
+    sdata_[tid_] = acc_;
+    __syncthreads();
+    for (unsigned int s_ = {block} / 2; s_ > 0; s_ >>= 1) {{
+        if (tid_ < s_) sdata_[tid_] = {op}(sdata_[tid_], sdata_[tid_ + s_]);
+        __syncthreads();
+    }}
+    if (tid_ == 0) out[blockIdx.x] = {store};
+}}
+"""
+
+# Contiguous, aligned inputs: 4 packs of 4 elements per operand in flight.
+_VEC_LOOP = """    if (vec) {{
+        const long long nv_ = n >> 2;
+        long long v_ = i;
+        for (; v_ + 3 * nthreads_ < nv_; v_ += 4 * nthreads_) {{
+{loads4}            for (int u_ = 0; u_ < 4; ++u_)
+                for (int k_ = 0; k_ < 4; ++k_) {{
+{values4}                    acc_ = {op}(acc_, {vec_map});
+                }}
+        }}
+        for (; v_ < nv_; v_ += nthreads_) {{
+{loads1}            for (int k_ = 0; k_ < 4; ++k_) {{
+{values1}                acc_ = {op}(acc_, {vec_map});
+            }}
+        }}
+        i = (nv_ << 2) + (long long)blockIdx.x * {block} + tid_;
+    }}
+"""
+
+_AXIS = """
+extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__restrict__ a,
+                               long long rows, long long m, long long row_stride,
+                               long long col_stride)
+{{
+    __shared__ {acc_t} sdata_[{block}];
+    const unsigned int tid_ = threadIdx.x;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
+        {acc_t} acc_ = {neutral};
+        const char *row_ = (const char *)a + r * row_stride;
+        for (long long j = tid_; j < m; j += {block}) {{
+            acc_ = {op}(acc_, {map_expr});
+        }}
+        sdata_[tid_] = acc_;
+        __syncthreads();
+        for (unsigned int s_ = {block} / 2; s_ > 0; s_ >>= 1) {{
+            if (tid_ < s_) sdata_[tid_] = {op}(sdata_[tid_], sdata_[tid_ + s_]);
+            __syncthreads();
+        }}
+        if (tid_ == 0) out[r] = {store};
+        __syncthreads();
+    }}
+}}
+"""
+
+
+def _render_stage(name, out_t, acc_t, params, neutral, op, map_expr, store, vec_loop=""):
+    return _STAGE.format(name=name, out_t=out_t, acc_t=acc_t, params=params, neutral=neutral,
+                         op=op, map_expr=map_expr, store=store, vec_loop=vec_loop, block=BLOCK)
+
+
+def _render_vec_loop(op, arrays, casts, expr):
+    """arrays: [(k, storage dtype)], casts: compute dtype per k; expr over
+    {0},{1}… (values of the operands)."""
+    loads4 = "".join(
+        f"            const pcc_pack<{dtype_to_ctype(d)}, 4> p{k}_[4] = {{"
+        + ", ".join(f"((const pcc_pack<{dtype_to_ctype(d)}, 4> *)a{k})[v_ + {u} * nthreads_]"
+                    for u in range(4)) + "};\n" for k, d in arrays)
+    values4 = "".join(
+        f"                    const {compute_ctype(casts[k])} x{k} = "
+        f"{convert(f'p{k}_[u_].v[k_]', d, compute_dtype(casts[k]))};\n" for k, d in arrays)
+    loads1 = "".join(
+        f"            const pcc_pack<{dtype_to_ctype(d)}, 4> q{k}_ = "
+        f"((const pcc_pack<{dtype_to_ctype(d)}, 4> *)a{k})[v_];\n" for k, d in arrays)
+    values1 = "".join(
+        f"                const {compute_ctype(casts[k])} x{k} = "
+        f"{convert(f'q{k}_.v[k_]', d, compute_dtype(casts[k]))};\n" for k, d in arrays)
+    vec_map = expr.format(*[f"x{k}" for k, _ in arrays])
+    return _VEC_LOOP.format(loads4=loads4, values4=values4, loads1=loads1, values1=values1,
+                            op=op, vec_map=vec_map, block=BLOCK)
+
+
+# ======================================================================
+# Built-in reductions (sum, min, max, any, all, dot)
+# ======================================================================
+
+class _RedSpec:
+    """One built-in reduction over array operands a0, a1…"""
+
+    def __init__(self, name, in_dtypes, casts, out_dtype, acc_dtype, neutral, reduce_expr,
+                 map_expr):
+        self.name = name
+        self.in_dtypes = [np.dtype(d) for d in in_dtypes]
+        self.casts = [np.dtype(c) for c in casts]
+        self.out_dtype = np.dtype(out_dtype)
+        self.acc_dtype = np.dtype(acc_dtype)  # a compute dtype
+        self.neutral = neutral
+        self.reduce_expr = reduce_expr
+        self.map_expr = map_expr  # over {0}, {1}: converted values
+
+
+def _zero(acc):
+    if acc.kind == "c":
+        return ("pcc_c64(0, 0)" if acc == np.complex64 else "pcc_c128(0, 0)")
+    return f"({dtype_to_ctype(acc)})0"
+
+
+def _render_builtin(spec):
+    acc_t = dtype_to_ctype(spec.acc_dtype)
+    out_t = dtype_to_ctype(spec.out_dtype)
+    op = f"{spec.name}_op"
+    arrays = list(enumerate(spec.in_dtypes))
+    params = "".join(f"const {dtype_to_ctype(d)} *__restrict__ a{k}, " for k, d in arrays)
+    neutral = spec.neutral
+    scalar_vals = [convert(f"a{k}[i]", d, compute_dtype(spec.casts[k])) for k, d in arrays]
+    map_expr = spec.map_expr.format(*scalar_vals)
+    vec_loop = _render_vec_loop(op, arrays, spec.casts, spec.map_expr)
+    src = _REDUCE_FN.format(name=spec.name, acc_t=acc_t, reduce_expr=spec.reduce_expr)
+    # pass 1 writes partials in the accumulator type
+    src += _render_stage(f"{spec.name}_s1", acc_t, acc_t, params, neutral, op, map_expr,
+                         "sdata_[0]", vec_loop)
+    # pass 1 for one block, writing the final value
+    src += _render_stage(f"{spec.name}_s1f", out_t, acc_t, params, neutral, op, map_expr,
+                         _ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype), vec_loop)
+    # pass 2 over partials
+    src += _render_stage(f"{spec.name}_s2", out_t, acc_t,
+                         f"const {acc_t} *__restrict__ part, ", _zero_or(neutral, spec), op,
+                         "part[i]", _ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype))
+    return src
+
+
+def _zero_or(neutral, spec):
+    # min/max use the first element as neutral; pass 2 takes part[0]
+    return "part[0]" if "a0[0]" in neutral else neutral
+
+
+def _render_axis(spec):
+    acc_t = dtype_to_ctype(spec.acc_dtype)
+    out_t = dtype_to_ctype(spec.out_dtype)
+    in_t = dtype_to_ctype(spec.in_dtypes[0])
+    val = convert(f"*(const {in_t} *)(row_ + j * col_stride)", spec.in_dtypes[0],
+                  compute_dtype(spec.casts[0]))
+    return _AXIS.format(name=f"{spec.name}_axis", out_t=out_t, acc_t=acc_t, in_t=in_t,
+                        neutral=spec.neutral,
+                        op=f"{spec.name}_op", map_expr=spec.map_expr.format(val),
+                        store=_ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype),
+                        block=BLOCK)
+
+
+def _sum_dtype(dtype):
+    return np.sum(np.zeros(1, dtype)).dtype if dtype.kind in "biu" else dtype
+
+
+def _unary_specs(dtype, sum_dtype):
+    """All single-input reductions of `dtype` (one module)."""
+    specs = []
+    sdt = np.dtype(sum_dtype)
+    sacc = compute_dtype(sdt)
+    specs.append(_RedSpec("sum", [dtype], [sdt], sdt, sacc, _zero(sacc), "a + b", "{0}"))
+    if dtype.kind != "c":
+        acc = compute_dtype(dtype)
+        first = convert("a0[0]", dtype, acc)
+        if dtype.kind == "b":
+            specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, "false", "a || b", "{0}"))
+            specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, "true", "a && b", "{0}"))
+        else:
+            specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, first,
+                                  "pcc_maximum(a, b)", "{0}"))
+            specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, first,
+                                  "pcc_minimum(a, b)", "{0}"))
+    b = np.dtype(np.bool_)
+    specs.append(_RedSpec("any", [dtype], [dtype], b, b, "false", "a || b", "pcc_nonzero({0})"))
+    specs.append(_RedSpec("all", [dtype], [dtype], b, b, "true", "a && b", "pcc_nonzero({0})"))
+    return specs
+
+
+def _render_unary_module(dtype, sum_dtype):
+    specs = _unary_specs(dtype, sum_dtype)
+    src = tools.KERNEL_PREAMBLE + "".join(_render_builtin(s) for s in specs)
+    src += _render_axis(specs[0])  # sum along an axis
+    return src
+
+
+def _render_dot_module(da, db, out):
+    acc = compute_dtype(out)
+    if out.kind == "b":
+        spec = _RedSpec("dot", [da, db], [out, out], out, acc, "false", "a || b",
+                        "({0} && {1})")
+    else:
+        spec = _RedSpec("dot", [da, db], [out, out], out, acc, _zero(acc), "a + b",
+                        "({0} * {1})")
+    return tools.KERNEL_PREAMBLE + _render_builtin(spec)
+
+
+_mods = {}
+
+
+def _module(key, ctx):
+    mod = _mods.get((ctx, key))
+    if mod is None:
+        if key[0] == "unary":
+            src = _render_unary_module(key[1], key[2])
+        else:
+            src = _render_dot_module(*key[1:])
+        mod = _mods[(ctx, key)] = _ew.source_module(_retag(src, key))
+    return mod
+
+
+def _retag(src, key):
+    """Make kernel names unique to this module (name_s1 -> name_s1_<tag>)."""
+    tag = tools.unique_tag(key)
+    return re.sub(r"\b(\w+_(?:s1f|s1|s2|axis|op))\(", lambda m: m.group(1) + tag + "(", src)
+
+
+_fns = {}
+
+
+def _function(key, name, ctx):
+    fk = (ctx, key, name)
+    fn = _fns.get(fk)
+    if fn is None:
+        fn = _fns[fk] = _module(key, ctx).get_function(name + tools.unique_tag(key))
+    return fn
+
+
+tools._context_caches.extend([_mods, _fns])
+
+
+def _contiguous(a):
+    return a if a._layout == "C" else a.copy()
+
+
+def _run(key, name, arrays, out_dtype, acc_dtype, stream):
+    from pycudac.gpuarray import GPUArray
+    ctx = tools.current_context()
+    n = arrays[0].size
+    out = GPUArray((), out_dtype)
+    vec = 1 if (n >= 16 and builtins.all(a.ptr % (a.dtype.itemsize * 4) == 0 for a in arrays)) else 0
+    max_blocks = _ew._max_blocks(ctx)
+    work = (n >> 2) if vec else n
+    grid = builtins.max(1, builtins.min((work + BLOCK - 1) // BLOCK, max_blocks))
+    ptrs = [a.ptr for a in arrays]
+    if grid == 1:
+        _function(key, f"{name}_s1f", ctx)(out.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1),
+                                           grid=(1, 1), stream=stream)
+        return out
+    part = GPUArray((grid,), acc_dtype)
+    _function(key, f"{name}_s1", ctx)(part.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1),
+                                      grid=(grid, 1), stream=stream)
+    _function(key, f"{name}_s2", ctx)(out.ptr, part.ptr, grid, 0, block=(BLOCK, 1, 1),
+                                      grid=(1, 1), stream=stream)
+    return out
+
+
+def _check(a, what):
+    from pycudac.gpuarray import GPUArray
+    if not isinstance(a, GPUArray):
+        raise TypeError(f"{what}: expected a GPUArray, got {type(a).__name__}")
+    if a.dtype not in tools.NUMERIC_DTYPES:
+        raise TypeError(f"{what}: unsupported dtype {a.dtype}")
+
+
+def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
+    """Sum of all elements (0-d GPUArray), or along `axis`."""
+    from pycudac import gpuarray
+    _check(a, "sum")
+    sdt = _sum_dtype(a.dtype) if dtype is None else tools.check_dtype(dtype, "sum: dtype")
+    if axis is not None:
+        return _sum_axis(a, axis, sdt, stream)
+    if a.size == 0:
+        return gpuarray.zeros((), sdt)
+    key = ("unary", a.dtype, sdt)
+    return _run(key, "sum", [_contiguous(a)], sdt, compute_dtype(sdt), stream)
+
+
+def _minmax(a, name, stream):
+    _check(a, name)
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name}: complex arrays are not supported")
+    if a.size == 0:
+        raise ValueError(f"zero-size array to reduction operation {name}imum which has no "
+                         f"identity")
+    key = ("unary", a.dtype, _sum_dtype(a.dtype))
+    return _run(key, name, [_contiguous(a)], a.dtype, compute_dtype(a.dtype), stream)
+
+
+def max(a, stream=None):  # noqa: A001
+    return _minmax(a, "max", stream)
+
+
+def min(a, stream=None):  # noqa: A001
+    return _minmax(a, "min", stream)
+
+
+def _logical(a, name, stream):
+    from pycudac import gpuarray
+    _check(a, name)
+    if a.size == 0:
+        return gpuarray.to_gpu(np.array(name == "all"))
+    key = ("unary", a.dtype, _sum_dtype(a.dtype))
+    return _run(key, name, [_contiguous(a)], np.dtype(np.bool_), np.dtype(np.bool_), stream)
+
+
+def any(a, stream=None):  # noqa: A001
+    return _logical(a, "any", stream)
+
+
+def all(a, stream=None):  # noqa: A001
+    return _logical(a, "all", stream)
+
+
+def dot(a, b, dtype=None, stream=None):
+    """sum(a * b) over two arrays of one shape (PyCUDA's gpuarray.dot)."""
+    from pycudac import gpuarray
+    _check(a, "dot: a")
+    _check(b, "dot: b")
+    if a.shape != b.shape:
+        raise ValueError(f"dot: shapes {a.shape} and {b.shape} are not aligned "
+                         f"(pycudac's dot takes two arrays of one shape)")
+    if a._ctx is not b._ctx:
+        raise ValueError("dot: operands belong to different contexts")
+    out = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    if a.size == 0:
+        return gpuarray.zeros((), out)
+    key = ("dot", a.dtype, b.dtype, out)
+    return _run(key, "dot", [_contiguous(a), _contiguous(b)], out, compute_dtype(out), stream)
+
+
+def _sum_axis(a, axis, sdt, stream):
+    from pycudac import gpuarray
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(axes) != 1:
+        res = a
+        for ax in sorted((gpuarray._norm_axis(x, a.ndim) for x in axes), reverse=True):
+            res = _sum_axis(res, ax, sdt, stream)
+        return res
+    axis = gpuarray._norm_axis(axes[0], a.ndim)
+    rest = [d for d in range(a.ndim) if d != axis]
+    out_shape = tuple(a.shape[d] for d in rest)
+    m = a.shape[axis]
+    rows = 1
+    for d in rest:
+        rows *= a.shape[d]
+    if rows == 0:
+        return gpuarray.empty(out_shape, sdt)
+    if m == 0:
+        return gpuarray.zeros(out_shape, sdt)
+    rshape, (rstrides,) = _ew.collapse(out_shape, [tuple(a.strides[d] for d in rest)])
+    src = a
+    if len(rshape) > 1:
+        src = a.transpose(rest + [axis]).copy()
+        row_stride, col_stride = m * src.dtype.itemsize, src.dtype.itemsize
+    else:
+        row_stride, col_stride = rstrides[0], a.strides[axis]
+    out = gpuarray.GPUArray(out_shape, sdt)
+    ctx = tools.current_context()
+    key = ("unary", a.dtype, sdt)
+    fn = _function(key, "sum_axis", ctx)
+    grid = builtins.max(1, builtins.min(rows, _ew._max_blocks(ctx)))
+    fn(out.ptr, src.ptr, rows, m, row_stride, col_stride, block=(BLOCK, 1, 1), grid=(grid, 1),
+       stream=stream)
+    return out
+
+
+# ======================================================================
+# ReductionKernel (PyCUDA's user-facing generator)
+# ======================================================================
+
+class ReductionKernel:
+    """reduce(map(i) for i in range(n)) with `reduce_expr` over a and b.
+
+        krnl = ReductionKernel(numpy.float32, neutral="0",
+                               reduce_expr="a+b", map_expr="x[i]*y[i]",
+                               arguments="float *x, float *y")
+        result = krnl(x, y).get()
+    """
+
+    def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
+                 name="reduce_kernel", keep=False, options=None, preamble="",
+                 allocator=None):
+        self.dtype_out = tools.check_dtype(dtype_out, "ReductionKernel: dtype_out")
+        if arguments is None:
+            raise ValueError("ReductionKernel: arguments are required")
+        self.args = _ew.parse_arguments(arguments)
+        if not builtins.any(a.is_pointer for a in self.args):
+            raise ValueError("ReductionKernel: arguments need at least one pointer argument")
+        if map_expr is None:
+            first = next(a for a in self.args if a.is_pointer)
+            map_expr = f"{first.name}[i]"
+        self.options = options
+        self.allocator = allocator
+        acc_t = dtype_to_ctype(self.dtype_out)
+        params = "".join(a.declarator() + ", " for a in self.args)
+        self.name = name
+        name = name + tools.unique_tag((acc_t, neutral, reduce_expr, map_expr, params, preamble))
+        op = f"{name}_op"
+        self._cname = name
+        self.source = (tools.KERNEL_PREAMBLE + "\n" + preamble + "\n"
+                       + _REDUCE_FN.format(name=name, acc_t=acc_t, reduce_expr=reduce_expr)
+                       + _render_stage(f"{name}_s1", acc_t, acc_t, params, f"({neutral})", op,
+                                       f"({map_expr})", "sdata_[0]")
+                       + _render_stage(f"{name}_s2", acc_t, acc_t,
+                                       f"const {acc_t} *__restrict__ part, ", f"({neutral})",
+                                       op, "part[i]", "sdata_[0]"))
+        self._mods = {}
+
+    def _fns(self, ctx):
+        fns = self._mods.get(ctx)
+        if fns is None:
+            kw = {} if self.options is None else {"options": self.options}
+            mod = _ew.source_module(self.source, **kw)
+            fns = self._mods[ctx] = (mod.get_function(f"{self._cname}_s1"),
+                                     mod.get_function(f"{self._cname}_s2"))
+        return fns
+
+    def __call__(self, *args, stream=None, out=None, allocator=None, range=None, slice=None):
+        from pycudac.gpuarray import GPUArray
+        if len(args) != len(self.args):
+            raise TypeError(f"{self.name}: expected {len(self.args)} arguments "
+                            f"({', '.join(a.name for a in self.args)}), got {len(args)}")
+        call_args, n = [], None
+        for a, spec in zip(args, self.args):
+            if isinstance(a, GPUArray):
+                if not spec.is_pointer:
+                    raise TypeError(f"{self.name}: argument '{spec.name}' is declared "
+                                    f"'{spec.ctype}' (a scalar) but got a GPUArray")
+                if a._layout is None and a.size > 1:
+                    raise ValueError(f"{self.name}: argument '{spec.name}' is a non-contiguous "
+                                     f"view; pass a.copy()")
+                if n is None:
+                    n = a.size
+                call_args.append(a.ptr)
+            else:
+                call_args.append(a)
+        if n is None:
+            raise ValueError(f"{self.name}: no GPUArray among the arguments to take the "
+                             f"element count from")
+        if range is not None or slice is not None:
+            raise NotImplementedError("ReductionKernel: range=/slice= are not supported")
+        ctx = tools.current_context()
+        s1, s2 = self._fns(ctx)
+        grid = builtins.max(1, builtins.min((n + BLOCK - 1) // BLOCK, _ew._max_blocks(ctx)))
+        if out is None:
+            out = GPUArray((), self.dtype_out, allocator=allocator or self.allocator)
+        part = GPUArray((grid,), self.dtype_out)
+        s1(part.ptr, *call_args, n, 0, block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
+        s2(out.ptr, part.ptr, grid, 0, block=(BLOCK, 1, 1), grid=(1, 1), stream=stream)
+        return out
+
+
+def get_sum_kernel(dtype_out, dtype_in):  # PyCUDA helper names
+    return ReductionKernel(dtype_out, "0", "a+b", arguments=f"const {dtype_to_ctype(dtype_in)} *in")

@@ -1,0 +1,637 @@
+"""pycudac.tools — memory pools, dtype ↔ C type names, per-context caches
+and test helpers (PyCUDA's names).
+
+    DeviceMemoryPool        bin pool of device memory: freed blocks go back
+                            into a bin keyed by their rounded size, so a
+                            temporary never pays cuMemAlloc twice
+    PageLockedMemoryPool    the same for page-locked host staging buffers
+    dtype_to_ctype          numpy dtype -> C type name used in kernels
+    context_dependent_memoize, clear_context_caches
+    make_default_context, mark_cuda_test, init_cuda_context_fixture
+
+The C-level support code every generated kernel shares (float16 storage,
+complex structs, NumPy-exact integer division …) is KERNEL_PREAMBLE below.
+"""
+import functools
+
+import numpy as np
+
+# ------------------------------------------------------------------ dtypes
+
+_SCALAR_CTYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float16): "pcc_half",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.complex64): "pcc_complex64",
+    np.dtype(np.complex128): "pcc_complex128",
+}
+
+# Arithmetic dtypes the generated kernels compute on.
+NUMERIC_DTYPES = tuple(_SCALAR_CTYPES)
+
+
+def _vec_ctype(dtype):
+    """C name of a gpuarray.vec dtype (float4 ...) or None."""
+    from pycudac import gpuarray
+    return gpuarray.vec._dtype_to_name.get(dtype)
+
+
+def dtype_to_ctype(dtype, with_fp_tex_hack=False):
+    """The C type name of `dtype` in pycudac's generated kernels.
+    float16 is `pcc_half` (2-byte storage, arithmetic in float) and complex
+    types are `pcc_complex64/128` (float2/double2 layout); both are defined
+    in KERNEL_PREAMBLE."""
+    if dtype is None:
+        raise ValueError("dtype may not be None")
+    dtype = np.dtype(dtype)
+    ctype = _SCALAR_CTYPES.get(dtype)
+    if ctype is None:
+        ctype = _vec_ctype(dtype)
+    if ctype is None:
+        raise TypeError(f"dtype {dtype} has no C type in pycudac kernels "
+                        f"(supported: bool, int8..uint64, float16/32/64, complex64/128, "
+                        f"gpuarray.vec types)")
+    return ctype
+
+
+def check_dtype(dtype, what="dtype"):
+    """np.dtype(dtype), refusing what device arrays cannot hold."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{what}: {exc}") from None
+    if dtype.hasobject:
+        raise TypeError(f"{what}: object dtype {dtype} cannot live in device memory")
+    if dtype.kind in "OUSMm" or (dtype.kind == "V" and dtype.fields is None) or (
+            dtype.kind in "biufc" and dtype not in _SCALAR_CTYPES):
+        raise TypeError(f"{what}: unsupported dtype {dtype} (expected bool, int8..uint64, "
+                        f"float16/32/64, complex64/128 or a gpuarray.vec type)")
+    return dtype
+
+
+# ------------------------------------------------------------ the preamble
+# Shared by every kernel pycudac generates. Compiled as C++ (the kernels
+# themselves are declared extern "C"), valid for NVRTC and the simulator.
+
+KERNEL_PREAMBLE = r"""
+/* ---- pycudac kernel support (pycudac/tools.py KERNEL_PREAMBLE) ---- */
+struct pcc_half { unsigned short bits; };
+
+__device__ inline float pcc_h2f(pcc_half h)
+{
+    unsigned int s = ((unsigned int)h.bits & 0x8000u) << 16;
+    unsigned int e = (h.bits >> 10) & 0x1fu, m = h.bits & 0x3ffu, u;
+    if (e == 0) {
+        if (m == 0) {
+            u = s;
+        } else {              /* subnormal half: normalize */
+            e = 113;
+            while (!(m & 0x400u)) { m <<= 1; e--; }
+            u = s | (e << 23) | ((m & 0x3ffu) << 13);
+        }
+    } else if (e == 31) {
+        u = s | 0x7f800000u | (m << 13);
+    } else {
+        u = s | ((e + 112u) << 23) | (m << 13);
+    }
+    union { unsigned int u; float f; } c;
+    c.u = u;
+    return c.f;
+}
+
+/* round to nearest even, as NumPy and __float2half_rn */
+__device__ inline pcc_half pcc_f2h(float f)
+{
+    union { float f; unsigned int u; } c;
+    c.f = f;
+    unsigned int x = c.u, sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu, r;
+    if (a >= 0x7f800000u) {
+        r = sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u);
+    } else if (a >= 0x477ff000u) {
+        r = sign | 0x7c00u;
+    } else if (a >= 0x38800000u) {
+        r = (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu);
+        unsigned int rem = a & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++;
+        r |= sign;
+    } else if ((a >> 23) < 102u) {
+        r = sign;
+    } else {
+        unsigned int e = a >> 23, mant = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+        unsigned int q = mant >> shift, rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+        if (rem > half || (rem == half && (q & 1u))) q++;
+        r = sign | q;
+    }
+    pcc_half h;
+    h.bits = (unsigned short)r;
+    return h;
+}
+
+struct alignas(8) pcc_complex64 { float x, y; };
+struct alignas(16) pcc_complex128 { double x, y; };
+
+#define PCC_COMPLEX_OPS(C, R, SQRT, FABS, HYPOT)                                             \
+__device__ inline C pcc_make(C, R re, R im) { C z; z.x = re; z.y = im; return z; }      \
+__device__ inline C operator+(C a, C b) { return pcc_make(a, a.x + b.x, a.y + b.y); }  \
+__device__ inline C operator-(C a, C b) { return pcc_make(a, a.x - b.x, a.y - b.y); }  \
+__device__ inline C operator-(C a) { return pcc_make(a, -a.x, -a.y); }                 \
+__device__ inline C operator*(C a, C b)                                                \
+{ return pcc_make(a, a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }                         \
+__device__ inline C operator/(C a, C b)                                                \
+{                                                                                             \
+    if (FABS(b.x) >= FABS(b.y)) {                                                             \
+        R r = b.y / b.x, d = b.x + b.y * r;                                                   \
+        return pcc_make(a, (a.x + a.y * r) / d, (a.y - a.x * r) / d);                         \
+    }                                                                                         \
+    R r = b.x / b.y, d = b.y + b.x * r;                                                       \
+    return pcc_make(a, (a.x * r + a.y) / d, (a.y * r - a.x) / d);                             \
+}                                                                                             \
+__device__ inline bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }      \
+__device__ inline bool operator!=(C a, C b) { return !(a == b); }                      \
+__device__ inline bool operator<(C a, C b)                                             \
+{ return a.x < b.x || (a.x == b.x && a.y < b.y); }                                            \
+__device__ inline bool operator>(C a, C b) { return b < a; }                          \
+__device__ inline bool operator<=(C a, C b)                                            \
+{ return a.x < b.x || (a.x == b.x && a.y <= b.y); }                                           \
+__device__ inline bool operator>=(C a, C b) { return b <= a; }                        \
+__device__ inline R pcc_abs(C a) { return HYPOT(a.x, a.y); }                          \
+__device__ inline C pcc_conj(C a) { return pcc_make(a, a.x, -a.y); }                  \
+__device__ inline bool pcc_isnan(C a) { return a.x != a.x || a.y != a.y; }            \
+__device__ inline bool pcc_nonzero(C a) { return a.x != 0 || a.y != 0; }
+
+PCC_COMPLEX_OPS(pcc_complex64, float, sqrtf, fabsf, hypotf)
+PCC_COMPLEX_OPS(pcc_complex128, double, sqrt, fabs, hypot)
+
+/* a**b = exp(b log a); 0**b is 0 when b.real > 0 (as NumPy) */
+#define PCC_COMPLEX_POW(C, R, LOG, EXP, ATAN2, HYPOT, COS, SIN)                 \
+__device__ inline C pcc_pow(C a, C b)                                           \
+{                                                                               \
+    if (b.x == 0 && b.y == 0) return pcc_make(a, 1, 0);                         \
+    if (a.x == 0 && a.y == 0 && b.x > 0) return pcc_make(a, 0, 0);              \
+    const R lr = LOG(HYPOT(a.x, a.y)), li = ATAN2(a.y, a.x);                    \
+    const R er = b.x * lr - b.y * li, ei = b.x * li + b.y * lr;                 \
+    const R m = EXP(er);                                                        \
+    return pcc_make(a, m * COS(ei), m * SIN(ei));                               \
+}
+PCC_COMPLEX_POW(pcc_complex64, float, logf, expf, atan2f, hypotf, cosf, sinf)
+PCC_COMPLEX_POW(pcc_complex128, double, log, exp, atan2, hypot, cos, sin)
+
+__device__ inline pcc_complex64 pcc_c64(float re, float im)
+{ pcc_complex64 z; z.x = re; z.y = im; return z; }
+__device__ inline pcc_complex128 pcc_c128(double re, double im)
+{ pcc_complex128 z; z.x = re; z.y = im; return z; }
+
+/* NumPy's integer floor division and remainder: x // 0 == x % 0 == 0,
+ * MIN // -1 wraps instead of trapping. */
+#define PCC_SIGNED_DIV(T)                                                      \
+__device__ inline T pcc_floordiv(T a, T b)                              \
+{                                                                              \
+    if (b == 0) return 0;                                                      \
+    if (b == (T)-1) return (T)(0ull - (unsigned long long)a);                  \
+    T q = a / b;                                                               \
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;                             \
+    return q;                                                                  \
+}                                                                              \
+__device__ inline T pcc_mod(T a, T b)                                   \
+{                                                                              \
+    if (b == 0 || b == (T)-1) return 0;                                        \
+    T r = a % b;                                                               \
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;                                \
+    return r;                                                                  \
+}
+#define PCC_UNSIGNED_DIV(T)                                                    \
+__device__ inline T pcc_floordiv(T a, T b) { return b ? (T)(a / b) : (T)0; } \
+__device__ inline T pcc_mod(T a, T b) { return b ? (T)(a % b) : (T)0; }
+#define PCC_UINT_POW(T)                                                        \
+__device__ inline T pcc_pow(T a, T b)                                   \
+{                                                                              \
+    T r = 1;                                                                   \
+    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }         \
+    return r;                                                                  \
+}
+/* NumPy refuses negative integer exponents; a kernel cannot raise: 1 for
+ * a == 1, +-1 for a == -1, else 0 (the integer part of a**b). */
+#define PCC_INT_POW(T)                                                         \
+__device__ inline T pcc_pow(T a, T b)                                   \
+{                                                                              \
+    if (b < 0) return (a == 1) ? 1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : 1) : 0); \
+    T r = 1;                                                                   \
+    while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; }         \
+    return r;                                                                  \
+}
+PCC_SIGNED_DIV(signed char) PCC_SIGNED_DIV(short) PCC_SIGNED_DIV(int) PCC_SIGNED_DIV(long long)
+PCC_UNSIGNED_DIV(unsigned char) PCC_UNSIGNED_DIV(unsigned short)
+PCC_UNSIGNED_DIV(unsigned int) PCC_UNSIGNED_DIV(unsigned long long)
+PCC_INT_POW(signed char) PCC_INT_POW(short) PCC_INT_POW(int) PCC_INT_POW(long long)
+PCC_UINT_POW(unsigned char) PCC_UINT_POW(unsigned short)
+PCC_UINT_POW(unsigned int) PCC_UINT_POW(unsigned long long)
+
+/* NumPy's float divmod (npy_divmod): remainder takes the divisor's sign. */
+#define PCC_FLOAT_DIV(T, FMOD, FLOOR, COPYSIGN)                                \
+__device__ inline T pcc_mod(T a, T b)                                   \
+{                                                                              \
+    T m = FMOD(a, b);                                                          \
+    if (b == 0) return m;                                                      \
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }                            \
+    else m = COPYSIGN((T)0, b);                                                \
+    return m;                                                                  \
+}                                                                              \
+__device__ inline T pcc_floordiv(T a, T b)                              \
+{                                                                              \
+    if (b == 0) return a / b;                                                  \
+    T m = FMOD(a, b), d = (a - m) / b;                                         \
+    if (m != 0 && ((b < 0) != (m < 0))) d -= 1;                                \
+    T f;                                                                       \
+    if (d != 0) { f = FLOOR(d); if (d - f > (T)0.5) f += 1; }                 \
+    else f = COPYSIGN((T)0, a / b);                                            \
+    return f;                                                                  \
+}
+PCC_FLOAT_DIV(float, fmodf, floorf, copysignf)
+PCC_FLOAT_DIV(double, fmod, floor, copysign)
+__device__ inline float pcc_pow(float a, float b) { return powf(a, b); }
+__device__ inline double pcc_pow(double a, double b) { return pow(a, b); }
+
+#define PCC_REAL_HELPERS(T)                                                    \
+__device__ inline bool pcc_isnan(T a) { return a != a; }              \
+__device__ inline bool pcc_nonzero(T a) { return a != 0; }
+PCC_REAL_HELPERS(bool) PCC_REAL_HELPERS(signed char) PCC_REAL_HELPERS(unsigned char)
+PCC_REAL_HELPERS(short) PCC_REAL_HELPERS(unsigned short) PCC_REAL_HELPERS(int)
+PCC_REAL_HELPERS(unsigned int) PCC_REAL_HELPERS(long long)
+PCC_REAL_HELPERS(unsigned long long) PCC_REAL_HELPERS(float) PCC_REAL_HELPERS(double)
+__device__ inline signed char pcc_abs(signed char a) { return a < 0 ? (signed char)-a : a; }
+__device__ inline short pcc_abs(short a) { return a < 0 ? (short)-a : a; }
+__device__ inline int pcc_abs(int a) { return a < 0 ? (int)(0u - (unsigned)a) : a; }
+__device__ inline long long pcc_abs(long long a)
+{ return a < 0 ? (long long)(0ull - (unsigned long long)a) : a; }
+__device__ inline float pcc_abs(float a) { return fabsf(a); }
+__device__ inline double pcc_abs(double a) { return fabs(a); }
+#define PCC_UABS(T) __device__ inline T pcc_abs(T a) { return a; }
+PCC_UABS(bool) PCC_UABS(unsigned char) PCC_UABS(unsigned short) PCC_UABS(unsigned int)
+PCC_UABS(unsigned long long)
+
+/* NumPy's maximum/minimum: a NaN in either operand wins. */
+template <typename T> __device__ inline T pcc_maximum(T a, T b)
+{ return (pcc_isnan(a) || a >= b) ? a : b; }
+template <typename T> __device__ inline T pcc_minimum(T a, T b)
+{ return (pcc_isnan(a) || a <= b) ? a : b; }
+
+/* the two results of frexp and modf, one at a time (cumath) */
+__device__ inline float pcc_frexp_m(float x) { int e; return frexpf(x, &e); }
+__device__ inline double pcc_frexp_m(double x) { int e; return frexp(x, &e); }
+__device__ inline int pcc_frexp_e(float x) { int e; frexpf(x, &e); return e; }
+__device__ inline int pcc_frexp_e(double x) { int e; frexp(x, &e); return e; }
+__device__ inline float pcc_modf_f(float x) { float i; return modff(x, &i); }
+__device__ inline double pcc_modf_f(double x) { double i; return modf(x, &i); }
+__device__ inline float pcc_modf_i(float x) { float i; modff(x, &i); return i; }
+__device__ inline double pcc_modf_i(double x) { double i; modf(x, &i); return i; }
+
+/* N consecutive elements moved as one aligned load/store. */
+template <typename T, int N> struct alignas(sizeof(T) * N) pcc_pack { T v[N]; };
+/* ---- end of pycudac kernel support ---- */
+"""
+
+
+# ------------------------------------------------------------ per-context caches
+
+def unique_tag(key):
+    """A short suffix that makes a generated kernel's name unique to the
+    module it belongs to (names stay distinct across loaded modules)."""
+    import hashlib
+    return "_" + hashlib.sha1(repr(key).encode()).hexdigest()[:10]
+
+
+_get_current = None
+
+
+def current_context():
+    """The current Context object (one Python object per CUcontext)."""
+    global _get_current
+    if _get_current is None:
+        from pycudac import driver
+        _get_current = driver.Context.get_current
+    return _get_current()
+
+
+_context_caches = []
+
+
+def context_dependent_memoize(func):
+    """Memoize `func(*args)` per current context (PyCUDA's name): compiled
+    kernels belong to the context they were loaded in."""
+    cache = {}
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        ctx = current_context()
+        key = (ctx, args)
+        try:
+            return cache[key]
+        except KeyError:
+            result = cache[key] = func(*args)
+            return result
+
+    wrapper.clear_cache = cache.clear
+    _context_caches.append(cache)
+    return wrapper
+
+
+def clear_context_caches():
+    """Forget every context-dependent memo (kernels, pools' bins stay)."""
+    for cache in _context_caches:
+        cache.clear()
+
+
+# ------------------------------------------------------------ device memory pool
+
+_MIN_BIN = 256
+
+
+_bin_cache = {}
+
+
+def bin_size(nbytes):
+    """Bytes actually allocated for a request of `nbytes`: a multiple of 256
+    with at most three significant bits, so at most 1/4 is wasted."""
+    b = _bin_cache.get(nbytes)
+    if b is None:
+        b = _bin_size(nbytes)
+        if len(_bin_cache) < 4096:
+            _bin_cache[nbytes] = b
+    return b
+
+
+def _bin_size(nbytes):
+    if nbytes <= _MIN_BIN:
+        return _MIN_BIN
+    e = (nbytes - 1).bit_length() - 1
+    step = 1 << max(e - 2, 8)
+    return (nbytes + step - 1) // step * step
+
+
+class PooledDeviceAllocation(int):
+    """A block from a DeviceMemoryPool. It *is* its address (an int), so it
+    goes wherever a device pointer does; it returns to the pool when freed
+    or garbage-collected. (Reuse is stream-ordered like CuPy's pool: safe for
+    work queued on one stream; for work on several streams synchronize
+    before dropping the last reference.)"""
+
+    def __new__(cls, pool, alloc, size):
+        self = int.__new__(cls, int(alloc))
+        self.pool = pool
+        self.alloc = alloc
+        self.size = size
+        return self
+
+    def free(self):
+        alloc, self.alloc = self.alloc, None
+        if alloc is not None:
+            self.pool._release(self.size, alloc)
+
+    release = free
+
+    def __del__(self):
+        alloc = self.alloc
+        if alloc is None:
+            return
+        self.alloc = None
+        try:
+            pool = self.pool
+            size = self.size
+            pool.active_blocks -= 1
+            pool.active_bytes -= size
+            if pool._holding:
+                bin_ = pool._bins.get(size)
+                if bin_ is None:
+                    pool._bins[size] = [alloc]
+                else:
+                    bin_.append(alloc)
+                pool.held_blocks += 1
+            else:
+                pool.managed_bytes -= size
+                alloc.free()
+        except Exception:  # never raise from a finalizer (interpreter exit)
+            pass
+
+    def __repr__(self):
+        return f"<PooledDeviceAllocation 0x{int(self):x} size={self.size}>"
+
+
+class DeviceMemoryPool:
+    """Bin pool of device memory (PyCUDA's DeviceMemoryPool)."""
+
+    def __init__(self, allocator=None):
+        if allocator is None:
+            from pycudac import driver
+            allocator = driver.mem_alloc
+        self._allocator = allocator
+        self._bins = {}
+        self._holding = True
+        self.active_blocks = 0
+        self.held_blocks = 0
+        self.active_bytes = 0
+        self.managed_bytes = 0
+
+    def allocate(self, nbytes):
+        if type(nbytes) is not int:
+            nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"allocate: nbytes must be >= 0, got {nbytes}")
+        size = bin_size(nbytes)
+        bin_ = self._bins.get(size)
+        if bin_:
+            alloc = bin_.pop()
+            self.held_blocks -= 1
+        else:
+            try:
+                alloc = self._allocator(size)
+            except Exception:
+                if not self.held_blocks:
+                    raise
+                self.free_held()
+                alloc = self._allocator(size)
+            self.managed_bytes += size
+        self.active_blocks += 1
+        self.active_bytes += size
+        return PooledDeviceAllocation(self, alloc, size)
+
+    __call__ = allocate
+
+    def _release(self, size, alloc):
+        self.active_blocks -= 1
+        self.active_bytes -= size
+        if self._holding:
+            self._bins.setdefault(size, []).append(alloc)
+            self.held_blocks += 1
+        else:
+            self.managed_bytes -= size
+            alloc.free()
+
+    def free_held(self):
+        """Give every held (unused) block back to the driver."""
+        for size, allocs in self._bins.items():
+            for alloc in allocs:
+                alloc.free()
+                self.managed_bytes -= size
+        self._bins.clear()
+        self.held_blocks = 0
+
+    def stop_holding(self):
+        self._holding = False
+        self.free_held()
+
+    @property
+    def bin_count(self):
+        return len(self._bins)
+
+
+class _HostView:
+    """Lets a NumPy array keep its pooled page-locked block alive."""
+
+    def __init__(self, block, shape, dtype, strides=None):
+        self.block = block
+        self.__array_interface__ = {
+            "shape": tuple(shape), "typestr": dtype.str, "descr": dtype.descr,
+            "data": (block.address, False), "strides": strides, "version": 3}
+
+
+class PooledHostAllocation:
+    def __init__(self, pool, host, size):
+        self.pool, self.host, self.size = pool, host, size
+        self.address = host.__array_interface__["data"][0]
+
+    def free(self):
+        host, self.host = self.host, None
+        if host is not None:
+            self.pool._release(self.size, host)
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+
+class PageLockedMemoryPool:
+    """Bin pool of page-locked host memory; allocate(shape, dtype) returns a
+    NumPy array whose pinned block returns to the pool when it dies."""
+
+    def __init__(self, allocator=None):
+        if allocator is None:
+            from pycudac import driver
+
+            def allocator(n):
+                return driver.pagelocked_empty((n,), np.uint8)
+        self._allocator = allocator
+        self._bins = {}
+        self.active_blocks = 0
+        self.held_blocks = 0
+
+    def allocate(self, shape, dtype=np.float64, order="C"):
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        size = bin_size(nbytes)
+        bin_ = self._bins.get(size)
+        if bin_:
+            host = bin_.pop()
+            self.held_blocks -= 1
+        else:
+            try:
+                host = self._allocator(size)
+            except Exception:
+                if not self.held_blocks:
+                    raise
+                self.free_held()
+                host = self._allocator(size)
+        self.active_blocks += 1
+        block = PooledHostAllocation(self, host, size)
+        strides = None
+        if order == "F" and len(shape) > 1:
+            strides = _f_strides(shape, dtype.itemsize)
+        return np.asarray(_HostView(block, shape, dtype, strides))
+
+    __call__ = allocate
+
+    def _release(self, size, host):
+        self.active_blocks -= 1
+        self._bins.setdefault(size, []).append(host)
+        self.held_blocks += 1
+
+    def free_held(self):
+        self._bins.clear()
+        self.held_blocks = 0
+
+    def stop_holding(self):
+        self.free_held()
+
+
+def _f_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in shape:
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(strides)
+
+
+# ------------------------------------------------------------ contexts and tests
+
+def make_default_context(ctx_maker=None):
+    """Make (and push) a context on the first device that accepts one;
+    CUDA_DEVICE picks the device. Returns the Context."""
+    import os
+
+    from pycudac import driver
+    driver.init()
+    if ctx_maker is None:
+        def ctx_maker(dev):
+            return dev.make_context()
+    wanted = os.environ.get("CUDA_DEVICE")
+    if wanted is not None:
+        return ctx_maker(driver.Device(int(wanted)))
+    errors = []
+    for i in range(driver.Device.count()):
+        try:
+            return ctx_maker(driver.Device(i))
+        except driver.Error as exc:
+            errors.append(f"device {i}: {exc}")
+    raise RuntimeError("make_default_context: no device accepted a context"
+                       + ("".join("\n  " + e for e in errors) if errors else ""))
+
+
+def mark_cuda_test(inner):
+    """Decorator for a test function: runs it with a fresh context on the
+    default device, popped (and its memory freed) afterwards."""
+    @functools.wraps(inner)
+    def wrapper(*args, **kwargs):
+        ctx = make_default_context()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            ctx.pop()
+            clear_context_caches()
+            import gc
+            gc.collect()
+    return wrapper
+
+
+def init_cuda_context_fixture():
+    """A pytest fixture (function) that makes a context current for a test
+    and pops it afterwards: `ctx = pytest.fixture(init_cuda_context_fixture())`."""
+    def fixture():
+        ctx = make_default_context()
+        try:
+            yield ctx
+        finally:
+            ctx.pop()
+            clear_context_caches()
+    return fixture
+

@@ -1,0 +1,94 @@
+/*
+ * backend_sim_scan.h — the sim compiler's view of CUDA C source
+ * (src/backend_sim_scan.c): a tokenizer that knows comments, literals and
+ * preprocessor lines; the scan for kernels, `extern __shared__`, barriers and
+ * what a CPU cannot run; and the small buffers both sim compiler files use.
+ * Internal to src/backend_sim_compile.c and src/backend_sim_scan.c.
+ */
+#ifndef PYCUDAC_BACKEND_SIM_SCAN_H
+#define PYCUDAC_BACKEND_SIM_SCAN_H
+
+#include <stddef.h>
+
+/* A growable byte buffer, always NUL-terminated; oom latches. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    int oom;
+} pcc_sbuf;
+
+void pcc_sb_add(pcc_sbuf *b, const char *s, size_t n);
+void pcc_sb_puts(pcc_sbuf *b, const char *s);
+void pcc_sb_printf(pcc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A NULL-terminated list of owned strings; oom latches. */
+typedef struct {
+    char **v;
+    int n, cap;
+    int oom;
+} pcc_slist;
+
+int pcc_sl_add(pcc_slist *l, const char *s, size_t n);
+int pcc_sl_adds(pcc_slist *l, const char *s);
+int pcc_sl_find(const pcc_slist *l, const char *s); /* index or -1 */
+void pcc_sl_free(pcc_slist *l);
+
+/* token kinds */
+enum { PCC_TK_ID, PCC_TK_NUM, PCC_TK_STR, PCC_TK_PUNCT };
+
+typedef struct {
+    int kind;
+    const char *p;
+    size_t n;
+    int line;         /* presumed (after #line) */
+    const char *file; /* presumed */
+    int dir;          /* inside a #define body: that directive's number (1, 2, ...) */
+} pcc_sim_tok;
+
+typedef struct {
+    pcc_sim_tok *v;
+    int n, cap;
+    pcc_slist files;    /* presumed file names (owned) */
+    pcc_slist includes; /* "x" or <x> targets, in order */
+    int oom;
+} pcc_sim_toks;
+
+/* One replacement of a byte range of the source (text owned). */
+typedef struct {
+    size_t start, end; /* byte range of the source replaced */
+    char *text;        /* replacement (owned) */
+} pcc_sim_edit;
+
+typedef struct {
+    pcc_sim_edit *v;
+    int n, cap;
+} pcc_sim_edits;
+
+/* What the scan found. */
+typedef struct {
+    pcc_slist kernel_names, kernel_exprs; /* registered name, C++ expression of its address */
+    pcc_slist dyn_names, dyn_setters;     /* file-scope extern __shared__: qualified name, setter line */
+    pcc_sbuf errors;                      /* refusals, one per line */
+    int nerrors;
+    int uses_sync;         /* a barrier or warp operation appears somewhere */
+    pcc_slist sync_names;  /* functions and macros that reach one */
+    int sync_unsure;       /* one appears where no name can be given to it */
+} pcc_sim_analysis;
+
+/* Tokens of s[0..n), `file` being the presumed name until a #line. */
+void pcc_sim_tokenize(pcc_sim_toks *T, const char *s, size_t n, const char *file);
+void pcc_sim_toks_free(pcc_sim_toks *T);
+/* Refusals (asm, textures, tensor cores, grid sync) and barrier use. */
+void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T);
+/* Kernels to register and the `extern __shared__` rewrites. */
+void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src, pcc_sim_edits *E);
+void pcc_sim_apply_edits(const char *src, size_t n, const pcc_sim_edits *E, pcc_sbuf *out);
+void pcc_sim_edits_free(pcc_sim_edits *E);
+/* Whether any token is a barrier or warp operation. */
+int pcc_sim_mentions_sync(const pcc_sim_toks *T);
+/* Fills sync_names / sync_unsure from the main source's tokens. */
+void pcc_sim_sync_analysis(pcc_sim_analysis *A, const pcc_sim_toks *T);
+/* Whether kernel `name` (or name expression) must run its threads as fibers. */
+int pcc_sim_kernel_syncs(const pcc_sim_analysis *A, const char *name);
+
+#endif

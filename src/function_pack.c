@@ -1,0 +1,873 @@
+/*
+ * function_pack.c — Python arguments to a kernel's parameter bytes.
+ *
+ * pcc_pack_args converts each argument by its plan entry (function_plan.c)
+ * straight into the caller's buffer. DeviceAllocation, int and float touch no
+ * Python object beyond reading their value; GPUArray (gpudata),
+ * __cuda_array_interface__, __dlpack__, pinned and managed numpy arrays,
+ * In/Out/InOut, vectors and structs take the slower paths below them. Every
+ * refusal names the kernel, the parameter (position, name, declared type)
+ * and what was given.
+ */
+#include "function_plan.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+
+#include "pycudac/memory.h"
+
+static PyObject *s_gpudata, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
+static PyObject *handler_class; /* pycudac._args.ArgumentHandler, imported on first need */
+static PyObject *driver_module; /* pycudac._driver (for mem_alloc) */
+
+
+/* ------------------------------------------------------------- errors */
+
+/* "kernel 'k' argument 2 'n' (int): <msg>"; always returns -1. */
+static int arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    if (msg == NULL)
+        return -1;
+    pcc_param *p = &f->params[i];
+    PyObject *name = p->name ? PyUnicode_FromFormat(" '%U'", p->name) : PyUnicode_FromString("");
+    PyObject *type = p->kind == PK_UNTYPED ? PyUnicode_FromFormat("untyped, %zu bytes", p->size)
+                     : p->ctype            ? Py_NewRef(p->ctype)
+                                           : PyUnicode_FromString(pcc_kind_name(p->kind));
+    PyObject *note = p->kind == PK_UNTYPED && f->note ? PyUnicode_FromFormat(" (%U)", f->note)
+                                                      : PyUnicode_FromString("");
+    PyObject *full = name && type && note
+                         ? PyUnicode_FromFormat("kernel '%U' argument %d%U (%U): %U%U", f->name,
+                                                i + 1, name, type, msg, note)
+                         : NULL;
+    Py_DECREF(msg);
+    Py_XDECREF(name);
+    Py_XDECREF(type);
+    Py_XDECREF(note);
+    if (full == NULL)
+        return -1;
+    PyErr_SetObject(exc, full);
+    Py_DECREF(full);
+    return -1;
+}
+
+/* Re-raises the current exception's text inside an argument error. */
+static int arg_error_from_current(PccFunction *f, int i, PyObject *exc_type)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *text = value ? PyObject_Str(value) : NULL;
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (text == NULL)
+        return -1;
+    arg_error(f, i, exc_type, "%U", text);
+    Py_DECREF(text);
+    return -1;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+static const long long smin[] = {[PK_I8] = INT8_MIN, [PK_I16] = INT16_MIN, [PK_I32] = INT32_MIN,
+                                 [PK_I64] = INT64_MIN};
+static const long long smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX, [PK_I32] = INT32_MAX,
+                                 [PK_I64] = INT64_MAX};
+static const unsigned long long umax[] = {[PK_U8] = UINT8_MAX, [PK_U16] = UINT16_MAX,
+                                          [PK_U32] = UINT32_MAX, [PK_U64] = UINT64_MAX};
+
+static void store_int(char *dst, unsigned long long v, size_t n)
+{
+    /* little-endian host: the low n bytes */
+    switch (n) {
+    case 1: { unsigned char x = (unsigned char)v; memcpy(dst, &x, 1); break; }
+    case 2: { unsigned short x = (unsigned short)v; memcpy(dst, &x, 2); break; }
+    case 4: { unsigned int x = (unsigned int)v; memcpy(dst, &x, 4); break; }
+    default: memcpy(dst, &v, 8);
+    }
+}
+
+static int is_signed_kind(int k) { return k == PK_I8 || k == PK_I16 || k == PK_I32 || k == PK_I64; }
+
+
+/* The value of an int-like argument as (negative?, magnitude-ish) pair:
+ * *sv when it fits in long long, else *uv for 2^63..2^64-1.
+ * Returns 0 fits-signed, 1 fits-unsigned-only, 2 out of 64-bit range, -1 error,
+ * -2 not an integer (no exception). */
+static int int_value(PyObject *arg, long long *sv, unsigned long long *uv, PyObject **shown)
+{
+    PyObject *owned = NULL;
+    *shown = NULL;
+    if (!PyLong_Check(arg)) {
+        if (PyArray_IsScalar(arg, Bool)) {
+            int t = PyObject_IsTrue(arg);
+            if (t < 0)
+                return -1;
+            *sv = t;
+            return 0;
+        }
+        if (PyFloat_Check(arg) || PyComplex_Check(arg) || PyArray_IsScalar(arg, Inexact) ||
+            PyArray_Check(arg) || !PyIndex_Check(arg))
+            return -2;
+        owned = PyNumber_Index(arg);
+        if (owned == NULL)
+            return -1;
+        arg = owned;
+    }
+    int overflow = 0, rc;
+    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        rc = -1;
+    } else if (overflow == 0) {
+        *sv = v;
+        rc = 0;
+    } else if (overflow < 0) {
+        rc = 2;
+    } else {
+        unsigned long long u = PyLong_AsUnsignedLongLong(arg);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            rc = 2;
+        } else {
+            *uv = u;
+            rc = 1;
+        }
+    }
+    if (rc == 2) {
+        *shown = owned ? owned : (Py_INCREF(arg), arg);
+        owned = NULL;
+    }
+    Py_XDECREF(owned);
+    return rc;
+}
+
+static int range_error(PccFunction *f, int i, PyObject *arg, PyObject *shown, const char *range)
+{
+    int rc = arg_error(f, i, PyExc_OverflowError, "%S is out of range (%s)",
+                       shown ? shown : arg, range);
+    Py_XDECREF(shown);
+    return rc;
+}
+
+static const char *range_text(int k)
+{
+    switch (k) {
+    case PK_I8: return "-128..127";
+    case PK_U8: return "0..255";
+    case PK_I16: return "-32768..32767";
+    case PK_U16: return "0..65535";
+    case PK_I32: return "-2147483648..2147483647";
+    case PK_U32: return "0..4294967295";
+    case PK_I64: return "-9223372036854775808..9223372036854775807";
+    default: return "0..18446744073709551615";
+    }
+}
+
+/* Integer kinds. -2: not an integer (no exception set). */
+static int conv_int(PccFunction *f, int i, PyObject *arg, int k, char *dst)
+{
+    long long sv = 0;
+    unsigned long long uv = 0;
+    PyObject *shown;
+    int r;
+    if (PyLong_CheckExact(arg)) { /* fast path */
+        int overflow = 0;
+        sv = PyLong_AsLongLongAndOverflow(arg, &overflow);
+        if (overflow == 0 && !(sv == -1 && PyErr_Occurred())) {
+            r = 0;
+            shown = NULL;
+            goto have;
+        }
+        if (PyErr_Occurred())
+            return -1;
+    }
+    r = int_value(arg, &sv, &uv, &shown);
+have:
+    if (r == -2 || r == -1)
+        return r == -1 ? arg_error_from_current(f, i, PyExc_TypeError) : -2;
+    if (r == 2)
+        return range_error(f, i, arg, shown, range_text(k));
+    if (is_signed_kind(k)) {
+        if (r == 1 || sv < smin[k] || sv > smax[k])
+            return range_error(f, i, arg, NULL, range_text(k));
+        store_int(dst, (unsigned long long)sv, pcc_kind_size(k));
+    } else {
+        if (r == 0 && sv < 0)
+            return range_error(f, i, arg, NULL, range_text(k));
+        unsigned long long u = r == 1 ? uv : (unsigned long long)sv;
+        if (u > umax[k])
+            return range_error(f, i, arg, NULL, range_text(k));
+        store_int(dst, u, pcc_kind_size(k));
+    }
+    return 0;
+}
+
+unsigned short pcc_double_to_minifloat(double d, int ebits, int mbits, int *overflow)
+{
+    unsigned short sign = signbit(d) ? (unsigned short)(1u << (ebits + mbits)) : 0;
+    unsigned int emax_field = (1u << ebits) - 1;
+    int bias = (int)(emax_field >> 1);
+    *overflow = 0;
+    if (isnan(d))
+        return (unsigned short)(sign | (emax_field << mbits) | (1u << (mbits - 1)));
+    double a = fabs(d);
+    if (isinf(a))
+        return (unsigned short)(sign | (emax_field << mbits));
+    if (a == 0.0)
+        return sign;
+    int e;
+    (void)frexp(a, &e);
+    e -= 1; /* a = m * 2^e with 1 <= m < 2 */
+    int emin = 1 - bias;
+    if (e < emin)
+        e = emin;
+    double m = nearbyint(ldexp(a, mbits - e)); /* exact scaling, round half to even */
+    if (m >= ldexp(1.0, mbits + 1)) {
+        m = ldexp(m, -1);
+        e += 1;
+    }
+    if (e > bias) {
+        *overflow = 1;
+        return (unsigned short)(sign | (emax_field << mbits));
+    }
+    unsigned int mi = (unsigned int)m;
+    if (mi >= (1u << mbits)) /* normal */
+        return (unsigned short)(sign | ((unsigned)(e + bias) << mbits) | (mi - (1u << mbits)));
+    return (unsigned short)(sign | mi); /* subnormal */
+}
+
+/* The value of a float-like argument. -2: not a number (no exception). */
+static int float_value(PccFunction *f, int i, PyObject *arg, double *out)
+{
+    if (PyFloat_Check(arg)) {
+        *out = PyFloat_AS_DOUBLE(arg);
+        return 0;
+    }
+    if (PyLong_Check(arg)) {
+        *out = PyLong_AsDouble(arg);
+        if (*out == -1.0 && PyErr_Occurred())
+            return arg_error_from_current(f, i, PyExc_OverflowError);
+        return 0;
+    }
+    if (PyArray_IsScalar(arg, Floating) || PyArray_IsScalar(arg, Integer) ||
+        PyArray_IsScalar(arg, Bool)) {
+        PyObject *x = PyNumber_Float(arg);
+        if (x == NULL)
+            return arg_error_from_current(f, i, PyExc_TypeError);
+        *out = PyFloat_AS_DOUBLE(x);
+        Py_DECREF(x);
+        return 0;
+    }
+    return -2;
+}
+
+static int conv_float(PccFunction *f, int i, PyObject *arg, int k, char *dst)
+{
+    double d;
+    int r = float_value(f, i, arg, &d);
+    if (r != 0)
+        return r;
+    if (k == PK_F64) {
+        memcpy(dst, &d, 8);
+    } else if (k == PK_F32) {
+        float v = (float)d;
+        if (isinf(v) && isfinite(d))
+            return arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);
+        memcpy(dst, &v, 4);
+    } else {
+        int overflow;
+        unsigned short h = k == PK_F16 ? pcc_double_to_minifloat(d, 5, 10, &overflow)
+                                       : pcc_double_to_minifloat(d, 8, 7, &overflow);
+        if (overflow)
+            return arg_error(f, i, PyExc_OverflowError, "%R is too large for %s", arg,
+                             k == PK_F16 ? "float16 (max 65504)" : "bfloat16");
+        memcpy(dst, &h, 2);
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------- pointers */
+
+static PyObject *driver_attr(const char *name)
+{
+    if (driver_module == NULL) {
+        driver_module = PyImport_ImportModule("pycudac._driver");
+        if (driver_module == NULL)
+            return NULL;
+    }
+    return PyObject_GetAttrString(driver_module, name);
+}
+
+static int is_handler(PyObject *arg)
+{
+    if (handler_class == NULL) {
+        PyObject *m = PyImport_ImportModule("pycudac._args");
+        if (m == NULL)
+            return -1;
+        handler_class = PyObject_GetAttrString(m, "ArgumentHandler");
+        Py_DECREF(m);
+        if (handler_class == NULL)
+            return -1;
+    }
+    return PyObject_IsInstance(arg, handler_class);
+}
+
+/* int(obj) as a device address (0..2^64-1). */
+static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
+                          const char *what)
+{
+    PyObject *v = PyLong_Check(obj) ? (Py_INCREF(obj), obj) : PyNumber_Long(obj);
+    if (v == NULL)
+        return arg_error_from_current(f, i, PyExc_TypeError);
+    int neg = 0;
+    unsigned long long u = 0;
+    int overflow = 0;
+    long long sv = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow < 0 || (overflow == 0 && sv < 0)) {
+        neg = 1;
+    } else if (overflow == 0) {
+        u = (unsigned long long)sv;
+    } else {
+        u = PyLong_AsUnsignedLongLong(v);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            neg = 2;
+        }
+    }
+    if (sv == -1 && overflow == 0 && PyErr_Occurred()) {
+        Py_DECREF(v);
+        return -1;
+    }
+    if (neg) {
+        arg_error(f, i, PyExc_OverflowError, "%s %S is not a device address (0..2**64-1)",
+                  what, v);
+        Py_DECREF(v);
+        return -1;
+    }
+    Py_DECREF(v);
+    *out = (CUdeviceptr)u;
+    return 0;
+}
+
+static int alloc_ptr(PccFunction *f, int i, PyObject *a, CUdeviceptr *out)
+{
+    PccDeviceAllocation *d = (PccDeviceAllocation *)a;
+    if (d->freed)
+        return arg_error(f, i, PyExc_ValueError, "the DeviceAllocation was freed");
+    *out = d->ptr;
+    return 0;
+}
+
+/* A NumPy array: device-reachable when its memory is a mapped pinned
+ * HostAllocation or managed memory; else the host-array TypeError. */
+static int array_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
+{
+    PyArrayObject *arr = (PyArrayObject *)arg;
+    PyObject *b = PyArray_BASE(arr);
+    for (int depth = 0; b != NULL && depth < 64; depth++) {
+        if (pcc_st.HostAllocation && PyObject_TypeCheck(b, pcc_st.HostAllocation)) {
+            PccHostAllocation *h = (PccHostAllocation *)b;
+            if (h->freed)
+                return arg_error(f, i, PyExc_ValueError, "the pinned host memory was freed");
+            CUdeviceptr base = 0;
+            CUresult rc = pcc_drv.cuMemHostGetDevicePointer(&base, h->ptr, 0);
+            if (rc != CUDA_SUCCESS)
+                return arg_error(f, i, PyExc_TypeError,
+                                 "this pinned host array is not mapped into the device's "
+                                 "address space (allocate it with "
+                                 "host_alloc_flags.DEVICEMAP, or copy it with In/Out/InOut)");
+            *out = base + (CUdeviceptr)((char *)PyArray_DATA(arr) - (char *)h->ptr);
+            return 0;
+        }
+        if (pcc_st.DeviceAllocation && pcc_is_device_allocation(b)) {
+            PccDeviceAllocation *d = (PccDeviceAllocation *)b;
+            if (d->kind != PCC_MEM_MANAGED)
+                break;
+            if (d->freed)
+                return arg_error(f, i, PyExc_ValueError, "the managed memory was freed");
+            *out = (CUdeviceptr)(uintptr_t)PyArray_DATA(arr);
+            return 0;
+        }
+        if (PyArray_Check(b))
+            b = PyArray_BASE((PyArrayObject *)b);
+        else if (PyMemoryView_Check(b))
+            b = PyMemoryView_GET_BUFFER(b)->obj;
+        else
+            break;
+    }
+    return arg_error(f, i, PyExc_TypeError,
+                     "got a host numpy.ndarray (dtype %S, %zd elements), which the GPU cannot "
+                     "read; wrap it as drv.In(a), drv.Out(a) or drv.InOut(a) to copy it, or "
+                     "pass a device array (gpuarray.to_gpu(a))",
+                     (PyObject *)PyArray_DESCR(arr), (Py_ssize_t)PyArray_SIZE(arr));
+}
+
+/* Minimal DLPack (v0.x ABI): only what we read. */
+typedef struct {
+    void *data;
+    struct { int32_t device_type, device_id; } device;
+    int32_t ndim;
+    struct { uint8_t code, bits; uint16_t lanes; } dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} pcc_dltensor;
+
+static int dlpack_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
+{
+    PyObject *cap = PyObject_CallMethodNoArgs(arg, s_dlpack);
+    if (cap == NULL)
+        return arg_error_from_current(f, i, PyExc_TypeError);
+    pcc_dltensor *t = PyCapsule_IsValid(cap, "dltensor") ? PyCapsule_GetPointer(cap, "dltensor")
+                                                          : NULL;
+    int rc = 0;
+    if (t == NULL) {
+        PyErr_Clear();
+        rc = arg_error(f, i, PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
+    } else if (t->device.device_type != 2 && t->device.device_type != 3 &&
+               t->device.device_type != 13) {
+        rc = arg_error(f, i, PyExc_TypeError,
+                       "the DLPack tensor lives on device type %d, not on a CUDA device",
+                       (int)t->device.device_type);
+    } else {
+        *out = (CUdeviceptr)(uintptr_t)t->data + t->byte_offset;
+    }
+    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */
+    return rc;
+}
+
+static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
+                          CUdeviceptr *out);
+
+/* A pointer parameter. */
+static int conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs)
+{
+    CUdeviceptr p = 0;
+    PyObject *attr;
+    if (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) {
+        if (alloc_ptr(f, i, arg, &p) < 0)
+            return -1;
+        goto store;
+    }
+    if (arg == Py_None)
+        goto store;
+    if (PyBool_Check(arg))
+        return arg_error(f, i, PyExc_TypeError, "got bool, which is not a device pointer");
+    if (PyLong_Check(arg)) {
+        if (address_of_int(f, i, arg, &p, "address") < 0)
+            return -1;
+        goto store;
+    }
+    if (PyArray_Check(arg)) {
+        if (array_ptr(f, i, arg, &p) < 0)
+            return -1;
+        goto store;
+    }
+    int h = is_handler(arg);
+    if (h < 0)
+        return -1;
+    if (h) {
+        if (record_handler(f, i, arg, cs, &p) < 0)
+            return -1;
+        goto store;
+    }
+    /* GPUArray-like: obj.gpudata */
+    attr = PyObject_GetAttr(arg, s_gpudata);
+    if (attr != NULL) {
+        int rc = 0;
+        if (attr == Py_None)
+            p = 0;
+        else if (pcc_st.DeviceAllocation && pcc_is_device_allocation(attr))
+            rc = alloc_ptr(f, i, attr, &p);
+        else
+            rc = address_of_int(f, i, attr, &p, "gpudata");
+        Py_DECREF(attr);
+        if (rc < 0)
+            return -1;
+        goto store;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    attr = PyObject_GetAttr(arg, s_cai);
+    if (attr != NULL) {
+        PyObject *data = PyDict_Check(attr) ? PyDict_GetItemWithError(attr, s_data) : NULL;
+        int rc;
+        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1)
+            rc = address_of_int(f, i, PyTuple_GET_ITEM(data, 0), &p,
+                                "__cuda_array_interface__ data");
+        else
+            rc = PyErr_Occurred() ? -1
+                                  : arg_error(f, i, PyExc_TypeError,
+                                              "its __cuda_array_interface__ has no 'data' tuple");
+        Py_DECREF(attr);
+        if (rc < 0)
+            return -1;
+        goto store;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    if (PyObject_HasAttr(arg, s_dlpack)) {
+        if (dlpack_ptr(f, i, arg, &p) < 0)
+            return -1;
+        goto store;
+    }
+    if (PyIndex_Check(arg) && !PyArray_IsScalar(arg, Bool)) {
+        if (address_of_int(f, i, arg, &p, "address") < 0)
+            return -1;
+        goto store;
+    }
+    if (PyObject_CheckBuffer(arg))
+        return arg_error(f, i, PyExc_TypeError,
+                         "got %s, a host buffer, which the GPU cannot read; copy it to the "
+                         "device (gpuarray.to_gpu) or wrap a numpy array in In/Out/InOut",
+                         Py_TYPE(arg)->tp_name);
+    return arg_error(f, i, PyExc_TypeError,
+                     "expected a device pointer (DeviceAllocation, GPUArray, int address, "
+                     "None, an object with __cuda_array_interface__, or In/Out/InOut of a "
+                     "numpy array), got %s",
+                     Py_TYPE(arg)->tp_name);
+store:
+    memcpy(dst, &p, sizeof p);
+    return 0;
+}
+
+/* ------------------------------------------------------------- structs */
+
+/* Exactly p->size bytes from a buffer (NumPy scalar, array, bytes...). */
+static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
+{
+    pcc_param *p = &f->params[i];
+    Py_buffer view;
+    if (PyUnicode_Check(arg) || PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return arg_error(f, i, PyExc_TypeError,
+                         "expected %s of exactly %zu bytes, got %s", hint, p->size,
+                         Py_TYPE(arg)->tp_name);
+    }
+    int rc = 0;
+    if ((size_t)view.len != p->size)
+        rc = arg_error(f, i, PyExc_TypeError,
+                       "expected %s of exactly %zu bytes, got %s of %zd bytes", hint, p->size,
+                       Py_TYPE(arg)->tp_name, view.len);
+    else
+        memcpy(dst, view.buf, p->size);
+    PyBuffer_Release(&view);
+    return rc;
+}
+
+static int conv_scalar(PccFunction *f, int i, PyObject *arg, int k, char *dst);
+
+static int conv_vec(PccFunction *f, int i, PyObject *arg, char *dst)
+{
+    pcc_param *p = &f->params[i];
+    if (p->elem_kind && (PyTuple_Check(arg) || PyList_Check(arg))) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(arg);
+        if (n != p->elem_count)
+            return arg_error(f, i, PyExc_TypeError, "expected %d components, got a %s of %zd",
+                             p->elem_count, Py_TYPE(arg)->tp_name, n);
+        size_t es = pcc_kind_size(p->elem_kind);
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int r = conv_scalar(f, i, PySequence_Fast_GET_ITEM(arg, k), p->elem_kind,
+                                dst + (size_t)k * es);
+            if (r == -2)
+                return arg_error(f, i, PyExc_TypeError, "component %zd: expected %s, got %s",
+                                 k, p->elem_kind >= PK_F16 ? "a number" : "an int",
+                                 Py_TYPE(PySequence_Fast_GET_ITEM(arg, k))->tp_name);
+            if (r < 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (p->elem_kind && p->elem_count == 2 && PyComplex_Check(arg) &&
+        (p->elem_kind == PK_F32 || p->elem_kind == PK_F64)) {
+        Py_complex c = PyComplex_AsCComplex(arg);
+        if (p->elem_kind == PK_F64) {
+            memcpy(dst, &c.real, 8);
+            memcpy(dst + 8, &c.imag, 8);
+        } else {
+            float re = (float)c.real, im = (float)c.imag;
+            memcpy(dst, &re, 4);
+            memcpy(dst + 4, &im, 4);
+        }
+        return 0;
+    }
+    return conv_bytes(f, i, arg, dst, p->elem_kind ? "a numpy scalar, a tuple or a buffer"
+                                                   : "a numpy scalar or buffer");
+}
+
+/* The untyped path: what the driver told us is `size` bytes. */
+static int conv_untyped(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs)
+{
+    pcc_param *p = &f->params[i];
+    size_t n = p->size;
+    if (PyLong_Check(arg) && (n == 1 || n == 2 || n == 4 || n == 8)) {
+        long long sv = 0;
+        unsigned long long uv = 0;
+        PyObject *shown;
+        int r = int_value(arg, &sv, &uv, &shown);
+        if (r == -1)
+            return -1;
+        int bits = (int)n * 8;
+        int ok = r == 1 ? n == 8 : r == 0 && (bits == 64 || (sv >= -(1LL << (bits - 1)) &&
+                                                             sv < (long long)(1ULL << bits)));
+        if (!ok) {
+            char range[64];
+            if (bits == 64)
+                snprintf(range, sizeof range, "-2**63..2**64-1");
+            else
+                snprintf(range, sizeof range, "-2**%d..2**%d-1", bits - 1, bits);
+            return range_error(f, i, arg, shown, range);
+        }
+        store_int(dst, r == 1 ? uv : (unsigned long long)sv, n);
+        return 0;
+    }
+    if (PyFloat_CheckExact(arg))
+        return arg_error(f, i, PyExc_TypeError,
+                         "a Python float is ambiguous for an untyped parameter; pass a numpy "
+                         "scalar of the parameter's type (numpy.float32(x) or numpy.float64(x))");
+    if (n == 8 && (arg == Py_None || (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) ||
+                   (PyArray_Check(arg)) || !PyObject_CheckBuffer(arg)))
+        return conv_ptr(f, i, arg, dst, cs);
+    if (PyArray_Check(arg))
+        return arg_error(f, i, PyExc_TypeError,
+                         "got a numpy.ndarray; a host array cannot be passed by value to an "
+                         "untyped parameter (use In/Out/InOut for a pointer)");
+    return conv_bytes(f, i, arg, dst, "a numpy scalar or buffer");
+}
+
+/* Scalar kinds; -2: wrong Python type (no exception set). */
+static int conv_scalar(PccFunction *f, int i, PyObject *arg, int k, char *dst)
+{
+    switch (k) {
+    case PK_I8: case PK_U8: case PK_I16: case PK_U16: case PK_I32: case PK_U32: case PK_I64:
+    case PK_U64:
+        return conv_int(f, i, arg, k, dst);
+    case PK_F16: case PK_BF16: case PK_F32: case PK_F64:
+        return conv_float(f, i, arg, k, dst);
+    case PK_BOOL:
+        if (PyBool_Check(arg)) {
+            *dst = arg == Py_True;
+            return 0;
+        }
+        if (PyArray_IsScalar(arg, Bool)) {
+            int t = PyObject_IsTrue(arg);
+            if (t < 0)
+                return -1;
+            *dst = (char)t;
+            return 0;
+        }
+        return -2;
+    default:
+        return -2;
+    }
+}
+
+static const char *expected_text(int k)
+{
+    switch (k) {
+    case PK_BOOL: return "expected True or False (bool or numpy.bool_)";
+    case PK_F16: case PK_BF16: case PK_F32: case PK_F64:
+        return "expected a float (Python float or int, numpy floating or integer scalar)";
+    default: return "expected an int (Python int or numpy integer scalar)";
+    }
+}
+
+/* --------------------------------------------------------- In/Out/InOut */
+
+static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
+                          CUdeviceptr *out)
+{
+    *out = 0;
+    if (cs->pack_only)
+        return arg_error(f, i, PyExc_TypeError,
+                         "In/Out/InOut arguments get a temporary device buffer only when the "
+                         "kernel is launched; pack() cannot show their bytes");
+    if (cs->handlers == NULL) {
+        cs->handlers = PyMem_Calloc((size_t)f->nparams, sizeof(pcc_handler_rec));
+        if (cs->handlers == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    pcc_handler_rec *r = &cs->handlers[cs->nhandlers];
+    memset(r, 0, sizeof *r);
+    r->handler = arg;
+    r->offset = f->params[i].offset;
+    cs->nhandlers++;
+    PyObject *ci = PyObject_GetAttr(arg, s_copy_in), *co = ci ? PyObject_GetAttr(arg, s_copy_out)
+                                                              : NULL;
+    if (co == NULL) {
+        Py_XDECREF(ci);
+        return -1;
+    }
+    r->copy_in = PyObject_IsTrue(ci);
+    r->copy_out = PyObject_IsTrue(co);
+    Py_DECREF(ci);
+    Py_DECREF(co);
+    r->array = PyObject_GetAttr(arg, s_array);
+    if (r->array == NULL)
+        return -1;
+    int flags = PyBUF_C_CONTIGUOUS | (r->copy_out ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {
+        PyErr_Clear();
+        const char *why = "its array does not export a C-contiguous buffer (use "
+                          "numpy.ascontiguousarray)";
+        if (PyArray_Check(r->array)) {
+            PyArrayObject *a = (PyArrayObject *)r->array;
+            if (r->copy_out && !PyArray_ISWRITEABLE(a))
+                why = "its array is read-only, so the kernel's output cannot be copied back";
+            else if (!PyArray_IS_C_CONTIGUOUS(a))
+                why = "its array is not C-contiguous (the copy back would miss the "
+                      "original); pass numpy.ascontiguousarray(a) and copy back yourself";
+        }
+        return arg_error(f, i, PyExc_ValueError, "%s: %s", Py_TYPE(arg)->tp_name, why);
+    }
+    r->has_view = 1;
+    if (r->view.len > 0) {
+        PyObject *mem_alloc = driver_attr("mem_alloc");
+        if (mem_alloc == NULL)
+            return -1;
+        r->alloc = PyObject_CallFunction(mem_alloc, "n", r->view.len);
+        Py_DECREF(mem_alloc);
+        if (r->alloc == NULL)
+            return -1;
+        if (!(pcc_st.DeviceAllocation && pcc_is_device_allocation(r->alloc))) {
+            PyErr_SetString(PyExc_SystemError, "mem_alloc did not return a DeviceAllocation");
+            return -1;
+        }
+        *out = ((PccDeviceAllocation *)r->alloc)->ptr;
+    }
+    return 0;
+}
+
+void pcc_call_state_clear(pcc_call_state *cs)
+{
+    for (int k = 0; k < cs->nhandlers; k++) {
+        pcc_handler_rec *r = &cs->handlers[k];
+        if (r->has_view)
+            PyBuffer_Release(&r->view);
+        Py_XDECREF(r->array);
+        Py_XDECREF(r->alloc);
+    }
+    PyMem_Free(cs->handlers);
+    cs->handlers = NULL;
+    cs->nhandlers = 0;
+}
+
+/* --------------------------------------------------------------- pack */
+
+static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_state *cs)
+{
+    pcc_param *p = &f->params[i];
+    char *dst = buf + p->offset;
+    int r;
+    switch (p->kind) {
+    case PK_PTR:
+        /* fast path: a DeviceAllocation exactly, or a plain int */
+        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation)) {
+            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
+            if (!d->freed) {
+                memcpy(dst, &d->ptr, sizeof d->ptr);
+                return 0;
+            }
+        }
+        if (PyLong_CheckExact(arg)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            if (overflow == 0 && v >= 0) {
+                CUdeviceptr dp = (CUdeviceptr)v;
+                memcpy(dst, &dp, sizeof dp);
+                return 0;
+            }
+        }
+        return conv_ptr(f, i, arg, dst, cs);
+    case PK_F32:
+        if (PyFloat_CheckExact(arg)) {
+            double d = PyFloat_AS_DOUBLE(arg);
+            float v = (float)d;
+            if (!(isinf(v) && isfinite(d))) {
+                memcpy(dst, &v, 4);
+                return 0;
+            }
+        }
+        break;
+    case PK_F64:
+        if (PyFloat_CheckExact(arg)) {
+            double d = PyFloat_AS_DOUBLE(arg);
+            memcpy(dst, &d, 8);
+            return 0;
+        }
+        break;
+    case PK_VEC:
+        return conv_vec(f, i, arg, dst);
+    case PK_STRUCT:
+        return conv_bytes(f, i, arg, dst, "a numpy scalar (structured dtype) or buffer");
+    case PK_UNTYPED:
+        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation) && p->size == 8) {
+            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
+            if (!d->freed) {
+                memcpy(dst, &d->ptr, sizeof d->ptr);
+                return 0;
+            }
+        }
+        return conv_untyped(f, i, arg, dst, cs);
+    default:
+        break;
+    }
+    r = conv_scalar(f, i, arg, p->kind, dst);
+    if (r == -2) {
+        if (PyArray_Check(arg))
+            return arg_error(f, i, PyExc_TypeError, "%s, got a numpy.ndarray (use a scalar: "
+                             "a[()] or a.item())", expected_text(p->kind));
+        return arg_error(f, i, PyExc_TypeError, "%s, got %s", expected_text(p->kind),
+                         Py_TYPE(arg)->tp_name);
+    }
+    return r;
+}
+
+int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char *buf,
+                  pcc_call_state *cs)
+{
+    if (f->layout_error) {
+        PyErr_Format(PyExc_TypeError, "kernel '%U': %U", f->name, f->layout_error);
+        return -1;
+    }
+    if (nargs != f->nparams) {
+        PyErr_Format(PyExc_TypeError, "kernel '%U' takes %d argument%s (%U) but %zd %s given",
+                     f->name, f->nparams, f->nparams == 1 ? "" : "s", f->decl, nargs,
+                     nargs == 1 ? "was" : "were");
+        return -1;
+    }
+    for (int i = 0; i < f->nparams; i++)
+        if (conv_one(f, i, args[i], buf, cs) < 0)
+            return -1;
+    return 0;
+}
+
+int pcc_pack_init(PyObject *module)
+{
+    (void)module;
+    if (PyArray_API == NULL) {
+        import_array1(-1);
+    }
+#define INTERN(var, text)                                                                      \
+    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
+        return -1;
+    INTERN(s_gpudata, "gpudata");
+    INTERN(s_cai, "__cuda_array_interface__");
+    INTERN(s_dlpack, "__dlpack__");
+    INTERN(s_array, "array");
+    INTERN(s_copy_in, "copy_in");
+    INTERN(s_copy_out, "copy_out");
+    INTERN(s_data, "data");
+#undef INTERN
+    return 0;
+}

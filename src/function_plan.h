@@ -1,0 +1,112 @@
+/*
+ * function_plan.h — private to src/function.c, function_plan.c and
+ * function_pack.c: the Function object's layout, its per-parameter plan,
+ * and the packer.
+ */
+#ifndef PYCUDAC_FUNCTION_PLAN_H
+#define PYCUDAC_FUNCTION_PLAN_H
+
+#include "pycudac/function.h"
+
+/* How a Python argument becomes a parameter's bytes. */
+enum {
+    PK_UNTYPED = 0, /* layout from the driver, no declared type: by size */
+    PK_PTR,
+    PK_I8,
+    PK_U8,
+    PK_I16,
+    PK_U16,
+    PK_I32,
+    PK_U32,
+    PK_I64,
+    PK_U64,
+    PK_F16,
+    PK_BF16,
+    PK_F32,
+    PK_F64,
+    PK_BOOL,
+    PK_VEC,
+    PK_STRUCT
+};
+
+typedef struct {
+    int kind;       /* PK_* */
+    int elem_kind;  /* PK_VEC: element kind, for tuples; 0 when unknown */
+    int elem_count; /* PK_VEC: number of elements */
+    size_t offset, size;
+    PyObject *name;  /* str or NULL */
+    PyObject *ctype; /* str or NULL */
+} pcc_param;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    CUfunction fn;
+    PyObject *module;    /* Module object (strong): keeps the code loaded */
+    PyObject *context;   /* Context of the module, or NULL */
+    PyObject *name;      /* str */
+    PyObject *signature; /* KernelSignature or None */
+    PyObject *decl;      /* str: "float *a, int n" (for messages and repr) */
+    PyObject *note;      /* str: why declared types were set aside, or NULL */
+    PyObject *layout_error; /* str: why no call can be packed, or NULL */
+    PyObject *prepared_block; /* block given to prepare(), or NULL */
+    pcc_param *params;
+    int nparams;
+    size_t argsize;     /* end of the last parameter */
+    size_t param_limit; /* 4096 or 32764 */
+    /* device limits, read once */
+    int max_threads, max_block[3];
+    unsigned int max_grid[3];
+    int smem_optin;     /* opt-in dynamic+static shared limit, 0 if none */
+    int smem_allowed;   /* dynamic shared allowed now without opting in further */
+    int static_smem;    /* -1 until asked */
+    PyObject *weakreflist;
+} PccFunction;
+
+/* One In/Out/InOut argument of a call in flight. */
+typedef struct {
+    PyObject *handler; /* borrowed: the argument */
+    PyObject *array;   /* new ref */
+    PyObject *alloc;   /* new ref: temporary DeviceAllocation, or NULL for 0 bytes */
+    Py_buffer view;
+    int has_view;
+    int copy_in, copy_out;
+    size_t offset; /* where the device pointer goes in the buffer */
+} pcc_handler_rec;
+
+typedef struct {
+    int pack_only;            /* pack(): In/Out/InOut refused */
+    int nhandlers;
+    pcc_handler_rec *handlers; /* PyMem, nparams entries, or NULL */
+} pcc_call_state;
+
+/* Fills f->params/nparams/argsize/note/layout_error from the driver's
+ * parameter info (unless !use_driver: the C ABI rules alone, as on drivers
+ * without cuFuncGetParamInfo) and `signature`. 0 or -1. */
+int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver);
+/* Frees the plan's arrays and references. */
+void pcc_plan_clear(PccFunction *f);
+
+/* Converts args[0..nargs) into buf (f->argsize bytes, zeroed by the
+ * caller where gaps matter). In/Out/InOut arguments are recorded in `cs`
+ * for the caller. 0, or -1 with an exception naming the argument. */
+int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char *buf,
+                  pcc_call_state *cs);
+void pcc_call_state_clear(pcc_call_state *cs);
+
+/* prepare(): apply PyCUDA-style argument types ("PiP" or dtypes). 0/-1. */
+int pcc_plan_prepare(PccFunction *f, PyObject *arg_types);
+
+/* Kind name ("ptr", "i32"...) of PK_*; for param_layout. */
+const char *pcc_kind_name(int kind);
+/* Bytes of a scalar kind (0 for vec/struct/untyped). */
+size_t pcc_kind_size(int kind);
+
+/* IEEE binary16 / bfloat16 bits of `d`, round to nearest even. Sets
+ * *overflow when a finite d rounds past the largest finite value. */
+unsigned short pcc_double_to_minifloat(double d, int ebits, int mbits, int *overflow);
+
+int pcc_plan_init(PyObject *module); /* also runs pcc_pack_init */
+int pcc_pack_init(PyObject *module);
+
+#endif

@@ -1,0 +1,539 @@
+/*
+ * module.c — Module objects: one loaded CUBIN, PTX or simulator image
+ * (cuModuleLoadData), unloaded in its own context when the object dies.
+ *
+ * get_function maps a name expression ("axpy<float>") to its lowered name
+ * through the module's `lowered` dict, finds the kernel, and hands it to
+ * pcc_function_new (src/function.c) with the kernel's parsed signature, when
+ * compiler.py left one in `signatures`. get_global returns a non-owning
+ * DeviceAllocation view (memory.c) that keeps the module, and so the
+ * variable's memory, alive.
+ * The instance __dict__ carries what compiler.py attaches (ptx, log, source).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pycudac/context.h"
+#include "pycudac/function.h"
+#include "pycudac/memory.h"
+#include "pycudac/module.h"
+
+#include <structmember.h>
+
+static PyObject *signature_for_fn; /* pycudac._sigparse.signature_for, once imported */
+
+/* ---- Module --------------------------------------------------------------------- */
+
+/* Loads `image` (bytes; kept) into the current context. New reference. */
+static PyObject *module_load(PyObject *image)
+{
+    PyObject *context = pcc_context_current();
+    if (context == NULL)
+        return NULL;
+    CUmodule m = NULL;
+    CUresult rc;
+    const char *data = PyBytes_AS_STRING(image);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pcc_drv.cuModuleLoadData(&m, data);
+    Py_END_ALLOW_THREADS
+    if (pcc_check(rc, "cuModuleLoadData") < 0) {
+        Py_DECREF(context);
+        return NULL;
+    }
+    PccModule *self = (PccModule *)pcc_st.Module->tp_alloc(pcc_st.Module, 0);
+    if (self == NULL) {
+        pcc_ctx_guard g;
+        if (pcc_ctx_enter(context, &g) == 0) {
+            pcc_drv.cuModuleUnload(m);
+            pcc_ctx_leave(&g);
+        }
+        Py_DECREF(context);
+        return NULL;
+    }
+    self->module = m;
+    self->context = context; /* reference handed over */
+    Py_INCREF(image);
+    self->image = image;
+    return (PyObject *)self;
+}
+
+static int Module_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    PccModule *self = (PccModule *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->context);
+    Py_VISIT(self->lowered);
+    Py_VISIT(self->signatures);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+/* The context is kept until dealloc: the unload happens in it. */
+static int Module_clear(PyObject *op)
+{
+    PccModule *self = (PccModule *)op;
+    Py_CLEAR(self->lowered);
+    Py_CLEAR(self->signatures);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void Module_dealloc(PyObject *op)
+{
+    PccModule *self = (PccModule *)op;
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    if (self->weakreflist)
+        PyObject_ClearWeakRefs(op);
+    if (self->module && self->context && !pcc_skip_free()) {
+        pcc_ctx_guard g;
+        if (pcc_ctx_enter(self->context, &g) == 0) {
+            (void)pcc_drv.cuModuleUnload(self->module); /* never raise from dealloc */
+            pcc_ctx_leave(&g);
+        }
+    }
+    self->module = NULL;
+    Module_clear(op);
+    Py_CLEAR(self->image);
+    Py_CLEAR(self->context);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+/* The kernel names we know of, for error messages: ", "-joined or NULL. */
+static PyObject *known_names(PccModule *self)
+{
+    PyObject *names = PyList_New(0);
+    if (names == NULL)
+        return NULL;
+    PyObject *sources[2] = {self->signatures, self->lowered};
+    for (int s = 0; s < 2; s++) {
+        if (sources[s] == NULL || !PyDict_Check(sources[s]))
+            continue;
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(sources[s], &pos, &key, &value)) {
+            if (PyUnicode_Check(key) && PySequence_Contains(names, key) == 0 &&
+                PyList_Append(names, key) < 0) {
+                Py_DECREF(names);
+                return NULL;
+            }
+        }
+    }
+    if (PyList_GET_SIZE(names) == 0) {
+        Py_DECREF(names);
+        return NULL;
+    }
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+    Py_XDECREF(sep);
+    Py_DECREF(names);
+    return joined;
+}
+
+static int ensure_signatures(PccModule *self);
+
+/* Raises LogicError: no kernel/variable `name` in this module. */
+static void raise_not_found(PccModule *self, PyObject *name, const char *what, CUresult rc)
+{
+    if (ensure_signatures(self) < 0)
+        PyErr_Clear();
+    PyObject *known = strcmp(what, "kernel") == 0 ? known_names(self) : NULL;
+    if (known == NULL)
+        PyErr_Clear();
+    const char *n = PyUnicode_AsUTF8(name);
+    if (n == NULL)
+        return;
+    const char *hint = "";
+    if (strcmp(what, "kernel") == 0 && strchr(n, '<'))
+        hint = " A template instance is reached through a name expression: pass "
+               "name_expressions=[...] naming it to SourceModule (with no_extern_c=True).";
+    else if (strcmp(what, "kernel") == 0)
+        hint = " Kernels must be __global__ and, with no_extern_c=True, declared extern \"C\" "
+               "or named through name_expressions.";
+    if (known)
+        PyErr_Format(pcc_st.LogicError, "this module has no %s named '%s' (%s returned %d); "
+                     "its kernels are: %U.%s",
+                     what, n, strcmp(what, "kernel") == 0 ? "cuModuleGetFunction"
+                                                          : "cuModuleGetGlobal",
+                     (int)rc, known, hint);
+    else
+        PyErr_Format(pcc_st.LogicError, "this module has no %s named '%s' (%s returned %d).%s",
+                     what, n, strcmp(what, "kernel") == 0 ? "cuModuleGetFunction"
+                                                          : "cuModuleGetGlobal",
+                     (int)rc, hint);
+    Py_XDECREF(known);
+}
+
+/* Imports pycudac._sigparse.<attr>; NULL without an exception when the
+ * parser is not there (launches then go by the driver's layout alone). */
+static PyObject *sigparse_attr(const char *attr)
+{
+    PyObject *mod = PyImport_ImportModule("pycudac._sigparse");
+    PyObject *fn = mod ? PyObject_GetAttrString(mod, attr) : NULL;
+    Py_XDECREF(mod);
+    if (fn == NULL && (PyErr_ExceptionMatches(PyExc_ImportError) ||
+                       PyErr_ExceptionMatches(PyExc_AttributeError)))
+        PyErr_Clear();
+    return fn;
+}
+
+/* Signatures are parsed from the module's `source` (set by compiler.py) on
+ * first need, not at load: a warm cache hit then costs no parsing. Py_None
+ * in the field means "parsed, nothing known". 0 or -1. */
+static int ensure_signatures(PccModule *self)
+{
+    if (self->signatures != NULL || self->dict == NULL)
+        return 0;
+    PyObject *source = PyDict_GetItemString(self->dict, "source"); /* borrowed */
+    if (source == NULL || !PyUnicode_Check(source))
+        return 0;
+    PyObject *parse = sigparse_attr("parse_kernels");
+    if (parse == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        Py_INCREF(Py_None);
+        self->signatures = Py_None;
+        return 0;
+    }
+    PyObject *sigs = PyObject_CallOneArg(parse, source);
+    Py_DECREF(parse);
+    if (sigs == NULL) {
+        /* Source the parser cannot read compiled anyway: go by the driver. */
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return -1;
+        PyErr_Clear();
+        Py_INCREF(Py_None);
+        sigs = Py_None;
+    }
+    if (self->signatures == NULL)
+        self->signatures = sigs;
+    else
+        Py_DECREF(sigs);
+    return 0;
+}
+
+/* The signature for `name` from self->signatures, or None. New reference. */
+static PyObject *signature_of(PccModule *self, PyObject *name)
+{
+    if (ensure_signatures(self) < 0)
+        return NULL;
+    if (self->signatures == NULL || self->signatures == Py_None)
+        Py_RETURN_NONE;
+    if (signature_for_fn == NULL) {
+        signature_for_fn = sigparse_attr("signature_for");
+        if (signature_for_fn == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            Py_RETURN_NONE;
+        }
+    }
+    return PyObject_CallFunctionObjArgs(signature_for_fn, self->signatures, name, NULL);
+}
+
+static PyObject *Module_get_function(PyObject *op, PyObject *name)
+{
+    PccModule *self = (PccModule *)op;
+    if (pcc_ready() < 0)
+        return NULL;
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError, "get_function: name must be str, not %.100s",
+                     Py_TYPE(name)->tp_name);
+        return NULL;
+    }
+    PyObject *lowered = NULL;
+    if (self->lowered && PyDict_Check(self->lowered)) {
+        lowered = PyDict_GetItemWithError(self->lowered, name); /* borrowed */
+        if (lowered == NULL && PyErr_Occurred())
+            return NULL;
+    }
+    const char *cname = PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+    if (cname == NULL)
+        return NULL;
+    CUfunction fn = NULL;
+    CUresult rc = pcc_drv.cuModuleGetFunction(&fn, self->module, cname);
+    if (rc == CUDA_ERROR_NOT_FOUND || rc == CUDA_ERROR_INVALID_VALUE) {
+        raise_not_found(self, name, "kernel", rc);
+        return NULL;
+    }
+    if (pcc_check(rc, "cuModuleGetFunction") < 0)
+        return NULL;
+    PyObject *sig = signature_of(self, name);
+    if (sig == NULL)
+        return NULL;
+    PyObject *f = pcc_function_new(op, fn, name, sig);
+    Py_DECREF(sig);
+    if (f == NULL && !PyErr_Occurred())
+        PyErr_SetString(pcc_st.RuntimeError, "kernel launches are not built into this copy of "
+                                             "pycudac (src/function.c)");
+    return f;
+}
+
+static PyObject *Module_get_global(PyObject *op, PyObject *name)
+{
+    PccModule *self = (PccModule *)op;
+    if (pcc_ready() < 0)
+        return NULL;
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError, "get_global: name must be str, not %.100s",
+                     Py_TYPE(name)->tp_name);
+        return NULL;
+    }
+    PyObject *lowered = NULL;
+    if (self->lowered && PyDict_Check(self->lowered)) {
+        lowered = PyDict_GetItemWithError(self->lowered, name); /* borrowed */
+        if (lowered == NULL && PyErr_Occurred())
+            return NULL;
+    }
+    const char *cname = PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+    if (cname == NULL)
+        return NULL;
+    CUdeviceptr ptr = 0;
+    size_t size = 0;
+    CUresult rc = pcc_drv.cuModuleGetGlobal(&ptr, &size, self->module, cname);
+    if (rc == CUDA_ERROR_NOT_FOUND || rc == CUDA_ERROR_INVALID_VALUE) {
+        raise_not_found(self, name, "__device__/__constant__ variable", rc);
+        return NULL;
+    }
+    if (pcc_check(rc, "cuModuleGetGlobal") < 0)
+        return NULL;
+    PyObject *view = pcc_device_allocation_view(ptr, size, self->context, op);
+    if (view == NULL)
+        return NULL;
+    return Py_BuildValue("(Nn)", view, (Py_ssize_t)size);
+}
+
+static PyObject *Module_get_lowered(PyObject *op, void *closure)
+{
+    (void)closure;
+    PyObject *v = ((PccModule *)op)->lowered;
+    v = v ? v : Py_None;
+    Py_INCREF(v);
+    return v;
+}
+
+static int Module_set_dict_field(PyObject **field, PyObject *value, const char *what)
+{
+    if (value != NULL && value != Py_None && !PyDict_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "Module.%s must be a dict or None, not %.100s", what,
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    PyObject *v = value == Py_None ? NULL : value;
+    Py_XINCREF(v);
+    Py_XSETREF(*field, v);
+    return 0;
+}
+
+static int Module_set_lowered(PyObject *op, PyObject *value, void *closure)
+{
+    (void)closure;
+    return Module_set_dict_field(&((PccModule *)op)->lowered, value, "lowered");
+}
+
+static PyObject *Module_get_signatures(PyObject *op, void *closure)
+{
+    (void)closure;
+    if (ensure_signatures((PccModule *)op) < 0)
+        return NULL;
+    PyObject *v = ((PccModule *)op)->signatures;
+    v = v ? v : Py_None;
+    Py_INCREF(v);
+    return v;
+}
+
+static int Module_set_signatures(PyObject *op, PyObject *value, void *closure)
+{
+    (void)closure;
+    PccModule *self = (PccModule *)op;
+    if (Module_set_dict_field(&self->signatures, value, "signatures") < 0)
+        return -1;
+    if (value == Py_None) { /* None: known to be absent, never parsed */
+        Py_INCREF(Py_None);
+        Py_XSETREF(self->signatures, Py_None);
+    }
+    return 0;
+}
+
+static PyObject *Module_get_handle(PyObject *op, void *closure)
+{
+    (void)closure;
+    return PyLong_FromVoidPtr(((PccModule *)op)->module);
+}
+
+static PyObject *Module_repr(PyObject *op)
+{
+    PccModule *self = (PccModule *)op;
+    return PyUnicode_FromFormat("<pycudac Module %p, %zd-byte image>", (void *)self->module,
+                                self->image ? PyBytes_GET_SIZE(self->image) : (Py_ssize_t)0);
+}
+
+static PyMethodDef Module_methods[] = {
+    {"get_function", Module_get_function, METH_O,
+     "get_function(name) -> Function. `name` is a kernel name or a name expression given "
+     "at compile time (\"axpy<float>\")."},
+    {"get_global", Module_get_global, METH_O,
+     "get_global(name) -> (DeviceAllocation, size): the address and size of a __device__ "
+     "or __constant__ variable (a view that never frees; it keeps the module loaded)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Module_getset[] = {
+    {"lowered", Module_get_lowered, Module_set_lowered,
+     "dict: name expression -> lowered (mangled) name, or None.", NULL},
+    {"signatures", Module_get_signatures, Module_set_signatures,
+     "dict: kernel name -> parsed signature (pycudac._sigparse), or None. Parsed from "
+     "the module's `source` attribute on first use unless set.", NULL},
+    {"handle", Module_get_handle, NULL, "The CUmodule handle as an int.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMemberDef Module_members[] = {
+    {"image", T_OBJECT, offsetof(PccModule, image), READONLY, "The bytes that were loaded."},
+    {"context", T_OBJECT, offsetof(PccModule, context), READONLY, "The Context it lives in."},
+    {"__dictoffset__", T_PYSSIZET, offsetof(PccModule, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(PccModule, weakreflist), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyType_Slot Module_slots[] = {
+    {Py_tp_doc, "A loaded CUDA module (CUBIN, PTX or simulator image). Made by "
+                "pycudac.compiler.SourceModule or module_from_buffer; unloaded, in its own "
+                "context, when it is garbage."},
+    {Py_tp_repr, Module_repr},
+    {Py_tp_traverse, Module_traverse},
+    {Py_tp_clear, Module_clear},
+    {Py_tp_dealloc, Module_dealloc},
+    {Py_tp_methods, Module_methods},
+    {Py_tp_getset, Module_getset},
+    {Py_tp_members, Module_members},
+    {0, NULL}};
+
+static PyType_Spec Module_spec = {
+    .name = "pycudac._driver.Module",
+    .basicsize = sizeof(PccModule),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION
+#endif
+    ,
+    .slots = Module_slots,
+};
+
+/* ---- module functions ------------------------------------------------------------- */
+
+static PyObject *py_module_from_buffer(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    (void)self;
+    static char *kwlist[] = {"image", "options", "message_handler", NULL};
+    PyObject *image, *options = Py_None, *handler = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO:module_from_buffer", kwlist, &image,
+                                     &options, &handler))
+        return NULL;
+    /* JIT options (PyCUDA's `options`) are accepted and not used: the table has no
+     * cuModuleLoadDataEx, and NVRTC options are given at compile time instead. */
+    if (pcc_ready() < 0)
+        return NULL;
+    PyObject *bytes;
+    if (PyBytes_Check(image)) {
+        Py_INCREF(image);
+        bytes = image;
+    } else if (PyObject_CheckBuffer(image)) {
+        bytes = PyBytes_FromObject(image);
+        if (bytes == NULL)
+            return NULL;
+    } else if (PyUnicode_Check(image)) {
+        /* PTX given as text. */
+        bytes = PyUnicode_AsUTF8String(image);
+        if (bytes == NULL)
+            return NULL;
+    } else {
+        PyErr_Format(PyExc_TypeError,
+                     "module_from_buffer: image must be bytes (CUBIN, PTX, fatbin or a "
+                     "simulator image), not %.100s",
+                     Py_TYPE(image)->tp_name);
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(bytes) == 0) {
+        Py_DECREF(bytes);
+        PyErr_SetString(PyExc_ValueError, "module_from_buffer: image is empty");
+        return NULL;
+    }
+    PyObject *m = module_load(bytes);
+    Py_DECREF(bytes);
+    return m;
+}
+
+static PyObject *py_module_from_file(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *path = NULL;
+    if (!PyArg_ParseTuple(args, "O&:module_from_file", PyUnicode_FSConverter, &path))
+        return NULL;
+    PyObject *bytes = NULL, *m = NULL;
+    if (pcc_ready() < 0)
+        goto done;
+    FILE *f = NULL;
+    long size = -1;
+    int err = 0;
+    const char *p = PyBytes_AS_STRING(path);
+    Py_BEGIN_ALLOW_THREADS
+    f = fopen(p, "rb");
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f && size >= 0 && fseek(f, 0, SEEK_SET) != 0)
+        size = -1;
+    if (f == NULL || size < 0)
+        err = errno ? errno : EIO;
+    Py_END_ALLOW_THREADS
+    if (err) {
+        if (f)
+            fclose(f);
+        errno = err;
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        goto done;
+    }
+    bytes = PyBytes_FromStringAndSize(NULL, size);
+    if (bytes == NULL) {
+        fclose(f);
+        goto done;
+    }
+    size_t got;
+    char *dst = PyBytes_AS_STRING(bytes);
+    Py_BEGIN_ALLOW_THREADS
+    got = fread(dst, 1, (size_t)size, f);
+    fclose(f);
+    Py_END_ALLOW_THREADS
+    if (got != (size_t)size) {
+        PyErr_Format(PyExc_OSError, "module_from_file: short read from %R", path);
+        goto done;
+    }
+    if (size == 0) {
+        PyErr_Format(PyExc_ValueError, "module_from_file: %R is empty", path);
+        goto done;
+    }
+    m = module_load(bytes);
+done:
+    Py_XDECREF(bytes);
+    Py_XDECREF(path);
+    return m;
+}
+
+static PyMethodDef module_functions[] = {
+    {"module_from_buffer", (PyCFunction)(void (*)(void))py_module_from_buffer,
+     METH_VARARGS | METH_KEYWORDS,
+     "module_from_buffer(image, options=None, message_handler=None) -> Module\n\n"
+     "Loads a CUBIN, PTX, fatbin or simulator image into the current context "
+     "(cuModuleLoadData). JIT options are accepted for PyCUDA compatibility and ignored."},
+    {"module_from_file", py_module_from_file, METH_VARARGS,
+     "module_from_file(path) -> Module: module_from_buffer of the file's bytes."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_module_init(PyObject *module)
+{
+    PyObject *t = PyType_FromSpec(&Module_spec);
+    if (t == NULL)
+        return -1;
+    pcc_st.Module = (PyTypeObject *)t;
+    if (PyModule_AddObjectRef(module, "Module", t) < 0)
+        return -1;
+    return PyModule_AddFunctions(module, module_functions);
+}

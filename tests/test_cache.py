@@ -1,0 +1,492 @@
+"""The on-disk compile cache (src/cache.c + pycudac/compiler.py): keys, safe
+directories, atomic entries, recovery from bad entries, eviction, and the
+warnings when the cache cannot be used. Compiles go through NVRTC with an
+explicit arch, so none of this needs a GPU or the simulator."""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import uuid
+import warnings
+
+import pytest
+
+from pycudac import _driver, compiler
+from pycudac.compiler import CacheWarning
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = "__global__ void scale(float *a, float s) { a[threadIdx.x] *= s; }\n"
+
+
+def unique_src():
+    return f"// {uuid.uuid4().hex}\n" + SRC
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A fresh private cache directory, named by PYCUDAC_CACHE_DIR."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(d))
+    monkeypatch.delenv("PYCUDAC_DISABLE_CACHE", raising=False)
+    monkeypatch.delenv("PYCUDAC_CACHE_MAX_BYTES", raising=False)
+    compiler._dir_state.clear()
+    compiler._warned.clear()
+    yield d
+    compiler._dir_state.clear()
+    compiler._warned.clear()
+
+
+def entries(d):
+    return sorted(n for n in os.listdir(d) if n.endswith(".pcc"))
+
+
+def counts():
+    return dict(compiler._stats)
+
+
+def delta(before, key):
+    return compiler._stats[key] - before[key]
+
+
+# ---------------------------------------------------------------------------
+# the key
+
+BASE = dict(source=SRC, options=["--gpu-architecture=sm_90"], name_expressions=[],
+            target="cubin", arch="sm_90", compiler="nvrtc", backend="nvrtc",
+            no_extern_c=False, include_dirs=())
+
+
+def test_key_is_sha256_hex_and_stable():
+    k = compiler.cache_key(**BASE)
+    assert len(k) == 64 and int(k, 16) >= 0
+    assert compiler.cache_key(**BASE) == k
+
+
+@pytest.mark.parametrize("field,value", [
+    ("source", SRC + " "),
+    ("options", ["--gpu-architecture=sm_90", "--use_fast_math"]),
+    ("name_expressions", ["scale"]),
+    ("target", "ptx"),
+    ("arch", "sm_80"),
+    ("backend", "sim-or-other"),
+    ("no_extern_c", True),
+])
+def test_each_key_field_changes_the_key(field, value):
+    assert compiler.cache_key(**dict(BASE, **{field: value})) != compiler.cache_key(**BASE)
+
+
+def test_option_order_and_expression_boundaries_matter():
+    a = compiler.cache_key(**dict(BASE, options=["-DA", "-DB"]))
+    b = compiler.cache_key(**dict(BASE, options=["-DA-DB"]))
+    assert a != b
+
+
+def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
+    k = compiler.cache_key(**BASE)
+    info = dict(compiler._compiler_info("nvrtc"))
+    monkeypatch.setitem(compiler._info_cache, "nvrtc", dict(info, version="99.9"))
+    assert compiler.cache_key(**BASE) != k
+    monkeypatch.setitem(compiler._info_cache, "nvrtc", dict(info, identity="/other/libnvrtc"))
+    assert compiler.cache_key(**BASE) != k
+    monkeypatch.setitem(compiler._info_cache, "nvrtc", info)
+    monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
+    assert compiler.cache_key(**BASE) != k
+
+
+def test_editing_an_included_header_changes_the_key(tmp_path):
+    inc = tmp_path / "inc"
+    (inc / "sub").mkdir(parents=True)
+    (inc / "sub" / "scale.h").write_text("#define SCALE 2\n")
+    args = dict(BASE, include_dirs=[str(inc)])
+    k1 = compiler.cache_key(**args)
+    assert compiler.cache_key(**args) == k1
+    (inc / "sub" / "scale.h").write_text("#define SCALE 3\n")
+    k2 = compiler.cache_key(**args)
+    assert k2 != k1
+    (inc / "extra.h").write_text("\n")
+    assert compiler.cache_key(**args) not in (k1, k2)
+
+
+def test_key_identical_across_processes():
+    code = textwrap.dedent(f"""
+        from pycudac import compiler
+        print(compiler.cache_key(**{BASE!r}))
+    """)
+    keys = set()
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True, check=True)
+        keys.add(out.stdout.strip())
+    assert keys == {compiler.cache_key(**BASE)}
+
+
+# ---------------------------------------------------------------------------
+# store / load
+
+def test_store_load_roundtrip_and_modes(cache):
+    assert _driver.cache_check_dir(str(cache)) is None  # creates it
+    assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
+    key = "ab" * 32
+    assert _driver.cache_store(str(cache), key, b"payload bytes") == 0
+    assert _driver.cache_load(str(cache), key) == b"payload bytes"
+    (name,) = entries(cache)
+    assert name == key + ".pcc"
+    assert stat.S_IMODE(os.stat(cache / name).st_mode) == 0o600
+    assert _driver.cache_load(str(cache), "cd" * 32) is None
+    assert _driver.cache_verify(str(cache), "cd" * 32) == "no entry"
+
+
+def test_bad_keys_are_value_errors(cache):
+    _driver.cache_check_dir(str(cache))
+    for bad in ("", "ab", "zz" * 32, "ab" * 33):
+        with pytest.raises(ValueError, match="key"):
+            _driver.cache_load(str(cache), bad)
+        with pytest.raises(ValueError, match="key"):
+            _driver.cache_store(str(cache), bad, b"x")
+
+
+def test_nested_directory_is_created_0700(tmp_path):
+    d = tmp_path / "a" / "b" / "pycudac"
+    assert _driver.cache_check_dir(str(d)) is None
+    assert stat.S_IMODE(os.stat(d).st_mode) == 0o700
+    assert _driver.cache_check_dir(str(tmp_path / "x"), create=False) is not None
+
+
+def test_compile_hits_the_cache(cache):
+    src = unique_src()
+    before = counts()
+    a = compiler.compile(src, arch="sm_90")
+    assert a[:4] == b"\x7fELF"
+    assert delta(before, "compiles") == 1 and delta(before, "stores") == 1
+    b = compiler.compile(src, arch="sm_90")
+    assert a == b
+    assert delta(before, "compiles") == 1 and delta(before, "hits") == 1
+    assert len(entries(cache)) == 1
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "flip", "empty", "header_only"])
+def test_bad_entry_is_a_miss_and_is_rewritten(cache, damage):
+    src = unique_src()
+    good = compiler.compile(src, arch="sm_90")
+    (name,) = entries(cache)
+    path = cache / name
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[:len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(os.urandom(len(data)))
+    elif damage == "flip":
+        path.write_bytes(data[:-10] + bytes([data[-10] ^ 1]) + data[-9:])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:
+        path.write_bytes(data[:88])
+    os.chmod(path, 0o600)
+    key = name[:-4]
+    assert _driver.cache_verify(str(cache), key) != "ok"
+    assert _driver.cache_load(str(cache), key) is None
+    before = counts()
+    again = compiler.compile(src, arch="sm_90")
+    assert again == good
+    assert delta(before, "compiles") == 1 and delta(before, "misses") == 1
+    assert _driver.cache_verify(str(cache), key) == "ok"
+
+
+def test_entry_with_another_key_is_a_miss(cache):
+    s1, s2 = unique_src(), unique_src().replace("*= s", "+= s")
+    img1 = compiler.compile(s1, arch="sm_90")
+    (n1,) = entries(cache)
+    img2 = compiler.compile(s2, arch="sm_90")
+    n2 = [n for n in entries(cache) if n != n1][0]
+    os.replace(cache / n1, cache / n2)  # entry for s1 under s2's name
+    assert "another key" in _driver.cache_verify(str(cache), n2[:-4])
+    before = counts()
+    assert compiler.compile(s2, arch="sm_90") == img2 != img1
+    assert delta(before, "compiles") == 1
+    assert _driver.cache_verify(str(cache), n2[:-4]) == "ok"
+
+
+def test_foreign_payload_with_valid_checksum_is_a_miss(cache):
+    src = unique_src()
+    compiler.compile(src, arch="sm_90")
+    (name,) = entries(cache)
+    _driver.cache_store(str(cache), name[:-4], b"not a pycudac payload")
+    before = counts()
+    assert compiler.compile(src, arch="sm_90")[:4] == b"\x7fELF"
+    assert delta(before, "compiles") == 1
+    assert compiler.compile(src, arch="sm_90")[:4] == b"\x7fELF"
+    assert delta(before, "compiles") == 1 and delta(before, "hits") == 1
+
+
+def test_symlinked_entry_is_never_read(cache, tmp_path):
+    _driver.cache_check_dir(str(cache))
+    key = "ef" * 32
+    _driver.cache_store(str(cache), key, b"real")
+    target = tmp_path / "elsewhere.pcc"
+    os.replace(cache / (key + ".pcc"), target)
+    os.symlink(target, cache / (key + ".pcc"))
+    assert _driver.cache_load(str(cache), key) is None
+    assert "symbolic link" in _driver.cache_verify(str(cache), key)
+    # a store replaces the link itself, never writes through it
+    _driver.cache_store(str(cache), key, b"new")
+    assert not os.path.islink(cache / (key + ".pcc"))
+    assert _driver.cache_load(str(cache), key) == b"new"
+    assert target.read_bytes()[-4:] == b"real"
+
+
+# ---------------------------------------------------------------------------
+# refused directories: one warning, compile without cache
+
+def _compile_twice_expect_one_warning(src, match):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a = compiler.compile(src, arch="sm_90")
+        b = compiler.compile(src, arch="sm_90")
+    assert a == b and a[:4] == b"\x7fELF"
+    cw = [x for x in w if issubclass(x.category, CacheWarning)]
+    assert len(cw) == 1, [str(x.message) for x in w]
+    assert match in str(cw[0].message)
+    return cw[0]
+
+
+def test_world_writable_dir_refused_with_one_warning(cache):
+    cache.mkdir(mode=0o700)
+    os.chmod(cache, 0o777)
+    before = counts()
+    _compile_twice_expect_one_warning(unique_src(), "writable")
+    assert delta(before, "compiles") == 2
+    assert entries(cache) == []
+
+
+def test_group_writable_dir_refused(cache):
+    cache.mkdir(mode=0o700)
+    os.chmod(cache, 0o770)
+    _compile_twice_expect_one_warning(unique_src(), "group")
+    assert entries(cache) == []
+
+
+def test_symlinked_dir_refused_with_one_warning(cache, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    os.symlink(real, cache)
+    _compile_twice_expect_one_warning(unique_src(), "symbolic link")
+    assert entries(real) == []
+
+
+def test_store_refuses_unsafe_dir_even_if_checked_before(cache):
+    assert _driver.cache_check_dir(str(cache)) is None
+    os.chmod(cache, 0o777)
+    with pytest.raises(OSError, match="writable by group or others"):
+        _driver.cache_store(str(cache), "ab" * 32, b"x")
+    os.chmod(cache, 0o700)
+    _driver.cache_store(str(cache), "ab" * 32, b"x")
+    os.chmod(cache, 0o777)
+    assert _driver.cache_load(str(cache), "ab" * 32) is None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a directory of another user")
+def test_dir_of_another_user_refused(cache):
+    cache.mkdir(mode=0o700)
+    os.chown(cache, 65534, 65534)
+    _compile_twice_expect_one_warning(unique_src(), "owned by uid 65534")
+
+
+# Becomes user nobody once everything it needs is loaded (the interpreter
+# itself may live where nobody cannot read).
+DEMOTE = textwrap.dedent("""
+    import os, hashlib, json, struct, tempfile, uuid, warnings
+    from pycudac import _driver, compiler
+    _driver.nvrtc_version()
+    compiler._compiler_info("nvrtc")
+    os.setgid(65534)
+    os.setuid(65534)
+""")
+
+
+def _run_restricted(script, env_extra, demote):
+    """Run `script` in a fresh interpreter; as user nobody when demote."""
+    env = dict(os.environ, **env_extra)
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+    if demote:
+        script = DEMOTE + script
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+CHILD = textwrap.dedent("""
+    import warnings, uuid
+    warnings.simplefilter("always")
+    from pycudac import compiler
+    src = "// %s\\n" % uuid.uuid4().hex + "__global__ void f(float *a) { a[0] = 1; }"
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a = compiler.compile(src, arch="sm_90")
+        b = compiler.compile(src, arch="sm_90")
+    assert a == b and a[:4] == b"\\x7fELF"
+    msgs = [str(x.message) for x in w if issubclass(x.category, compiler.CacheWarning)]
+    print(len(msgs))
+    print(msgs[0] if msgs else "")
+""")
+
+
+def test_read_only_dir_compiles_and_warns_once():
+    base = tempfile.mkdtemp(prefix="pycudac-ro-")
+    try:
+        os.chmod(base, 0o755)
+        d = os.path.join(base, "cache")
+        os.mkdir(d, 0o500)
+        demote = os.geteuid() == 0  # root writes anyway: run the child as nobody
+        if demote:
+            os.chown(d, 65534, 65534)
+        r = _run_restricted(CHILD, {"PYCUDAC_CACHE_DIR": d}, demote)
+        assert r.returncode == 0, r.stderr
+        n, msg = r.stdout.splitlines()[:2]
+        assert n == "1", r.stdout
+        assert "Permission denied" in msg or "EACCES" in msg or "Errno 13" in msg, msg
+        assert os.listdir(d) == []
+    finally:
+        os.chmod(base, 0o700)
+        subprocess.run(["rm", "-rf", base])
+
+
+def test_disk_full_compiles_and_warns_once(tmp_path):
+    """RLIMIT_FSIZE makes writes fail with EFBIG, like a full disk."""
+    script = textwrap.dedent("""
+        import resource, signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+    """) + CHILD
+    d = tmp_path / "cache"
+    r = _run_restricted(script, {"PYCUDAC_CACHE_DIR": str(d)}, False)
+    assert r.returncode == 0, r.stderr
+    n, msg = r.stdout.splitlines()[:2]
+    assert n == "1", r.stdout
+    assert "could not write" in msg
+    assert [x for x in os.listdir(d) if not x.startswith(".tmp-")] == []
+    assert [x for x in os.listdir(d) if x.startswith(".tmp-")] == []  # temp file removed
+
+
+def test_disable_cache(cache, monkeypatch):
+    monkeypatch.setenv("PYCUDAC_DISABLE_CACHE", "1")
+    before = counts()
+    src = unique_src()
+    compiler.compile(src, arch="sm_90")
+    compiler.compile(src, arch="sm_90")
+    assert delta(before, "compiles") == 2 and delta(before, "hits") == 0
+    assert not cache.exists() or entries(cache) == []
+    monkeypatch.delenv("PYCUDAC_DISABLE_CACHE")
+    compiler.compile(src, arch="sm_90", cache_dir=False)
+    assert not cache.exists() or entries(cache) == []
+
+
+def test_cache_dir_argument(tmp_path, cache):
+    other = tmp_path / "other"
+    compiler.compile(unique_src(), arch="sm_90", cache_dir=str(other))
+    assert len(entries(other)) == 1
+    assert not cache.exists() or entries(cache) == []
+
+
+def test_cache_path_precedence(monkeypatch, tmp_path):
+    monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert compiler.cache_path() == str(tmp_path / "a")
+    assert compiler.cache_path(tmp_path / "c") == str(tmp_path / "c")
+    monkeypatch.delenv("PYCUDAC_CACHE_DIR")
+    assert compiler.cache_path() == str(tmp_path / "x" / "pycudac")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert compiler.cache_path() == str(tmp_path / "h" / ".cache" / "pycudac")
+
+
+def test_stats_and_clear(cache):
+    compiler.compile(unique_src(), arch="sm_90")
+    compiler.compile(unique_src(), arch="sm_90")
+    st = compiler.cache_stats()
+    assert st["path"] == str(cache) and st["entries"] == 2 and st["bytes"] > 0
+    assert st["enabled"] and st["refused"] is None
+    assert compiler.cache_clear() == 2
+    assert compiler.cache_stats()["entries"] == 0
+
+
+# ---------------------------------------------------------------------------
+# eviction
+
+def _set_mtime(path, t):
+    os.utime(path, ns=(t, t))
+
+
+def test_eviction_keeps_the_cap_oldest_first(cache):
+    _driver.cache_check_dir(str(cache))
+    payload = b"x" * 1000  # entry = 88 + 1000 bytes
+    keys = [f"{i:02x}" * 32 for i in range(6)]
+    for i, k in enumerate(keys[:5]):
+        _driver.cache_store(str(cache), k, payload)
+        _set_mtime(cache / (k + ".pcc"), 1_000_000_000 * (i + 1))
+    # a hit refreshes an old entry
+    assert _driver.cache_load(str(cache), keys[0]) == payload
+    cap = 3 * 1088
+    evicted = _driver.cache_store(str(cache), keys[5], payload, cap)
+    assert evicted == 3
+    left = entries(cache)
+    assert sum(os.path.getsize(cache / n) for n in left) <= cap
+    assert left == sorted([keys[0] + ".pcc", keys[4] + ".pcc", keys[5] + ".pcc"])
+
+
+def test_eviction_never_removes_the_entry_just_written(cache):
+    _driver.cache_check_dir(str(cache))
+    _driver.cache_store(str(cache), "01" * 32, b"a" * 500)
+    _set_mtime(cache / ("01" * 32 + ".pcc"), 10**18)  # "newer" than the new one
+    _driver.cache_store(str(cache), "02" * 32, b"b" * 500, 10)  # cap below one entry
+    assert entries(cache) == ["02" * 32 + ".pcc"]
+
+
+def test_cap_from_environment_applies_to_compiles(cache, monkeypatch):
+    first = compiler.compile(unique_src(), arch="sm_90")
+    size = os.path.getsize(cache / entries(cache)[0])
+    monkeypatch.setenv("PYCUDAC_CACHE_MAX_BYTES", str(int(size * 2.5)))
+    for _ in range(4):
+        compiler.compile(unique_src(), arch="sm_90")
+        total = sum(os.path.getsize(cache / n) for n in entries(cache))
+        assert total <= size * 2.5 + 200
+    assert len(entries(cache)) == 2
+    assert first[:4] == b"\x7fELF"
+
+
+def test_stale_temp_files_are_removed(cache):
+    _driver.cache_check_dir(str(cache))
+    stale = cache / ".tmp-deadbeef-1-1-1"
+    stale.write_bytes(b"partial")
+    _set_mtime(stale, 1_000_000_000)
+    fresh = cache / ".tmp-deadbeef-2-2-2"
+    fresh.write_bytes(b"partial")
+    _driver.cache_store(str(cache), "03" * 32, b"c", 1 << 20)
+    assert not stale.exists() and fresh.exists()
+
+
+# ---------------------------------------------------------------------------
+# concurrency
+
+def test_sixteen_processes_compile_the_same_source(tmp_path):
+    d = tmp_path / "cache"
+    src = unique_src()
+    script = textwrap.dedent(f"""
+        import hashlib, sys
+        from pycudac import compiler
+        img = compiler.compile({src!r}, arch="sm_90")
+        assert img[:4] == b"\\x7fELF"
+        print(hashlib.sha256(img).hexdigest())
+    """)
+    env = dict(os.environ, PYCUDAC_CACHE_DIR=str(d))
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(16)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    assert len({out.strip() for out, _ in outs}) == 1
+    names = os.listdir(d)
+    assert len(names) == 1 and names[0].endswith(".pcc"), names  # no temp file left
+    assert _driver.cache_verify(str(d), names[0][:-4]) == "ok"

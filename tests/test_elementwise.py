@@ -1,0 +1,299 @@
+"""Elementwise arithmetic on GPUArrays (NumPy promotion, broadcasting,
+strided operands) and PyCUDA's ElementwiseKernel, checked against NumPy."""
+import warnings
+
+import numpy as np
+import pytest
+
+ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+              np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ctx():
+    import pycudac.autoinit  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def ga():
+    from pycudac import gpuarray
+    return gpuarray
+
+
+def sample(dtype, shape=(6, 5), seed=0, nonzero=False, positive=False):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        x = rng.integers(0, 2, shape).astype(bool)
+        return np.ones(shape, bool) if nonzero else x
+    if dtype.kind in "iu":
+        lo = 1 if positive or dtype.kind == "u" else -20
+        x = rng.integers(lo, 20, shape).astype(dtype)
+        if nonzero:
+            x[x == 0] = 3
+        return x
+    if dtype.kind == "c":
+        x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    else:
+        x = (rng.standard_normal(shape) * 4).astype(dtype)
+    if positive:
+        x = abs(x) + 1
+    return x
+
+
+def check(got, expected):
+    expected = np.asarray(expected)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert got.shape == expected.shape
+    if expected.dtype.kind in "fc":
+        tol = {2: 2e-3, 4: 1e-5, 8: 1e-12, 16: 1e-12}[expected.dtype.itemsize]
+        if expected.dtype == np.complex64:
+            tol = 1e-5
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b,
+    "mod": lambda a, b: a % b, "pow": lambda a, b: a ** b,
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+}
+
+
+def _np(op, x, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            return OPS[op](x, y)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_binary_ops_every_dtype(ga, dtype):
+    """Every operator NumPy has for the dtype (one compiled module per dtype)."""
+    x = sample(dtype, seed=1)
+    y = sample(dtype, seed=2, nonzero=True, positive=np.dtype(dtype).kind in "iu")
+    if np.dtype(dtype).kind in "iu":
+        y = np.minimum(y, 5).astype(dtype)  # small exponents for pow
+    if np.dtype(dtype).kind == "c":
+        x[0, :2] = [0, 0]                     # 0**b
+        y[0, 1] = 0
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    tested = 0
+    for op in OPS:
+        try:
+            expected = _np(op, x, y)
+        except TypeError:
+            with pytest.raises(TypeError):
+                OPS[op](a, b)
+            continue
+        got = OPS[op](a, b).get()
+        if np.dtype(dtype) == np.float16 and op in ("floordiv", "mod"):
+            np.testing.assert_allclose(got.astype(np.float32), expected.astype(np.float32),
+                                       atol=0.02, rtol=0.02)
+            continue
+        check(got, expected)
+        tested += 1
+    assert tested >= 5
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.float16, np.float64, np.complex64,
+                                   np.bool_])
+def test_unary_ops(ga, dtype):
+    x = sample(dtype, seed=3)
+    a = ga.to_gpu(x)
+    check(abs(a).get(), np.abs(x))
+    if np.dtype(dtype) != np.bool_:
+        with np.errstate(all="ignore"):
+            check((-a).get(), -x)
+    else:
+        with pytest.raises(TypeError):
+            -a
+    if np.dtype(dtype).kind in "biu":
+        check((~a).get(), ~x)
+    if np.dtype(dtype) != np.bool_:
+        check((+a).get(), +x)
+    else:
+        with pytest.raises(TypeError):
+            +a
+
+
+@pytest.mark.parametrize("x_dtype,scalar", [
+    (np.float32, 2.5), (np.int8, 3), (np.int8, 1.5), (np.float16, 3), (np.int32, 2 ** 40),
+    (np.float32, np.float64(2.0)), (np.uint8, True), (np.float32, 1 + 2j)])
+def test_scalar_promotion_nep50(ga, x_dtype, scalar):
+    x = sample(x_dtype, seed=4, nonzero=True)
+    a = ga.to_gpu(x)
+    if isinstance(scalar, int) and not isinstance(scalar, bool) and \
+            np.dtype(x_dtype).kind in "iu" and scalar > np.iinfo(x_dtype).max:
+        with pytest.raises(OverflowError):
+            a + scalar
+        return
+    check((a * scalar).get(), _np("mul", x, scalar))
+    check((scalar - a).get(), _np("sub", scalar, x))
+    check((a + scalar).get(), _np("add", x, scalar))
+
+
+def test_scalar_ops_float32(ga):
+    x = sample(np.float32, seed=5, positive=True)
+    a = ga.to_gpu(x)
+    check((2 * a).get(), 2 * x)
+    check((a / 3).get(), x / np.float32(3))
+    check((1 / a).get(), np.float32(1) / x)
+    check((a ** 2).get(), x ** 2)
+    check((2 ** a).get(), np.float32(2) ** x)
+    check((a // 0.7).get(), _np("floordiv", x, 0.7))
+    check((a % 0.7).get(), _np("mod", x, 0.7))
+    check((a > 1.5).get(), x > 1.5)
+    check((7.0 % a).get(), _np("mod", 7.0, x))
+
+
+def test_int_division_semantics(ga):
+    x = np.array([7, -7, 7, -7, 0, -128, 5], np.int32)
+    y = np.array([2, 2, -2, -2, 3, -1, 0], np.int32)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    check((a // b).get(), _np("floordiv", x, y))
+    check((a % b).get(), _np("mod", x, y))
+    xf, yf = x.astype(np.float64), np.array([2, 2, -2, -2, 3, -1, 0.5])
+    check((ga.to_gpu(xf) // ga.to_gpu(yf)).get(), _np("floordiv", xf, yf))
+    check((ga.to_gpu(xf) % ga.to_gpu(yf)).get(), _np("mod", xf, yf))
+
+
+def test_mixed_dtypes_promote(ga):
+    x, y = sample(np.int16, seed=6), sample(np.float32, seed=7)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    check((a + b).get(), x + y)
+    check((b * a).get(), y * x)
+    check((a / ga.to_gpu(x.astype(np.uint8))).dtype and
+          (ga.to_gpu(x) < b).get(), x < y)
+    u, i = sample(np.uint64, seed=8), sample(np.int64, seed=9)
+    check((ga.to_gpu(u) + ga.to_gpu(i)).get(), u + i)
+
+
+def test_broadcasting(ga):
+    x = sample(np.float32, (4, 5), seed=10)
+    r = sample(np.float32, (5,), seed=11)
+    c = sample(np.float32, (4, 1), seed=12)
+    a = ga.to_gpu(x)
+    check((a + ga.to_gpu(r)).get(), x + r)
+    check((ga.to_gpu(c) * ga.to_gpu(r)).get(), c * r)
+    check((ga.to_gpu(r) - a).get(), r - x)
+    z = ga.to_gpu(np.array(2.0, np.float32))
+    check((a * z).get(), x * np.float32(2))
+    x3 = sample(np.float64, (2, 3, 4), seed=13)
+    y3 = sample(np.float64, (3, 1), seed=14)
+    check((ga.to_gpu(x3) + ga.to_gpu(y3)).get(), x3 + y3)
+
+
+def test_strided_operands(ga):
+    x = sample(np.float64, (8, 9), seed=15)
+    y = sample(np.float64, (9, 8), seed=16)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    check((a + b.T).get(), x + y.T)
+    check((a[::2, 1::3] * b[1::2, ::-3]).get(), x[::2, 1::3] * y[1::2, ::-3])
+    check((a.T * 2).get(), x.T * 2)
+    f = ga.to_gpu(np.asfortranarray(x))
+    check((f + f).get(), x + x)
+    check((f + a).get(), x + x)
+    # complex views: real/imag parts are strided float views
+    xc = sample(np.complex128, (5,), seed=17)
+    cc = ga.to_gpu(xc)
+    check((cc.real + cc.imag).get(), xc.real + xc.imag)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 1001])
+def test_vector_path_sizes_and_alignment(ga, n):
+    x = np.arange(n + 3, dtype=np.float32)
+    a = ga.to_gpu(x)
+    check((a[:n] * 2).get(), x[:n] * 2)          # aligned, with a tail
+    check((a[1:n + 1] + a[:n]).get(), x[1:n + 1] + x[:n])  # misaligned operand
+
+
+def test_inplace_ops(ga):
+    x = sample(np.float32, seed=18)
+    a = ga.to_gpu(x)
+    a += 1
+    x += 1
+    a *= ga.to_gpu(x)
+    x *= x.copy()
+    a[::2] -= 0.5
+    x[::2] -= 0.5
+    check(a.get(), x)
+    i = ga.to_gpu(np.arange(10, dtype=np.int32))
+    with pytest.raises(TypeError, match="same_kind"):
+        i += 1.5
+    i //= 3
+    check(i.get(), np.arange(10, dtype=np.int32) // 3)
+    b = ga.to_gpu(np.arange(10.0))
+    b[1:] += b[:-1]          # overlapping in-place operand
+    y = np.arange(10.0)
+    y[1:] += y[:-1].copy()
+    check(b.get(), y)
+
+
+def test_numpy_scalar_on_left(ga):
+    x = sample(np.float32, seed=19)
+    a = ga.to_gpu(x)
+    check((np.float32(3) * a).get(), np.float32(3) * x)
+    check((np.float64(3) + a).get(), np.float64(3) + x)
+
+
+# ------------------------------------------------------------------ ElementwiseKernel
+
+def test_elementwise_kernel_lin_comb(ga):
+    from pycudac.elementwise import ElementwiseKernel
+    lin_comb = ElementwiseKernel(
+        "float a, float *x, float b, float *y, float *z",
+        "z[i] = my_f(a*x[i], b*y[i])",
+        "linear_combination",
+        preamble="__device__ float my_f(float x, float y) { return x + y; }")
+    x, y = sample(np.float32, (50,), 1), sample(np.float32, (50,), 2)
+    gx, gy = ga.to_gpu(x), ga.to_gpu(y)
+    gz = ga.empty_like(gx)
+    lin_comb(5, gx, 6, gy, gz)
+    check(gz.get(), 5 * x + 6 * y)
+    gz.fill(0)
+    lin_comb(5, gx, 6, gy, gz, range=slice(10, 40, 3))
+    expected = np.zeros(50, np.float32)
+    expected[10:40:3] = (5 * x + 6 * y)[10:40:3]
+    check(gz.get(), expected)
+    gz.fill(0)
+    lin_comb(5, gx, 6, gy, gz, slice=slice(None, None, -2))
+    expected = np.zeros(50, np.float32)
+    expected[::-2] = (5 * x + 6 * y)[::-2]
+    check(gz.get(), expected)
+
+
+def test_elementwise_kernel_stream_n_and_types(ga):
+    from pycudac import driver
+    from pycudac.elementwise import ElementwiseKernel
+    k = ElementwiseKernel("double *out, const int *idx", "out[i] = idx[i] * 0.5 + n",
+                          name="kernel")
+    k2 = ElementwiseKernel("double *out", "out[i] = -1", name="kernel")  # same name, new module
+    idx = ga.to_gpu(np.arange(7, dtype=np.int32))
+    out = ga.empty((7,), np.float64)
+    s = driver.Stream()
+    k(out, idx, stream=s)
+    s.synchronize()
+    check(out.get(), np.arange(7) * 0.5 + 7)
+    k2(out)
+    check(out.get(), np.full(7, -1.0))
+
+
+def test_elementwise_kernel_bad_input(ga):
+    from pycudac.elementwise import ElementwiseKernel
+    k = ElementwiseKernel("float a, float *x", "x[i] = a", name="setter")
+    x = ga.zeros((6, 6), np.float32)
+    with pytest.raises(TypeError, match="expected 2 arguments"):
+        k(x)
+    with pytest.raises(TypeError, match="'a'"):
+        k(x, x)
+    with pytest.raises(ValueError, match="non-contiguous"):
+        k(1.0, x[:, ::2])
+    with pytest.raises(ValueError, match="name"):
+        ElementwiseKernel("float *x", "x[i] = 0", name="not valid")
+    with pytest.raises(ValueError, match="pointer"):
+        ElementwiseKernel("float a", "a = 0")

@@ -1,0 +1,152 @@
+"""Interpreter exit and fork, in subprocesses (they end processes).
+
+Exit with live allocations, streams, events, pushed contexts and work in
+flight must be clean: exit status 0 and nothing on stderr. After fork(),
+CUDA use in the child raises a clear error that recommends 'spawn', the
+child frees nothing of the parent's, and the parent is unaffected; a fork
+before initialization works normally."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+
+def _run(backend, code, timeout=120):
+    env = dict(os.environ, PYCUDAC_BACKEND=backend)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=env, timeout=timeout)
+
+
+def test_exit_with_live_objects(backend):
+    out = _run(backend, """
+        import numpy as np
+        import pycudac.autoinit
+        from pycudac import driver as drv
+
+        keep = []
+        s = drv.Stream()
+        x = np.arange(1 << 16, dtype=np.float32)
+        for i in range(20):
+            a = drv.mem_alloc(x.nbytes)
+            drv.memcpy_htod_async(a, x, s)      # work in flight at exit
+            keep.append(a)
+        keep += [s, drv.Event().record(s), drv.Stream(1)]
+        keep.append(drv.pagelocked_zeros(1000, np.float64))
+        keep.append(drv.managed_zeros(1000, np.float64))
+        keep.append(drv.register_host_memory(np.zeros(4096, np.uint8)))
+        cyc = [drv.mem_alloc(64)]
+        cyc.append(cyc)                         # freed (or not) by the final GC
+        made = drv.Device(0).make_context()     # a created context, left pushed
+        keep.append(drv.mem_alloc(128))         # lives in `made`
+        made2 = drv.Device(0).make_context()
+        drv.Context.pop()
+        keep.append(made2)
+        print("ok")
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+    assert out.stderr == ""
+
+
+def test_exit_via_sys_exit_and_exception_in_thread(backend):
+    out = _run(backend, """
+        import sys, threading
+        import numpy as np
+        import pycudac.autoinit
+        from pycudac import driver as drv
+
+        def loop():
+            x = np.zeros(256, np.uint8)
+            while True:
+                a = drv.mem_alloc(256)
+                drv.memcpy_htod(a, x)
+                del a
+
+        t = threading.Thread(target=loop, daemon=True)
+        t.start()
+        a = drv.mem_alloc(1 << 20)
+        sys.exit(0)
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+
+
+def test_exit_without_autoinit(backend):
+    out = _run(backend, """
+        from pycudac import driver as drv
+        ctx = drv.Device(0).retain_primary_context()
+        ctx.push()
+        a = drv.mem_alloc(4096)
+        s = drv.Stream()
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+
+
+def test_fork_after_init_child_refuses(backend):
+    out = _run(backend, """
+        import os, sys
+        import numpy as np
+        import pycudac.autoinit
+        from pycudac import driver as drv
+
+        parent_alloc = drv.mem_alloc(1024)
+        x = np.arange(256, dtype=np.int32)
+        drv.memcpy_htod(parent_alloc, x)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            msgs = []
+            try:
+                drv.mem_alloc(16)
+                msgs.append("NO-ERROR")
+            except drv.LogicError as exc:
+                msgs.append("spawn" in str(exc) and "fork" in str(exc))
+            try:
+                drv.memcpy_dtoh(np.zeros(256, np.int32), parent_alloc)
+                msgs.append("NO-ERROR")
+            except drv.Error as exc:
+                msgs.append("spawn" in str(exc))
+            before = drv._debug_counters()["skipped_frees"]
+            del parent_alloc                    # the child must not free it
+            msgs.append(drv._debug_counters()["skipped_frees"] == before + 1)
+            os.write(w, repr(msgs).encode())
+            os._exit(0)
+        os.close(w)
+        child = os.read(r, 1000).decode()
+        _, status = os.waitpid(pid, 0)
+        # the parent is unaffected: its memory still holds the data
+        y = np.zeros(256, np.int32)
+        drv.memcpy_dtoh(y, parent_alloc)
+        b = drv.mem_alloc(64)
+        print(child, os.WEXITSTATUS(status), bool((x == y).all()))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[True, True, True] 0 True", out.stdout + out.stderr
+
+
+def test_fork_before_init_works(backend):
+    out = _run(backend, """
+        import os
+        import numpy as np
+        from pycudac import driver as drv   # imported, not initialized
+
+        pid = os.fork()
+        if pid == 0:
+            import pycudac.autoinit
+            x = np.arange(100, dtype=np.float64)
+            a = drv.mem_alloc(x.nbytes)
+            drv.memcpy_htod(a, x)
+            y = np.zeros_like(x)
+            drv.memcpy_dtoh(y, a)
+            os._exit(0 if (x == y).all() else 3)
+        _, status = os.waitpid(pid, 0)
+        import pycudac.autoinit
+        a = drv.mem_alloc(16)
+        print("child", os.WEXITSTATUS(status))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "child 0"

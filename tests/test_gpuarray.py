@@ -1,0 +1,522 @@
+"""GPUArray: construction, transfers, views and indexing, interop, bad input.
+Checked against NumPy; runs on the simulator (CI) and the GPU."""
+import gc
+
+import numpy as np
+import pytest
+
+ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+              np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ctx():
+    try:
+        import pycudac.autoinit  # noqa: F401
+    except Exception as exc:  # pragma: no cover
+        pytest.skip(f"no context: {exc}")
+
+
+@pytest.fixture(scope="module")
+def ga():
+    from pycudac import gpuarray
+    return gpuarray
+
+
+def sample(dtype, shape=(5, 7), seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+# ------------------------------------------------------------------ basics
+
+def test_attributes(ga):
+    a = ga.GPUArray((3, 4), np.float32)
+    assert a.shape == (3, 4) and a.dtype == np.float32
+    assert a.size == 12 and a.nbytes == 48 and a.ndim == 2 and a.itemsize == 4
+    assert a.strides == (16, 4) and len(a) == 3
+    assert a.flags.c_contiguous and not a.flags.f_contiguous
+    assert int(a.gpudata) == a.ptr != 0
+    f = ga.GPUArray((3, 4), np.float64, order="F")
+    assert f.strides == (8, 24) and f.flags.f_contiguous and not f.flags.c_contiguous
+    assert ga.GPUArray(5, np.int8).shape == (5,)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_roundtrip_every_dtype(ga, dtype):
+    x = sample(dtype)
+    a = ga.to_gpu(x)
+    assert a.dtype == x.dtype and a.shape == x.shape
+    np.testing.assert_array_equal(a.get(), x)
+    assert repr(a).startswith("GPUArray(")
+
+
+def test_roundtrip_vec_and_fortran(ga):
+    f4 = ga.vec.float4
+    assert f4.itemsize == 16 and f4.names == ("x", "y", "z", "w")
+    x = np.zeros(6, f4)
+    x["y"] = np.arange(6)
+    a = ga.to_gpu(x)
+    assert a.dtype == f4
+    np.testing.assert_array_equal(a.get(), x)
+    v = ga.vec.make_float4(1, 2, 3, 4)
+    assert v["w"] == 4
+    xf = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    af = ga.to_gpu(xf)
+    assert af.flags.f_contiguous
+    np.testing.assert_array_equal(af.get(), xf)
+
+
+def test_empty_and_zero_d(ga):
+    e = ga.to_gpu(np.zeros((0, 3), np.float32))
+    assert e.size == 0 and e.get().shape == (0, 3)
+    assert (e + 1).shape == (0, 3)
+    assert e.sum().get() == 0
+    z = ga.to_gpu(np.array(3.5))
+    assert z.shape == () and z.get() == 3.5 and float(z) == 3.5
+    np.testing.assert_array_equal((z * 2).get(), np.array(7.0))
+
+
+def test_constructors(ga):
+    np.testing.assert_array_equal(ga.zeros((2, 3), np.int32).get(), np.zeros((2, 3), np.int32))
+    np.testing.assert_array_equal(ga.ones(4, np.float32).get(), np.ones(4, np.float32))
+    np.testing.assert_array_equal(ga.arange(2, 11, 3, dtype=np.int64).get(),
+                                  np.arange(2, 11, 3, dtype=np.int64))
+    a = ga.to_gpu(np.ones((2, 2), np.float64))
+    assert ga.empty_like(a).shape == (2, 2)
+    np.testing.assert_array_equal(ga.zeros_like(a).get(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(ga.ones_like(a, dtype=np.int8).get(), np.ones((2, 2), np.int8))
+    assert ga.empty((3,), np.uint8).dtype == np.uint8
+
+
+@pytest.mark.parametrize("dtype,value", [
+    (np.int8, -3), (np.uint16, 513), (np.int32, 7), (np.float32, 1.5), (np.float64, 1.25),
+    (np.int64, -2), (np.complex64, 1 + 2j), (np.bool_, True), (np.float16, 0.5)])
+def test_fill(ga, dtype, value):
+    a = ga.empty((3, 5), dtype)
+    assert a.fill(value) is a
+    np.testing.assert_array_equal(a.get(), np.full((3, 5), value, dtype))
+
+
+def test_fill_strided_view(ga):
+    x = np.zeros((4, 6), np.float64)
+    a = ga.to_gpu(x)
+    a[:, 1::2].fill(2.5)
+    x[:, 1::2] = 2.5
+    np.testing.assert_array_equal(a.get(), x)
+
+
+def test_get_set_variants(ga):
+    from pycudac import driver
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = ga.to_gpu(x)
+    out = np.empty_like(x)
+    assert a.get(out) is out
+    np.testing.assert_array_equal(out, x)
+    pl = a.get(pagelocked=True)
+    np.testing.assert_array_equal(pl, x)
+    s = driver.Stream()
+    h = a.get_async(stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(h, x)
+    a.set(x * 2)
+    np.testing.assert_array_equal(a.get(), x * 2)
+    a.set_async(x * 3, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(a.get(), x * 3)
+    b = ga.to_gpu_async(x, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(b.get(), x)
+    # non-contiguous view: get and set go through a copy kernel
+    v = a[1:, ::2]
+    np.testing.assert_array_equal(v.get(), (x * 3)[1:, ::2])
+    v.set(np.zeros((3, 3), np.float32))
+    expected = x * 3
+    expected[1:, ::2] = 0
+    np.testing.assert_array_equal(a.get(), expected)
+    # host array of another dtype is cast
+    a.set(np.ones((4, 6), np.int64))
+    np.testing.assert_array_equal(a.get(), np.ones((4, 6), np.float32))
+
+
+def test_copy_astype(ga):
+    x = sample(np.float32)
+    a = ga.to_gpu(x)
+    c = a.copy()
+    assert c.ptr != a.ptr
+    np.testing.assert_array_equal(c.get(), x)
+    for dst in (np.int32, np.float16, np.float64, np.complex64, np.bool_, np.uint8):
+        np.testing.assert_array_equal(a.astype(dst).get(), x.astype(dst) if dst != np.uint8
+                                      else x.astype(np.int32).astype(np.uint8))
+    xc = sample(np.complex128)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(ga.to_gpu(xc).astype(np.float32).get(),
+                                      xc.real.astype(np.float32))
+    xi = sample(np.int16)
+    np.testing.assert_array_equal(ga.to_gpu(xi).astype(np.float16).get(), xi.astype(np.float16))
+    xh = sample(np.float16)
+    np.testing.assert_array_equal(ga.to_gpu(xh).astype(np.float64).get(), xh.astype(np.float64))
+    # strided source, F-order copy
+    t = a.T.copy()
+    assert t.flags.c_contiguous
+    np.testing.assert_array_equal(t.get(), x.T)
+    np.testing.assert_array_equal(a.copy(order="F").get(), x)
+
+
+def test_float16_conversion_exact(ga):
+    """float32 -> float16 rounding (subnormals, ties, overflow) matches NumPy."""
+    bits = np.random.default_rng(1).integers(0, 2**32, 4000, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = x[np.isfinite(x)]
+    special = np.array([0.0, -0.0, 65504.0, 65519.99, 65520.0, 1e-8, 2.0**-24, 2.0**-25,
+                        3 * 2.0**-25, 6e-5, np.inf, -np.inf, 1 + 2.0**-11, 1 + 3 * 2.0**-11],
+                       np.float32)
+    x = np.concatenate([x, special, x * 1e-35, x * 1e-40])
+    with np.errstate(all="ignore"):
+        expected = x.astype(np.float16)
+    got = ga.to_gpu(x).astype(np.float16).get()
+    np.testing.assert_array_equal(got.view(np.uint16), expected.view(np.uint16))
+    back = ga.to_gpu(expected).astype(np.float32).get()
+    np.testing.assert_array_equal(back, expected.astype(np.float32))
+
+
+def test_reshape_ravel_view_squeeze_transpose(ga):
+    x = np.arange(24, dtype=np.int32)
+    a = ga.to_gpu(x)
+    r = a.reshape(2, 3, 4)
+    assert r.ptr == a.ptr
+    np.testing.assert_array_equal(r.get(), x.reshape(2, 3, 4))
+    np.testing.assert_array_equal(a.reshape((4, -1)).get(), x.reshape(4, -1))
+    np.testing.assert_array_equal(r.transpose(1, 0, 2).get(), x.reshape(2, 3, 4).transpose(1, 0, 2))
+    np.testing.assert_array_equal(r.T.ravel().get(), x.reshape(2, 3, 4).T.ravel())
+    np.testing.assert_array_equal(r.reshape(6, 4, order="F").get(),
+                                  x.reshape(2, 3, 4).reshape(6, 4, order="F"))
+    np.testing.assert_array_equal(a.view(np.uint32).get(), x.view(np.uint32))
+    np.testing.assert_array_equal(a.view(np.int16).get(), x.view(np.int16))
+    s = ga.to_gpu(np.zeros((1, 3, 1)))
+    assert s.squeeze().shape == (3,) and s.squeeze(0).shape == (3, 1)
+    np.testing.assert_array_equal(r.swapaxes(0, 2).get(), x.reshape(2, 3, 4).swapaxes(0, 2))
+    with pytest.raises(ValueError, match="reshape"):
+        a.reshape(5, 5)
+
+
+def test_real_imag_conj(ga):
+    x = sample(np.complex64)
+    a = ga.to_gpu(x)
+    np.testing.assert_array_equal(a.real.get(), x.real)
+    np.testing.assert_array_equal(a.imag.get(), x.imag)
+    np.testing.assert_array_equal(a.conj().get(), x.conj())
+    a.imag[...] = 0
+    np.testing.assert_array_equal(a.get(), x.real.astype(np.complex64))
+    r = ga.to_gpu(np.arange(3.0))
+    np.testing.assert_array_equal(r.imag.get(), np.zeros(3))
+    np.testing.assert_array_equal(r.conj().get(), np.arange(3.0))
+
+
+@pytest.mark.parametrize("index", [
+    1, -1, (1, 2), slice(None, None, 2), slice(5, 1, -2), (Ellipsis, 1), (None, 1),
+    (slice(None), None, slice(1, None)), (1, Ellipsis, None), (slice(None, None, -1), 3),
+    Ellipsis, (), (slice(10, 20),)])
+def test_getitem_views(ga, index):
+    x = np.arange(6 * 7, dtype=np.float64).reshape(6, 7)
+    a = ga.to_gpu(x)
+    v = a[index]
+    np.testing.assert_array_equal(v.get(), x[index])
+    assert v.shape == x[index].shape
+
+
+def test_view_gpudata_offset_and_lifetime(ga):
+    x = np.arange(100, dtype=np.float32)
+    a = ga.to_gpu(x)
+    v = a[10:]
+    assert int(v.gpudata) == a.ptr + 40 and v.base is a
+    del a
+    gc.collect()
+    np.testing.assert_array_equal(v.get(), x[10:])
+
+
+def test_setitem(ga):
+    x = np.zeros((5, 6), np.float32)
+    a = ga.to_gpu(x)
+    a[1] = 3
+    x[1] = 3
+    a[:, ::3] = np.arange(10, dtype=np.float32).reshape(5, 2)
+    x[:, ::3] = np.arange(10, dtype=np.float32).reshape(5, 2)
+    a[2:4, 1:3] = ga.to_gpu(np.full((2, 2), 7, np.int64))
+    x[2:4, 1:3] = 7
+    a[4] = ga.to_gpu(np.arange(6, dtype=np.float32))
+    x[4] = np.arange(6)
+    a[..., 5] = ga.to_gpu(np.array([9.0]))   # broadcast
+    x[..., 5] = 9
+    a[0, 0] = 1.5
+    x[0, 0] = 1.5
+    np.testing.assert_array_equal(a.get(), x)
+    # overlapping source and destination
+    y = np.arange(10, dtype=np.int32)
+    b = ga.to_gpu(y)
+    b[1:] = b[:-1]
+    y[1:] = y[:-1].copy()
+    np.testing.assert_array_equal(b.get(), y)
+
+
+def test_where_maximum_minimum(ga):
+    x, y = sample(np.float32, seed=1), sample(np.float32, seed=2)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    np.testing.assert_array_equal(ga.where(a > b, a, b).get(), np.where(x > y, x, y))
+    np.testing.assert_array_equal(ga.where(a > 0, a, 0.0).get(), np.where(x > 0, x, 0.0))
+    np.testing.assert_array_equal(ga.maximum(a, b).get(), np.maximum(x, y))
+    np.testing.assert_array_equal(ga.minimum(a, 0.5).get(), np.minimum(x, np.float32(0.5)))
+    xn = x.copy()
+    xn[0, 0] = np.nan
+    np.testing.assert_array_equal(ga.maximum(ga.to_gpu(xn), b).get(), np.maximum(xn, y))
+
+
+def test_concatenate_stack_take(ga):
+    x, y = np.arange(6).reshape(2, 3), np.arange(6, 12).reshape(2, 3)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    np.testing.assert_array_equal(ga.concatenate([a, b]).get(), np.concatenate([x, y]))
+    np.testing.assert_array_equal(ga.concatenate([a, b], axis=1).get(),
+                                  np.concatenate([x, y], axis=1))
+    np.testing.assert_array_equal(ga.stack([a, b], axis=1).get(), np.stack([x, y], axis=1))
+    idx = np.array([5, 0, 3, -1])
+    np.testing.assert_array_equal(ga.take(a, ga.to_gpu(idx)).get(), np.take(x, idx))
+    np.testing.assert_array_equal(ga.take(a, [1, 0, 1], axis=0).get(), np.take(x, [1, 0, 1], 0))
+    np.testing.assert_array_equal(a[ga.to_gpu(np.array([1, 1, 0]))].get(), x[[1, 1, 0]])
+    with pytest.raises(ValueError, match="concatenate"):
+        ga.concatenate([a, ga.to_gpu(np.zeros((2, 2)))])
+
+
+# ------------------------------------------------------------------ interop
+
+class _CAIExporter:
+    def __init__(self, arr):
+        self.arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+
+def test_cuda_array_interface_roundtrip(ga):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = ga.to_gpu(x)
+    cai = a.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f4"
+    assert cai["data"] == (a.ptr, False) and cai["strides"] is None and "stream" in cai
+    assert a.T.__cuda_array_interface__["strides"] == (4, 16)
+    b = ga.asarray(_CAIExporter(a.T))
+    assert b.ptr == a.ptr and b.shape == (4, 3)
+    np.testing.assert_array_equal(b.get(), x.T)
+    a.fill(1)   # zero-copy: b sees it
+    np.testing.assert_array_equal(b.get(), np.ones((4, 3), np.float32))
+    assert ga.asarray(a) is a
+    np.testing.assert_array_equal(ga.asarray([1, 2]).get(), [1, 2])
+
+
+def test_dlpack_roundtrip(ga):
+    x = np.arange(20, dtype=np.int16).reshape(4, 5)
+    a = ga.to_gpu(x)
+    assert a.__dlpack_device__()[0] == 2
+    b = ga.from_dlpack(a[:, 1:])
+    assert b.ptr == a.ptr + 2 and b.shape == (4, 4)
+    np.testing.assert_array_equal(b.get(), x[:, 1:])
+    a.fill(3)
+    np.testing.assert_array_equal(b.get(), np.full((4, 4), 3, np.int16))
+    cap = a.__dlpack__()   # dropped unconsumed: the destructor frees it
+    del cap
+    gc.collect()
+
+
+@pytest.mark.gpu
+def test_cupy_interop_both_ways(ga):
+    cp = pytest.importorskip("cupy")
+    c = cp.arange(10, dtype=cp.float32)
+    g = ga.asarray(c)
+    assert g.ptr == c.data.ptr
+    g2 = g * 2
+    c2 = cp.asarray(g2)
+    assert c2.data.ptr == g2.ptr
+    np.testing.assert_array_equal(cp.asnumpy(c2), np.arange(10, dtype=np.float32) * 2)
+    c3 = cp.from_dlpack(g2)
+    assert c3.data.ptr == g2.ptr
+    g3 = ga.from_dlpack(c)
+    assert g3.ptr == c.data.ptr
+
+
+@pytest.mark.gpu
+def test_torch_interop_both_ways(ga):
+    torch = pytest.importorskip("torch")
+    t = torch.arange(10, dtype=torch.float32, device="cuda")
+    g = ga.from_dlpack(t)
+    assert g.ptr == t.data_ptr()
+    g2 = g + 1
+    t2 = torch.from_dlpack(g2)
+    assert t2.data_ptr() == g2.ptr
+    assert torch.equal(t2.cpu(), torch.arange(10, dtype=torch.float32) + 1)
+    t3 = torch.as_tensor(g2, device="cuda")
+    assert t3.data_ptr() == g2.ptr
+
+
+# ------------------------------------------------------------------ memory pool
+
+def test_device_memory_pool_reuses_blocks():
+    from pycudac import tools
+    pool = tools.DeviceMemoryPool()
+    a = pool.allocate(1000)
+    addr = int(a)
+    assert pool.active_blocks == 1
+    a.free()
+    assert pool.held_blocks == 1 and pool.active_blocks == 0
+    b = pool.allocate(900)   # same bin
+    assert int(b) == addr
+    del b
+    gc.collect()
+    assert pool.held_blocks == 1
+    pool.free_held()
+    assert pool.held_blocks == 0
+    assert tools.bin_size(1) == 256 and tools.bin_size(1000) >= 1000
+
+
+def test_pagelocked_pool():
+    from pycudac import tools
+    pool = tools.PageLockedMemoryPool()
+    h = pool.allocate((10, 10), np.float32)
+    assert h.shape == (10, 10) and h.dtype == np.float32
+    h[...] = 1
+    del h
+    gc.collect()
+    assert pool.held_blocks == 1
+    h2 = pool.allocate((100,), np.float32)
+    assert h2.size == 100 and pool.held_blocks == 0
+
+
+def test_gpuarrays_use_pool(ga):
+    pool = ga.get_default_pool()
+    a = ga.empty((1 << 16,), np.float32)
+    addr = a.ptr
+    del a
+    gc.collect()
+    b = ga.empty((1 << 16,), np.float32)
+    assert b.ptr == addr and pool.held_blocks >= 0
+
+
+def test_tools_misc():
+    from pycudac import characterize, tools
+    assert tools.dtype_to_ctype(np.float32) == "float"
+    assert tools.dtype_to_ctype(np.uint64) == "unsigned long long"
+    assert tools.dtype_to_ctype(np.complex64) == "pcc_complex64"
+    with pytest.raises(TypeError, match="dtype"):
+        tools.dtype_to_ctype(np.dtype("U3"))
+    assert characterize.has_double_support()
+    assert characterize.sizeof("double") == 8
+    assert characterize.sizeof("pcc_complex64") == 8
+    calls = []
+
+    @tools.context_dependent_memoize
+    def f(x):
+        calls.append(x)
+        return x * 2
+    assert f(2) == 4 and f(2) == 4 and calls == [2]
+    tools.clear_context_caches()
+    assert f(2) == 4 and calls == [2, 2]
+
+
+# ------------------------------------------------------------------ bad input
+
+def test_bad_dtypes(ga):
+    with pytest.raises(TypeError, match="object"):
+        ga.GPUArray((3,), object)
+    with pytest.raises(TypeError, match="dtype"):
+        ga.to_gpu(np.array(["a", "b"]))
+    with pytest.raises(TypeError, match="object"):
+        ga.to_gpu(np.array([1, None], dtype=object))
+    with pytest.raises(TypeError, match="float128|longdouble|unsupported"):
+        ga.zeros(3, np.longdouble)
+    with pytest.raises(ValueError, match="shape"):
+        ga.GPUArray((-1, 2), np.float32)
+    with pytest.raises(TypeError, match="shape"):
+        ga.GPUArray("abc", np.float32)
+
+
+def test_bad_operands(ga):
+    a = ga.to_gpu(np.zeros((3, 4), np.float32))
+    with pytest.raises(ValueError, match="broadcast"):
+        a + ga.to_gpu(np.zeros((3, 5), np.float32))
+    with pytest.raises(TypeError, match="to_gpu"):
+        a + np.zeros((3, 4))
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(ValueError, match="shape"):
+        a.set(np.zeros((5, 5)))
+    with pytest.raises(IndexError, match="out of bounds"):
+        a[3]
+    with pytest.raises(IndexError, match="too many"):
+        a[1, 2, 3]
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(a)
+    with pytest.raises(TypeError, match="len"):
+        len(ga.to_gpu(np.array(1.0)))
+    with pytest.raises(ValueError, match="get"):
+        a.get(np.zeros((2, 2), np.float32))
+
+
+def test_mixing_contexts_is_an_error(ga):
+    from pycudac import driver
+    a = ga.to_gpu(np.zeros(4, np.float32))
+    ctx2 = driver.Device(0).make_context()
+    try:
+        b = ga.to_gpu(np.zeros(4, np.float32))
+        with pytest.raises(ValueError, match="context"):
+            b + a
+        with pytest.raises(ValueError, match="context"):
+            a * 2      # a's context is not current
+        del b
+        ga._pools.pop(ctx2, None)   # its memory goes while ctx2 lives
+        gc.collect()
+    finally:
+        driver.Context.pop()
+    ctx2.detach()
+
+
+def test_gpuarray_as_kernel_argument(ga):
+    """A pointer parameter takes a GPUArray (int(gpudata) = element 0, views
+    included) and a pooled allocation."""
+    from pycudac.compiler import SourceModule
+    mod = SourceModule("""
+    __global__ void twice(float *out, const float *in, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) out[i] = 2 * in[i];
+    }""")
+    f = mod.get_function("twice")
+    x = np.arange(40, dtype=np.float32)
+    a = ga.to_gpu(x)
+    out = ga.zeros(30, np.float32)
+    f(out, a[10:], np.int32(30), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(out.get(), 2 * x[10:])
+    f(out.gpudata, a.gpudata, np.int32(30), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(out.get(), 2 * x[:30])
+
+
+def test_mark_cuda_test_and_fixture():
+    from pycudac import driver, tools
+    seen = []
+
+    @tools.mark_cuda_test
+    def inner():
+        seen.append(driver.Context.get_current())
+        return 5
+    before = driver.Context.get_current()
+    assert inner() == 5 and seen[0] is not before
+    assert driver.Context.get_current() is before
+    gen = tools.init_cuda_context_fixture()()
+    ctx = next(gen)
+    assert driver.Context.get_current() is ctx
+    with pytest.raises(StopIteration):
+        next(gen)
+    assert driver.Context.get_current() is before

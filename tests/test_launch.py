@@ -1,0 +1,840 @@
+"""Function objects and the launch path: parameter layout, every conversion
+rule and its errors (through pack()), launches that write their parameters
+back, In/Out/InOut, launch-configuration checks, prepared calls, and the
+sticky error after an out-of-bounds kernel (in a subprocess)."""
+import math
+import struct
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+drv = pytest.importorskip("pycudac.driver")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    try:
+        import pycudac.autoinit  # noqa: F401
+    except Exception as exc:  # reported as the skip reason
+        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
+    return drv.Context.get_current()
+
+
+def source_module(src, **kw):
+    from pycudac.compiler import SourceModule
+    return SourceModule(src, **kw)
+
+
+MIXED = r"""
+#include <cuda_fp16.h>
+struct Pair { float x; int y; };
+__global__ void mixed(char c, int i, double d, float4 v, short s, float *p, __half h, bool b)
+{ }
+__global__ void ints(signed char a, unsigned char b, short c, unsigned short d, int e,
+                     unsigned int f, long long g, unsigned long long h, size_t k)
+{ }
+__global__ void floats(float f, double d, __half h) { }
+__global__ void vecs(int4 a, float2 b, double2 c, uchar4 d, dim3 e) { }
+__global__ void structs(Pair p, const Pair *q) { }
+__global__ void flags(bool b, int i) { }
+__global__ void ptrs(float *a, const int *b) { }
+__global__ void noargs() { }
+"""
+
+
+@pytest.fixture(scope="module")
+def mod(ctx):
+    return source_module(MIXED + ECHO)
+
+
+# ------------------------------------------------------------- layout
+
+def test_param_layout_mixed(mod):
+    f = mod.get_function("mixed")
+    lay = f.param_layout
+    assert [tuple(e) for e in lay] == [
+        ("c", "char", 0, 1), ("i", "int", 4, 4), ("d", "double", 8, 8), ("v", "float4", 16, 16),
+        ("s", "short", 32, 2), ("p", "float *", 40, 8), ("h", "__half", 48, 2),
+        ("b", "bool", 50, 1)]
+    assert [e.kind for e in lay] == ["i8", "i32", "f64", "vec", "i16", "ptr", "f16", "bool"]
+    assert f.arg_size == 51
+    assert f.__name__ == "mixed"
+    assert "mixed(char c, int i" in repr(f)
+    assert f.layout_note is None
+
+
+def test_pack_mixed_exact_bytes(mod):
+    f = mod.get_function("mixed")
+    v = np.array([1.5, 2.5, -3.0, 4.0], np.float32)
+    got = f.pack(-3, 7, 2.25, v, -2, 0x1234, 1.5, True)
+    want = (struct.pack("<b3xid", -3, 7, 2.25) + v.tobytes() + struct.pack("<h6xQ", -2, 0x1234)
+            + np.float16(1.5).tobytes() + b"\x01")
+    assert got == want
+    assert len(got) == 51
+
+
+def test_pack_no_args(mod):
+    f = mod.get_function("noargs")
+    assert f.pack() == b""
+    assert f.param_layout == []
+
+
+# ------------------------------------------------------------- integers
+
+INT_KINDS = [("a", "b", -128, 127), ("b", "B", 0, 255), ("c", "h", -2**15, 2**15 - 1),
+             ("d", "H", 0, 2**16 - 1), ("e", "i", -2**31, 2**31 - 1), ("f", "I", 0, 2**32 - 1),
+             ("g", "q", -2**63, 2**63 - 1), ("h", "Q", 0, 2**64 - 1), ("k", "Q", 0, 2**64 - 1)]
+
+
+def _ints_args(**over):
+    args = [0] * 9
+    for k, v in over.items():
+        args["abcdefghk".index(k)] = v
+    return args
+
+
+def _ints_bytes(fn, /, **over):
+    raw = fn.pack(*_ints_args(**over))
+    out = {}
+    for e in fn.param_layout:
+        out[e.name] = raw[e.offset:e.offset + e.size]
+    return out
+
+
+@pytest.mark.parametrize("name, code, lo, hi", INT_KINDS)
+def test_integer_range_edges(mod, name, code, lo, hi):
+    f = mod.get_function("ints")
+    for v in (lo, hi, (lo + hi) // 2):
+        assert _ints_bytes(f, **{name: v})[name] == struct.pack("<" + code, v)
+    for bad in (lo - 1, hi + 1):
+        with pytest.raises(OverflowError, match=rf"kernel 'ints' argument \d+ '{name}'"):
+            f.pack(*_ints_args(**{name: bad}))
+
+
+def test_integer_numpy_scalars_and_bool(mod):
+    f = mod.get_function("ints")
+    b = _ints_bytes(f, e=np.int16(-5), f=np.uint64(7), g=np.int8(-1), a=True, h=np.bool_(True))
+    assert b["e"] == struct.pack("<i", -5)
+    assert b["f"] == struct.pack("<I", 7)
+    assert b["g"] == struct.pack("<q", -1)
+    assert b["a"] == b"\x01" and b["h"] == struct.pack("<Q", 1)
+    with pytest.raises(OverflowError, match="'f'.*unsigned int"):
+        f.pack(*_ints_args(f=np.int64(-1)))
+    with pytest.raises(OverflowError):
+        f.pack(*_ints_args(a=np.int32(200)))
+
+
+@pytest.mark.parametrize("bad, given", [(1.0, "float"), ("3", "str"), (None, "NoneType"),
+                                        (np.float32(1), "numpy.float32"), (1j, "complex"),
+                                        ([1], "list")])
+def test_integer_type_errors(mod, bad, given):
+    f = mod.get_function("ints")
+    with pytest.raises(TypeError) as ei:
+        f.pack(*_ints_args(e=bad))
+    msg = str(ei.value)
+    assert "kernel 'ints'" in msg and "argument 5 'e' (int)" in msg
+    assert "expected an int" in msg and given in msg
+
+
+def test_error_messages_exactly(mod):
+    f = mod.get_function("ints")
+    with pytest.raises(TypeError) as ei:
+        f.pack(*_ints_args(e=1.5))
+    assert str(ei.value) == ("kernel 'ints' argument 5 'e' (int): expected an int (Python int "
+                             "or numpy integer scalar), got float")
+    with pytest.raises(OverflowError) as ei:
+        f.pack(*_ints_args(b=-1))
+    assert str(ei.value) == ("kernel 'ints' argument 2 'b' (unsigned char): -1 is out of range "
+                             "(0..255)")
+
+
+def test_host_array_to_int_param(mod):
+    f = mod.get_function("ints")
+    with pytest.raises(TypeError, match="ndarray"):
+        f.pack(*_ints_args(e=np.arange(3)))
+
+
+# --------------------------------------------------------------- floats
+
+def test_float_conversions(mod):
+    f = mod.get_function("floats")
+    lay = {e.name: e for e in f.param_layout}
+
+    def part(raw, name):
+        e = lay[name]
+        return raw[e.offset:e.offset + e.size]
+
+    raw = f.pack(1.1, 2, np.float32(0.5))
+    assert part(raw, "f") == np.float32(1.1).tobytes()
+    assert part(raw, "d") == struct.pack("<d", 2.0)
+    assert part(raw, "h") == np.float16(0.5).tobytes()
+    raw = f.pack(np.float64(3.5), np.int32(-4), True)
+    assert part(raw, "f") == np.float32(3.5).tobytes()
+    assert part(raw, "d") == struct.pack("<d", -4.0)
+    assert part(raw, "h") == np.float16(1.0).tobytes()
+    with pytest.raises(OverflowError, match="'f'"):
+        f.pack(1e39, 0.0, 0.0)
+    with pytest.raises(OverflowError, match="float16"):
+        f.pack(0.0, 0.0, 70000.0)
+    with pytest.raises(OverflowError):
+        f.pack(0.0, 10 ** 400, 0.0)
+    raw = f.pack(float("inf"), float("nan"), float("-inf"))
+    assert part(raw, "f") == np.float32(np.inf).tobytes()
+    assert math.isnan(struct.unpack("<d", part(raw, "d"))[0])
+    assert part(raw, "h") == np.float16(-np.inf).tobytes()
+    with pytest.raises(TypeError, match="argument 1 'f' \\(float\\).*str"):
+        f.pack("1.0", 0.0, 0.0)
+    with pytest.raises(TypeError, match="complex"):
+        f.pack(0.0, 1j, 0.0)
+
+
+def test_half_rounds_like_numpy(mod):
+    f = mod.get_function("floats")
+    e = [x for x in f.param_layout if x.name == "h"][0]
+    rng = np.random.default_rng(1)
+    values = [0.0, -0.0, 1.0, 65504.0, 65519.99, 6.1e-5, 5.96e-8, 2.98e-8, 2.99e-8, 1e-9,
+              1.0 + 2 ** -11, 1.0 + 3 * 2 ** -11, 2049.0, 2051.0, -0.1, 1 / 3]
+    values += list(rng.standard_normal(200) * 10.0 ** rng.integers(-8, 5, 200))
+    for v in values:
+        raw = f.pack(0.0, 0.0, float(v))
+        assert raw[e.offset:e.offset + 2] == np.float16(v).tobytes(), v
+
+
+# -------------------------------------------------------------- bool
+
+def test_bool_param(mod):
+    f = mod.get_function("flags")
+    assert f.pack(True, 0)[0:1] == b"\x01"
+    assert f.pack(np.bool_(False), 0)[0:1] == b"\x00"
+    for bad in (1, 0, 1.0, None, "yes"):
+        with pytest.raises(TypeError, match="argument 1 'b' \\(bool\\).*True or False"):
+            f.pack(bad, 0)
+    # a bool into an int parameter is fine (NumPy's view: bool casts safely to int)
+    assert f.pack(False, True)[4:8] == struct.pack("<i", 1)
+
+
+# ------------------------------------------------------ vectors, structs
+
+def test_vector_params(mod):
+    f = mod.get_function("vecs")
+    lay = {e.name: e for e in f.param_layout}
+    assert lay["a"].size == 16 and lay["a"].offset % 16 == 0
+    assert lay["c"].offset % 16 == 0
+    int4 = np.dtype({"names": list("xyzw"), "formats": ["<i4"] * 4})
+    a = np.array((1, 2, 3, 4), int4)[()]
+    raw = f.pack(a, (0.5, 1.5), np.array([1.0, 2.0]), bytes([1, 2, 3, 4]), (7, 8, 9))
+    part = {k: raw[e.offset:e.offset + e.size] for k, e in lay.items()}
+    assert struct.unpack("<4i", part["a"]) == (1, 2, 3, 4)  # PyCUDA gets this wrong
+    assert struct.unpack("<2f", part["b"]) == (0.5, 1.5)
+    assert struct.unpack("<2d", part["c"]) == (1.0, 2.0)
+    assert part["d"] == bytes([1, 2, 3, 4])
+    assert struct.unpack("<3I", part["e"]) == (7, 8, 9)
+    raw2 = f.pack((1, 2, 3, 4), np.array([0.5, 1.5], np.float32), 1 + 2j, (1, 2, 3, 4),
+                  np.array([7, 8, 9], np.uint32))
+    assert raw2 == raw[:lay["c"].offset] + struct.pack("<2d", 1.0, 2.0) + raw[lay["c"].offset
+                                                                               + 16:]
+    with pytest.raises(TypeError, match="argument 1 'a' \\(int4\\).*16 bytes.*12"):
+        f.pack(np.zeros(3, np.int32), (0, 0), (0, 0), (0, 0, 0, 0), (1, 1, 1))
+    with pytest.raises(TypeError, match="4 components"):
+        f.pack((1, 2, 3), (0, 0), (0, 0), (0, 0, 0, 0), (1, 1, 1))
+    with pytest.raises(TypeError, match="component 0"):
+        f.pack(("x", 2, 3, 4), (0, 0), (0, 0), (0, 0, 0, 0), (1, 1, 1))
+    with pytest.raises(OverflowError):
+        f.pack((1, 2, 3, 2 ** 40), (0, 0), (0, 0), (0, 0, 0, 0), (1, 1, 1))
+    with pytest.raises(TypeError, match="float4|float2"):
+        f.pack((1, 2, 3, 4), 1.0, (0, 0), (0, 0, 0, 0), (1, 1, 1))
+
+
+def test_struct_params(mod):
+    f = mod.get_function("structs")
+    lay = f.param_layout
+    assert (lay[0].name, lay[0].ctype, lay[0].size, lay[0].kind) == ("p", "Pair", 8, "struct")
+    dt = np.dtype([("x", "<f4"), ("y", "<i4")])
+    s = np.array((1.5, -7), dt)[()]
+    raw = f.pack(s, None)
+    assert raw[:8] == struct.pack("<fi", 1.5, -7)
+    assert raw[8:16] == bytes(8)
+    assert f.pack(struct.pack("<fi", 2.0, 3), 0)[:8] == struct.pack("<fi", 2.0, 3)
+    with pytest.raises(TypeError, match="argument 1 'p' \\(Pair\\).*8 bytes"):
+        f.pack(np.float32(1), None)
+    with pytest.raises(TypeError, match="'p'"):
+        f.pack("abcdefgh", None)
+    with pytest.raises(TypeError, match="'p'"):
+        f.pack(1.0, None)
+
+
+# -------------------------------------------------------------- pointers
+
+class FakeGPUArray:
+    def __init__(self, ptr):
+        self.gpudata = ptr
+
+
+class FakeCAI:
+    def __init__(self, ptr):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (1,),
+                                         "typestr": "<f4", "version": 3}
+
+
+def test_pointer_conversions(mod):
+    f = mod.get_function("ptrs")
+    a = drv.mem_alloc(64)
+    try:
+        assert f.pack(a, None) == struct.pack("<QQ", int(a), 0)
+        assert f.pack(0x1000, np.uintp(0x2000)) == struct.pack("<QQ", 0x1000, 0x2000)
+        assert f.pack(2 ** 64 - 1, 0) == struct.pack("<QQ", 2 ** 64 - 1, 0)
+        assert f.pack(FakeGPUArray(a), FakeGPUArray(0x40)) == struct.pack("<QQ", int(a), 0x40)
+        assert f.pack(FakeGPUArray(None), FakeCAI(0x80)) == struct.pack("<QQ", 0, 0x80)
+    finally:
+        a.free()
+    with pytest.raises(ValueError, match="freed"):
+        f.pack(a, None)
+    with pytest.raises(OverflowError, match="argument 1 'a'"):
+        f.pack(-1, None)
+    with pytest.raises(OverflowError):
+        f.pack(2 ** 64, None)
+    with pytest.raises(TypeError, match="argument 2 'b' \\(const int \\*\\).*In.*to_gpu"):
+        f.pack(None, np.zeros(4, np.int32))
+    for bad in (1.5, "x", True, [1, 2], object()):
+        with pytest.raises(TypeError, match="argument 1 'a' \\(float \\*\\)"):
+            f.pack(bad, None)
+    with pytest.raises(TypeError, match="host buffer"):
+        f.pack(b"abc", None)
+    with pytest.raises(TypeError, match="launched"):
+        f.pack(drv.In(np.zeros(4, np.float32)), None)
+
+
+def test_wrong_argument_count(mod):
+    f = mod.get_function("ptrs")
+    with pytest.raises(TypeError, match=r"kernel 'ptrs' takes 2 arguments \(float \*a, "
+                                        r"const int \*b\) but 1 was given"):
+        f.pack(None)
+    with pytest.raises(TypeError, match="but 3 were given"):
+        f(None, None, None, block=(1, 1, 1))
+
+
+# ------------------------------------------------------------ launches
+
+ECHO = r"""
+extern "C" __global__ void echo(unsigned char *out, char c, int i, double d, float4 v,
+                                short s, unsigned long long u, __half h, bool b, Pair p,
+                                int4 q, float f)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    /* each parameter at its own offset in the packed parameter buffer */
+    *(char *)(out + 8) = c;
+    *(int *)(out + 12) = i;
+    *(double *)(out + 16) = d;
+    *(float4 *)(out + 32) = v;
+    *(short *)(out + 48) = s;
+    *(unsigned long long *)(out + 56) = u;
+    *(__half *)(out + 64) = h;
+    *(bool *)(out + 66) = b;
+    *(Pair *)(out + 68) = p;
+    *(int4 *)(out + 80) = q;
+    *(float *)(out + 96) = f;
+}
+extern "C" __global__ void upcase(char *s, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && s[i] >= 'a' && s[i] <= 'z') s[i] -= 'a' - 'A';
+}
+extern "C" __global__ void scale(float *y, const float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+extern "C" __global__ void with_shared(float *out)
+{
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def emod(mod):
+    return mod  # one module holds MIXED and ECHO
+
+
+def test_launch_writes_params_back(emod):
+    f = emod.get_function("echo")
+    assert [e.offset for e in f.param_layout] == [0, 8, 12, 16, 32, 48, 56, 64, 66, 68, 80, 96]
+    assert f.arg_size == 100
+    out = drv.mem_alloc(112)
+    drv.memset_d8(out, 0, 112)
+    dt = np.dtype([("x", "<f4"), ("y", "<i4")])
+    args = (-5, 123456, -2.5, (1.0, 2.0, 3.0, 4.0), -300, 2 ** 64 - 2, 0.333, True,
+            np.array((6.5, -9), dt)[()], (1, 2, 3, 4), 1e-3)
+    f(out, *args, block=(1, 1, 1), grid=(1, 1))
+    host = np.zeros(112, np.uint8)
+    drv.memcpy_dtoh(host, out)
+    raw = host.tobytes()
+    packed = f.pack(0, *args)
+    for e in f.param_layout[1:]:
+        assert raw[e.offset:e.offset + e.size] == packed[e.offset:e.offset + e.size], e.name
+    assert struct.unpack("<b", raw[8:9]) == (-5,)
+    assert struct.unpack("<i", raw[12:16]) == (123456,)
+    assert struct.unpack("<d", raw[16:24]) == (-2.5,)
+    assert struct.unpack("<4f", raw[32:48]) == (1.0, 2.0, 3.0, 4.0)
+    assert struct.unpack("<Q", raw[56:64]) == (2 ** 64 - 2,)
+    assert raw[64:66] == np.float16(0.333).tobytes() and raw[66] == 1
+    assert struct.unpack("<fi", raw[68:76]) == (6.5, -9)
+    assert struct.unpack("<4i", raw[80:96]) == (1, 2, 3, 4)
+    assert struct.unpack("<f", raw[96:100]) == (np.float32(1e-3),)
+    out.free()
+
+
+def test_seed_example_string_inout(emod):
+    f = emod.get_function("upcase")
+    a = np.array(["stuff"], "S5")
+    f(drv.InOut(a), 5, block=(32, 1, 1), grid=(1, 1))
+    assert a[0] == b"STUFF"
+    b = np.array(["hello", "world"], "S5")
+    f(drv.InOut(b), 10, block=(5, 1, 1), grid=(2, 1))
+    assert list(b) == [b"HELLO", b"WORLD"]
+
+
+def test_in_out_without_stream(emod):
+    f = emod.get_function("scale")
+    x = np.arange(100, dtype=np.float32)
+    y = np.zeros_like(x)
+    f(drv.Out(y), drv.In(x), np.float32(3), np.int32(100), block=(64, 1, 1), grid=(2, 1))
+    np.testing.assert_array_equal(y, 3 * x)
+    z = x.copy()
+    f(drv.InOut(z), drv.In(x), 0.5, 100, block=(64, 1, 1), grid=(2, 1))
+    np.testing.assert_array_equal(z, 0.5 * x)
+
+
+def test_in_out_with_stream(emod):
+    f = emod.get_function("scale")
+    s = drv.Stream()
+    x = np.arange(1000, dtype=np.float32)
+    y = np.zeros_like(x)
+    f(drv.Out(y), drv.In(x), 2.0, 1000, block=(128, 1, 1), grid=(8, 1), stream=s)
+    del x  # the stream keeps the host array alive until it is done
+    s.synchronize()
+    np.testing.assert_array_equal(y, 2 * np.arange(1000, dtype=np.float32))
+
+
+def test_in_out_errors(emod):
+    f = emod.get_function("scale")
+    x = np.arange(10, dtype=np.float32)
+    ro = x.copy()
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        f(drv.Out(ro), drv.In(x), 1.0, 10, block=(16, 1, 1))
+    with pytest.raises(ValueError, match="contiguous"):
+        f(drv.InOut(np.zeros(20, np.float32)[::2]), drv.In(x), 1.0, 10, block=(16, 1, 1))
+    with pytest.raises(TypeError, match="In/Out/InOut|drv.In"):
+        f(x, drv.In(x), 1.0, 10, block=(16, 1, 1))
+    with pytest.raises(TypeError):
+        drv.In(3)
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    (dict(block=(0, 1, 1)), ValueError, "block.x = 0"),
+    (dict(block=(2048, 1, 1)), ValueError, "block.x"),
+    (dict(block=(32, 32, 2)), ValueError, "2048 threads"),
+    (dict(block=(1, 1, 65)), ValueError, "block.z"),
+    (dict(block=(1, 1, 1), grid=(1, 65536)), ValueError, "grid.y"),
+    (dict(block=(1, 1, 1), grid=(1, 1, 70000)), ValueError, "grid.z"),
+    (dict(block=(1, 1, 1), grid=(0, 1)), ValueError, "grid.x = 0"),
+    (dict(block=(1.0, 1, 1)), TypeError, "block.x must be an int"),
+    (dict(block=(1, 1, 1), grid=(1, "2")), TypeError, "grid.y must be an int"),
+    (dict(block=(1, 1, 1, 1)), ValueError, "1 to 3"),
+    (dict(block=32), TypeError, "tuple"),
+    (dict(), ValueError, "block size must be given"),
+    (dict(block=(1, 1, 1), shared=-1), ValueError, "shared"),
+    (dict(block=(1, 1, 1), shared=1 << 30), ValueError, "shared"),
+    (dict(block=(1, 1, 1), stream=3), TypeError, "stream"),
+    (dict(block=(1, 1, 1), bogus=1), TypeError, "unexpected keyword argument 'bogus'"),
+])
+def test_bad_launch_config_leaves_context_usable(emod, kw, exc, match):
+    f = emod.get_function("scale")
+    y = drv.mem_alloc(4 * 8)
+    with pytest.raises(exc, match=match):
+        f(y, y, 1.0, 0, **kw)
+    # still usable
+    x = np.arange(8, dtype=np.float32)
+    drv.memcpy_htod(y, x)
+    f(y, y, 2.0, 8, block=(8, 1, 1), grid=(1, 1))
+    out = np.empty_like(x)
+    drv.memcpy_dtoh(out, y)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert not drv.is_poisoned()
+
+
+def test_time_kernel_and_dynamic_shared(emod):
+    f = emod.get_function("with_shared")
+    out = drv.mem_alloc(4 * 64)
+    t = f(out, block=(64, 1, 1), shared=64 * 4, time_kernel=True)
+    assert isinstance(t, float) and t >= 0
+    host = np.empty(64, np.float32)
+    drv.memcpy_dtoh(host, out)
+    np.testing.assert_array_equal(host, np.arange(63, -1, -1, dtype=np.float32))
+    optin = drv.Context.get_device().get_attribute(
+        drv.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+    if optin > 64 * 1024:
+        # over 48 KiB: the function is opted in automatically
+        f(out, block=(64, 1, 1), shared=64 * 1024)
+        drv.Context.synchronize()
+    with pytest.raises(ValueError, match="exceeds this device's limit"):
+        f(out, block=(64, 1, 1), shared=optin + 1)
+
+
+def test_prepared_calls(emod):
+    f = emod.get_function("scale")
+    assert f.prepare("PPfi") is f
+    n = 64
+    x = np.arange(n, dtype=np.float32)
+    xd, yd = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
+    drv.memcpy_htod(xd, x)
+    f.prepared_call((1, 1), (n, 1, 1), yd, xd, 3.0, n)
+    y = np.empty_like(x)
+    drv.memcpy_dtoh(y, yd)
+    np.testing.assert_array_equal(y, 3 * x)
+    s = drv.Stream()
+    f.prepared_async_call((1, 1), (n, 1, 1), s, yd, xd, 4.0, n)
+    s.synchronize()
+    drv.memcpy_dtoh(y, yd)
+    np.testing.assert_array_equal(y, 4 * x)
+    timer = f.prepared_timed_call((1, 1), (n, 1, 1), yd, xd, 1.0, n)
+    assert isinstance(timer(), float) and timer() >= 0
+    f.prepare([np.intp, np.intp, np.float32, np.int32])
+    with pytest.raises(ValueError, match="argument 3.*declares float"):
+        f.prepare("PPii")
+    with pytest.raises(ValueError, match="4 bytes"):
+        f.prepare("PPdi")
+    with pytest.raises(ValueError, match="3 argument types"):
+        f.prepare("PPf")
+    with pytest.raises(ValueError, match="unknown argument type code"):
+        f.prepare("PPfz")
+
+
+def test_function_attributes(emod):
+    f = emod.get_function("scale")
+    assert isinstance(f.num_regs, int) and f.num_regs >= 0
+    assert f.max_threads_per_block >= 1
+    assert f.shared_size_bytes >= 0 and f.local_size_bytes >= 0 and f.const_size_bytes >= 0
+    min_grid, block = f.max_potential_block_size()
+    assert min_grid >= 1 and 1 <= block <= f.max_threads_per_block
+    _, block = f.max_potential_block_size(block_size_limit=64)
+    assert block <= 64
+    assert f.get_attribute(0) == f.max_threads_per_block
+
+
+def test_untyped_function_from_buffer(ctx, emod):
+    """module_from_buffer: no source, so parameters are untyped, sized by
+    the driver."""
+    from pycudac._driver import module_from_buffer
+    image = getattr(emod, "cubin", None) or getattr(emod, "image", None)
+    if image is None:
+        pytest.skip("the module keeps no image")
+    m = module_from_buffer(image)
+    f = m.get_function("scale")
+    if f.layout_note and "unknown" in f.layout_note:
+        pytest.skip("driver without cuFuncGetParamInfo")
+    assert [e.kind for e in f.param_layout] == ["untyped"] * 4
+    assert [e.size for e in f.param_layout] == [8, 8, 4, 4]
+    assert f.pack(1, None, np.float32(2), 3) == struct.pack("<QQfi", 1, 0, 2.0, 3)
+    with pytest.raises(TypeError, match="ambiguous") as ei:
+        f.pack(1, None, 2.0, 3)
+    assert str(ei.value).startswith("kernel 'scale' argument 3 (untyped, 4 bytes): a Python "
+                                    "float is ambiguous")
+    assert "None" not in str(ei.value)
+    with pytest.raises(OverflowError):
+        f.pack(1, None, np.float32(2), 2 ** 32)
+    with pytest.raises(TypeError, match="4 bytes"):
+        f.pack(1, None, np.float64(2), 3)
+    f.prepare("PPfi")
+    assert f.pack(1, None, 2.0, 3) == struct.pack("<QQfi", 1, 0, 2.0, 3)
+
+
+# ------------------------------------------------------------- sticky
+
+STICKY = textwrap.dedent(r"""
+    import sys
+    import pycudac.autoinit
+    from pycudac import driver as drv
+    from pycudac.compiler import SourceModule
+    mod = SourceModule('''
+    __global__ void oob_writer(float *p) { p[(1ull << 40) + threadIdx.x] = 1.0f; }
+    ''')
+    f = mod.get_function("oob_writer")
+    a = drv.mem_alloc(4)
+    try:
+        f(a, block=(1, 1, 1), grid=(1, 1))
+        drv.Context.synchronize()
+    except drv.Error as exc:
+        print("ERR", type(exc).__name__, getattr(exc, "code", None), exc)
+    print("POISONED", drv.is_poisoned())
+    try:
+        drv.mem_alloc(4)
+    except drv.Error as exc:
+        print("AGAIN", getattr(exc, "code", None))
+    sys.exit(0)
+""")
+
+
+def test_out_of_bounds_kernel_sticky_error_then_clean_exit(ctx):
+    r = subprocess.run([sys.executable, "-c", STICKY], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "ERR LaunchError 700" in out, out + r.stderr
+    assert "oob_writer" in out
+    assert "POISONED True" in out
+    assert "AGAIN 700" in out
+    assert "Segmentation" not in r.stderr and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------ more pointer sources
+
+def test_pointer_from_gpuarray_pinned_and_managed(mod):
+    f = mod.get_function("ptrs")
+    gpuarray = pytest.importorskip("pycudac.gpuarray")
+    g = gpuarray.to_gpu(np.arange(8, dtype=np.float32))
+    assert f.pack(g, g[2:]) == struct.pack("<QQ", int(g.gpudata), int(g.gpudata) + 8)
+    pinned = drv.pagelocked_empty(16, np.float32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
+    raw = f.pack(pinned, pinned[4:])
+    p0, p1 = struct.unpack("<QQ", raw)
+    assert p0 != 0 and p1 == p0 + 16
+    managed = drv.managed_empty(16, np.int32)
+    assert f.pack(managed[1:], managed) == struct.pack(
+        "<QQ", managed.ctypes.data + 4, managed.ctypes.data)
+    # a plain host array (no pinned/managed base) is refused with the hint
+    with pytest.raises(TypeError, match="In.*to_gpu"):
+        f.pack(np.array(pinned), None)
+
+
+def test_pinned_and_managed_arrays_in_a_launch(mod):
+    f = mod.get_function("scale")
+    x = drv.managed_zeros(64, np.float32)
+    x[:] = np.arange(64)
+    y = drv.pagelocked_zeros(64, np.float32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
+    f(y, x, 2.0, 64, block=(64, 1, 1))
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
+
+
+class FakeDLPack:
+    """A CPU array behind __dlpack__: not reachable by the GPU."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, *args, **kw):
+        return self.a.__dlpack__(*args, **kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_dlpack_host_tensor_is_refused(mod):
+    f = mod.get_function("ptrs")
+    with pytest.raises(TypeError, match="device type 1"):
+        f.pack(FakeDLPack(np.zeros(3, np.float32)), None)
+
+
+# ------------------------------------------------------------ templates
+
+TEMPLATES = r"""
+template <typename T>
+__global__ void axpy(T a, const T *x, T *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += a * x[i];
+}
+"""
+
+
+def test_template_kernel_signature_from_name_expression(ctx):
+    m = source_module(TEMPLATES, no_extern_c=True,
+                      name_expressions=["axpy<float>", "axpy<double>"])
+    ff = m.get_function("axpy<float>")
+    fd = m.get_function("axpy<double>")
+    assert [(e.ctype, e.size) for e in ff.param_layout] == [
+        ("float", 4), ("const float *", 8), ("float *", 8), ("int", 4)]
+    assert fd.param_layout[0].ctype == "double" and fd.param_layout[0].size == 8
+    x = np.arange(10, dtype=np.float64)
+    y = np.ones(10)
+    fd(0.5, drv.In(x), drv.InOut(y), 10, block=(16, 1, 1))
+    np.testing.assert_array_equal(y, 1 + 0.5 * x)
+
+
+# --------------------------------------------------- many and big params
+
+MANY = r"""
+struct Big { int v[1100]; };
+__global__ void sixteen(float *out, float *a, float *b, float *c, int n0, int n1, int n2,
+                        int n3, float f0, float f1, float f2, float f3, double g0, double g1,
+                        float4 v, unsigned long long u)
+{
+    out[0] = a == 0 ? 1.0f : 0.0f;
+    out[1] = n0 + n1 + n2 + n3;
+    out[2] = f0 + f1 + f2 + f3;
+    out[3] = (float)(g0 * g1);
+    out[4] = v.x + v.y + v.z + v.w;
+    out[5] = (float)u;
+    out[6] = b == c ? 1.0f : 0.0f;
+}
+__global__ void big(int *out, Big b) { out[0] = b.v[0]; out[1] = b.v[1099]; }
+"""
+
+
+def test_sixteen_mixed_parameters(ctx):
+    m = source_module(MANY)
+    f = m.get_function("sixteen")
+    out = drv.mem_alloc(64)
+    f(out, None, out, out, 1, 2, 3, 4, 0.5, 0.25, 0.125, 0.125, 3.0, 0.5,
+      (1.0, 2.0, 3.0, 4.0), 77, block=(1, 1, 1))
+    host = np.empty(7, np.float32)
+    drv.memcpy_dtoh(host, out)
+    np.testing.assert_array_equal(host, [1, 10, 1, 1.5, 10, 77, 1])
+
+
+def test_parameters_over_4k_use_the_heap_path(ctx):
+    m = source_module(MANY)
+    f = m.get_function("big")
+    assert f.arg_size == 8 + 4400
+    b = np.zeros(1100, np.int32)
+    b[0], b[-1] = 11, 22
+    raw = f.pack(0, b)
+    assert len(raw) == 4408 and raw[8:] == b.tobytes()
+    out = drv.mem_alloc(8)
+    f(out, b, block=(1, 1, 1))
+    host = np.empty(2, np.int32)
+    drv.memcpy_dtoh(host, out)
+    assert list(host) == [11, 22]
+
+
+def test_parameters_over_the_limit(ctx):
+    src = "struct Huge { int v[9000]; };\n__global__ void huge(Huge h) { }\n"
+    try:
+        m = source_module(src)
+    except drv.CompileError:
+        pytest.skip("the compiler refuses a parameter this large itself")
+    with pytest.raises(ValueError, match="bytes of parameters"):
+        m.get_function("huge")
+
+
+# -------------------------------------------- C ABI fallback, In/Out objects
+
+@pytest.mark.parametrize("name", ["mixed", "ints", "floats", "vecs", "flags", "ptrs", "scale",
+                                  "upcase", "noargs"])
+def test_c_abi_layout_matches_the_driver(mod, name):
+    """On drivers without cuFuncGetParamInfo the layout comes from the C ABI
+    rules over the declared types; it must match what the driver says."""
+    f = mod.get_function(name)
+    assert f._abi_layout() == [(e.offset, e.size) for e in f.param_layout]
+
+
+def test_c_abi_layout_unknown_for_user_structs(mod):
+    f = mod.get_function("structs")
+    why = f._abi_layout()
+    assert isinstance(why, str) and "Pair" in why and "cuFuncGetParamInfo" in why
+
+
+def test_argument_handlers():
+    a = np.zeros(3, np.float32)
+    assert drv.In(a).array is a and drv.InOut(a).copy_in and drv.InOut(a).copy_out
+    assert not drv.Out(a).copy_in and not drv.In(a).copy_out
+    assert isinstance(drv.In([1.0, 2.0]).array, np.ndarray)  # array-like: copied, read-only use
+    with pytest.raises(TypeError, match="host array"):
+        drv.Out([1.0, 2.0])
+    buf = bytearray(b"abc")
+    assert drv.InOut(buf).array is buf
+    with pytest.raises(TypeError, match="host array"):
+        drv.In(3)
+    assert "float32, shape (3,)" in repr(drv.InOut(a))
+
+
+def test_bytearray_inout_launch(mod):
+    f = mod.get_function("upcase")
+    buf = bytearray(b"pycudac!")
+    f(drv.InOut(buf), len(buf), block=(8, 1, 1))
+    assert buf == b"PYCUDAC!"
+
+
+# --------------------------------------------------------------- fuzzing
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+    _values = st.one_of(
+        st.integers(min_value=-2 ** 70, max_value=2 ** 70), st.floats(), st.booleans(),
+        st.none(), st.text(max_size=3), st.binary(max_size=20), st.complex_numbers(),
+        st.tuples(st.integers(-5, 5), st.integers(-5, 5)),
+        st.builds(np.int8, st.integers(-128, 127)), st.builds(np.float32, st.floats(width=32)),
+        st.builds(np.uint64, st.integers(0, 2 ** 64 - 1)),
+        st.builds(lambda n: np.zeros(n, np.uint8), st.integers(0, 20)))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(_values, min_size=8, max_size=8))
+    def test_fuzz_pack_is_exact_or_raises_cleanly(mod, values):
+        f = mod.get_function("mixed")
+        try:
+            raw = f.pack(*values)
+        except (TypeError, ValueError, OverflowError) as exc:
+            assert "kernel 'mixed' argument" in str(exc)
+            return
+        assert len(raw) == 51
+
+
+DISAGREE = r"""
+#ifndef REAL
+#define REAL float
+#endif
+#ifdef TWO
+#define ARGS REAL *a, int n
+#else
+#define ARGS REAL *a
+#endif
+__global__ void sized(REAL x, int *out) { out[0] = (int)x; }
+__global__ void counted(ARGS) { }
+"""
+
+
+def test_driver_layout_wins_over_a_misread_declaration(ctx):
+    """-D options the parser cannot see: the driver's sizes and count win,
+    and the parameters it disagrees on are passed by size, with the reason."""
+    m = source_module(DISAGREE, options=["-DREAL=double", "-DTWO"])
+    f = m.get_function("sized")
+    lay = f.param_layout
+    assert [(e.size, e.kind) for e in lay] == [(8, "untyped"), (8, "ptr")]
+    assert "declared as float (4 bytes)" in f.layout_note and "8 bytes" in f.layout_note
+    with pytest.raises(TypeError, match="ambiguous.*declared as float") as ei:
+        f.pack(2.5, None)
+    assert str(ei.value).startswith("kernel 'sized' argument 1 'x' (untyped, 8 bytes)")
+    out = drv.mem_alloc(4)
+    f(np.float64(7.0), out, block=(1, 1, 1))
+    host = np.zeros(1, np.int32)
+    drv.memcpy_dtoh(host, out)
+    assert host[0] == 7
+    g = m.get_function("counted")
+    assert "declares 1 parameter but the driver reports 2" in g.layout_note
+    assert [e.kind for e in g.param_layout] == ["untyped", "untyped"]
+    assert g.pack(None, 5) == struct.pack("<Qi", 0, 5)
+
+
+def test_function_object_basics(mod):
+    import gc
+    import weakref
+    f = mod.get_function("scale")
+    assert gc.is_tracked(f)  # it may sit in a cycle through its Module
+    assert weakref.ref(f)() is f
+    assert f.module is not None
+    with pytest.raises(TypeError):
+        type(f)()
+    g = mod.get_function("scale")
+    assert g.param_layout == f.param_layout

@@ -1,0 +1,417 @@
+"""A corpus of classic CUDA kernels (tests/kernels/*.cu) run through the
+public API and checked against NumPy: tree and warp-shuffle reductions,
+tiled matrix multiply, histogram with atomics, block prefix scan, transpose
+through padded shared memory, templates through name expressions, dynamic
+shared memory, vector types, __half, printf, atomics on every type and the
+math built-ins. Backend-neutral: the same tests run on the CPU simulator and
+on a GPU (PYCUDAC_BACKEND=cuda); nothing here knows which one it is on,
+except the CompileError test for what the simulator refuses, which holds on
+both (NVRTC rejects malformed PTX as well)."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+drv = pytest.importorskip("pycudac.driver")
+
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    try:
+        import pycudac.autoinit  # noqa: F401
+    except Exception as exc:  # reported as the skip reason
+        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
+    return drv.Context.get_current()
+
+
+def source(name):
+    with open(os.path.join(KERNELS, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def load(name, **kw):
+    from pycudac.compiler import SourceModule
+    return SourceModule(source(name), **kw)
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def toolkit_includes():
+    """Where NVRTC finds <cuda_fp16.h> and <cooperative_groups.h>: the CUDA
+    toolkit's include dirs, as a PyCUDA user passes them (the simulator has
+    its own versions of those headers, which win)."""
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        inc = os.path.join(root or "", "include")
+        if root and os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
+            cccl = os.path.join(inc, "cccl")  # CUDA 13: libcu++ (cuda/std/...) lives here
+            return [inc] + ([cccl] if os.path.isdir(cccl) else [])
+    return []
+
+
+# ------------------------------------------------------------ reductions
+
+def test_tree_reduction_shared_memory(ctx):
+    f = load("reduce_shared.cu").get_function("reduce_sum")
+    n = 100_003
+    x = rng(1).standard_normal(n).astype(np.float32)
+    blocks = (n + 511) // 512
+    partial = np.zeros(blocks, np.float32)
+    f(drv.In(x), drv.Out(partial), np.int32(n), block=(256, 1, 1), grid=(blocks, 1))
+    expect = np.add.reduceat(x.astype(np.float64), np.arange(0, n, 512))
+    np.testing.assert_allclose(partial, expect, rtol=1e-4, atol=1e-3)
+    assert math.isclose(partial.sum(dtype=np.float64), x.sum(dtype=np.float64), rel_tol=1e-4,
+                        abs_tol=1e-2)
+
+
+def test_warp_shuffle_reduction(ctx):
+    mod = load("reduce_warp.cu")
+    n = 50_000
+    x = rng(2).random(n).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    mod.get_function("reduce_warp")(drv.In(x), drv.InOut(out), np.int32(n), block=(128, 1, 1),
+                                    grid=(8, 1))
+    assert math.isclose(out[0], x.sum(dtype=np.float64), rel_tol=1e-4)
+
+
+def test_warp_butterfly_and_votes(ctx):
+    mod = load("reduce_warp.cu")
+    a = rng(3).integers(0, 50, 128).astype(np.int32)
+    out = np.zeros_like(a)
+    mod.get_function("butterfly")(drv.In(a), drv.Out(out), block=(64, 1, 1), grid=(2, 1))
+    np.testing.assert_array_equal(out, np.repeat(a.reshape(4, 32).sum(axis=1), 32))
+
+    a = rng(4).integers(-3, 4, 64).astype(np.int32)
+    a[40] = 200  # warp 1 has a value > 100
+    a[0:32] = np.abs(a[0:32])  # warp 0 is all >= 0
+    scan16 = np.zeros_like(a)
+    bcast = np.zeros_like(a)
+    votes = np.zeros(6, np.uint32)
+    mod.get_function("warp_ops")(drv.In(a), drv.Out(scan16), drv.Out(bcast), drv.Out(votes),
+                                 block=(64, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(scan16, np.cumsum(a.reshape(4, 16), axis=1).ravel())
+    np.testing.assert_array_equal(bcast, np.repeat(a[[3, 35]], 32))
+    for w in range(2):
+        lanes = a[32 * w:32 * (w + 1)]
+        ballot = sum(1 << i for i in range(32) if lanes[i] > 0)
+        assert votes[3 * w] == ballot
+        assert votes[3 * w + 1] == int((lanes > 100).any())
+        assert votes[3 * w + 2] == int((lanes >= 0).all())
+
+
+# ------------------------------------------------------ shared-memory kernels
+
+def test_tiled_matmul(ctx):
+    f = load("matmul_tiled.cu").get_function("matmul")
+    M, N, K = 45, 37, 70  # not multiples of the tile
+    A = rng(5).standard_normal((M, K)).astype(np.float32)
+    B = rng(6).standard_normal((K, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    f(drv.In(A), drv.In(B), drv.Out(C), np.int32(M), np.int32(N), np.int32(K),
+      block=(16, 16, 1), grid=((N + 15) // 16, (M + 15) // 16))
+    np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
+
+
+def test_histogram_atomics(ctx):
+    f = load("histogram.cu").get_function("histogram")
+    n = 70_000
+    data = rng(7).integers(0, 256, n).astype(np.uint8)
+    data[:5000] = 17  # a hot bin: many atomics on one address
+    bins = np.zeros(256, np.uint32)
+    f(drv.In(data), drv.InOut(bins), np.int32(n), block=(256, 1, 1), grid=(16, 1))
+    np.testing.assert_array_equal(bins, np.bincount(data, minlength=256))
+
+
+def test_block_prefix_scan(ctx):
+    f = load("scan_block.cu").get_function("scan_block")
+    bs, n = 128, 1000
+    x = rng(8).integers(1, 100, n).astype(np.int32)
+    x[128:256] = 2  # block 1: no odd value, nothing > 90
+    blocks = (n + bs - 1) // bs
+    out = np.zeros(n, np.int32)
+    counts = np.zeros(3 * blocks, np.int32)
+    f(drv.In(x), drv.Out(out), drv.Out(counts), np.int32(n), block=(bs, 1, 1), grid=(blocks, 1),
+      shared=2 * bs * 4)
+    padded = np.zeros(blocks * bs, np.int32)
+    padded[:n] = x
+    expect = np.cumsum(padded.reshape(blocks, bs), axis=1).ravel()[:n]
+    np.testing.assert_array_equal(out, expect)
+    c = counts.reshape(blocks, 3)
+    sl = padded.reshape(blocks, bs)
+    np.testing.assert_array_equal(c[:, 0], (sl & 1).sum(axis=1))
+    assert list(c[:, 1]) == [int((s > 0).all()) for s in sl]
+    assert list(c[:, 2]) == [int((s > 90).any()) for s in sl]
+    assert c[1].tolist() == [0, 1, 0]
+
+
+def test_transpose_padded_tile(ctx):
+    f = load("transpose.cu").get_function("transpose")
+    h, w = 70, 45
+    a = rng(9).standard_normal((h, w)).astype(np.float32)
+    out = np.zeros((w, h), np.float32)
+    f(drv.Out(out), drv.In(a), np.int32(w), np.int32(h), block=(32, 8, 1),
+      grid=((w + 31) // 32, (h + 31) // 32))
+    np.testing.assert_array_equal(out, a.T)
+
+
+def test_dynamic_shared_memory(ctx):
+    mod = load("dynamic_shared.cu")
+    n, bs = 1000, 128
+    d = np.arange(n, dtype=np.float32)
+    mod.get_function("reverse_block")(drv.InOut(d), np.int32(n), block=(bs, 1, 1),
+                                      grid=((n + bs - 1) // bs, 1), shared=bs * 4)
+    expect = np.arange(n, dtype=np.float32)
+    full = n // bs * bs
+    expect[:full] = expect[:full].reshape(-1, bs)[:, ::-1].ravel()
+    # the last, partial block: element t goes to bs-1-t when that index is < n
+    tail = np.arange(full, n)
+    expect[full:] = np.zeros(n - full, np.float32)
+    for t in range(bs):
+        j = full + bs - 1 - t
+        if j < n:
+            expect[j] = full + t if full + t < n else 0.0
+    np.testing.assert_array_equal(d, expect)
+    assert tail.size  # the partial block was exercised
+
+    src = np.arange(64, dtype=np.int32) + 1
+    out_f = np.zeros(64, np.float32)
+    out_i = np.zeros(64, np.int32)
+    mod.get_function("split_views")(drv.In(src), drv.Out(out_f), drv.Out(out_i),
+                                    block=(64, 1, 1), grid=(1, 1), shared=64 * 8)
+    np.testing.assert_array_equal(out_f, src[::-1] * 0.5)
+    np.testing.assert_array_equal(out_i, src[::-1] * 3)
+
+
+def test_barriers_behind_helpers(ctx):
+    mod = load("sync_helpers.cu")
+    x = rng(16).standard_normal(4 * 128).astype(np.float32)
+    out = np.zeros(4, np.float32)
+    mod.get_function("sums")(drv.In(x), drv.Out(out), block=(128, 1, 1), grid=(4, 1))
+    np.testing.assert_allclose(out, x.reshape(4, 128).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+    d = np.arange(64, dtype=np.int32) * 3
+    mod.get_function("rotate")(drv.InOut(d), block=(64, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(d, np.roll(np.arange(64, dtype=np.int32) * 3, 1))
+
+    y = np.arange(1000, dtype=np.float32)
+    mod.get_function("squares")(drv.InOut(y), np.int32(1000), block=(256, 1, 1), grid=(4, 1))
+    np.testing.assert_array_equal(y, np.arange(1000, dtype=np.float32) ** 2)
+
+
+# ---------------------------------------------------------- templates
+
+def test_template_kernel_name_expressions(ctx):
+    from pycudac.compiler import SourceModule
+    exprs = ["axpy<float, 1>", "axpy<double, 4>", "scale::twice<int>"]
+    mod = SourceModule(source("axpy_template.cu"), no_extern_c=True, name_expressions=exprs)
+    n = 1001
+    x = rng(10).standard_normal(n).astype(np.float32)
+    y = rng(11).standard_normal(n).astype(np.float32)
+    y0 = y.copy()
+    mod.get_function("axpy<float, 1>")(np.float32(2.0), drv.In(x), drv.InOut(y), np.int32(n),
+                                      block=(128, 1, 1), grid=((n + 127) // 128, 1))
+    np.testing.assert_allclose(y, 2.0 * x + y0, rtol=1e-6)
+
+    xd = x.astype(np.float64)
+    yd = y0.astype(np.float64)
+    mod.get_function("axpy<double, 4>")(np.float64(-0.5), drv.In(xd), drv.InOut(yd),
+                                       np.int32(n), block=(64, 1, 1),
+                                       grid=((n + 255) // 256, 1))
+    np.testing.assert_allclose(yd, -0.5 * xd + y0.astype(np.float64), rtol=1e-12)
+
+    k = np.arange(50, dtype=np.int32)
+    mod.get_function("scale::twice<int>")(drv.InOut(k), np.int32(50), block=(64, 1, 1),
+                                          grid=(1, 1))
+    np.testing.assert_array_equal(k, 2 * np.arange(50))
+
+    v = np.zeros(10, np.int32)
+    mod.get_function("fill")(drv.Out(v), np.int32(7), np.int32(10), block=(32, 1, 1), grid=(1, 1))
+    assert (v == 7).all()
+
+
+# ------------------------------------------------------ types and builtins
+
+def test_vector_types(ctx):
+    mod = load("vector_types.cu")
+    n = 100
+    a = rng(12).standard_normal((n, 4)).astype(np.float32)
+    out = np.zeros_like(a)
+    float4 = np.dtype({"names": list("xyzw"), "formats": [np.float32] * 4})
+    s = np.array((1.0, -2.0, 0.5, 3.0), float4)[()]
+    mod.get_function("scale4")(s, drv.In(a), drv.Out(out), np.int32(n), block=(32, 1, 1),
+                               grid=(4, 1))
+    np.testing.assert_array_equal(out, a * np.array([1.0, -2.0, 0.5, 3.0], np.float32))
+
+    double2 = np.dtype({"names": list("xy"), "formats": [np.float64] * 2})
+    int2 = np.dtype({"names": list("xy"), "formats": [np.int32] * 2})
+    uchar4 = np.dtype({"names": list("xyzw"), "formats": [np.uint8] * 4})
+    o = np.zeros(7, np.float32)
+    mod.get_function("mixed")(np.int8(-5), np.array((1.25, 2.5), double2)[()],
+                              np.array((6, 7), int2)[()], np.array((1, 2, 3, 4), uchar4)[()],
+                              drv.Out(o), block=(3, 1, 1), grid=(2, 1))
+    assert o[:6].tolist() == [-5.0, 3.75, 42.0, 10.0, 64.0, 36.0]
+    assert o[6] >= 3 + 0 + 2  # blockDim.x + some threadIdx.x + gridDim.x
+
+
+def test_half_arithmetic(ctx):
+    mod = load("half.cu", include_dirs=toolkit_includes(), no_extern_c=True)
+    n = 200
+    a = (rng(13).standard_normal(n) * 4).astype(np.float16)
+    b = (rng(14).standard_normal(n) * 4).astype(np.float16)
+    s = np.zeros(n, np.float16)
+    p = np.zeros(n, np.float16)
+    f = np.zeros(n, np.float32)
+    mod.get_function("half_ops")(drv.In(a), drv.In(b), drv.Out(s), drv.Out(p), drv.Out(f),
+                                 np.int32(n), block=(64, 1, 1), grid=(4, 1))
+    np.testing.assert_array_equal(s, a + b)  # fp16 add/mul are correctly rounded
+    np.testing.assert_array_equal(p, a * b)
+    fma = (a.astype(np.float64) * b + 1.0).astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(f, fma + np.where(a < b, 1000.0, 0.0), rtol=1e-3, atol=1e-2)
+
+    x = np.array([0.0, -0.0, 1.0, 65504.0, 65520.0, 1e-8, 6e-8, 3.0e-5, np.inf, -np.inf,
+                  0.1, 1.0 / 3.0, -2.5e4, 2049.0, 2051.0], np.float32)
+    h = np.zeros(x.size, np.float16)
+    mod.get_function("half_convert")(drv.In(x), drv.Out(h), np.int32(x.size),
+                                     block=(32, 1, 1), grid=(1, 1))
+    with np.errstate(over="ignore"):
+        expect = x.astype(np.float16)
+    np.testing.assert_array_equal(h.view(np.uint16), expect.view(np.uint16))
+
+
+def test_device_printf(ctx, capfd):
+    f = load("printf.cu").get_function("say")
+    f(np.int32(42), np.float32(1.5), block=(4, 1, 1), grid=(1, 1))
+    drv.Context.synchronize()
+    out = capfd.readouterr().out
+    assert "thread 0 says 42 1.50" in out
+    assert "thread 1 says 42 1.50" in out
+    assert "thread 2" not in out
+
+
+def test_atomics_every_type(ctx):
+    mod = load("atomics.cu")
+    i = np.array([0, 0, 0, 0, -1, 0, 0, 0, 0], np.int32)
+    u = np.array([0, 1000, 1 << 30, 0, 0, 0, 0xfff, 0, 0, 0, 0], np.uint32)
+    ull = np.array([0, 1 << 60, 0, 0xff, 0, 0, 0, 0], np.uint64)
+    ll = np.array([0, 0], np.int64)
+    nt = 256
+    mod.get_function("atomics_int")(drv.InOut(i), drv.InOut(u), drv.InOut(ull), drv.InOut(ll),
+                                    block=(128, 1, 1), grid=(2, 1))
+    t = np.arange(nt)
+    assert i[0] == nt and i[1] == -2 * nt and i[2] == -(nt - 1) and i[3] == nt - 1
+    and_mask = np.int32(-1)
+    or_mask = 0
+    xor = 0
+    for k in t:
+        and_mask &= ~np.int32(1 << (k % 31))
+        or_mask |= 1 << (k % 31)
+        xor ^= 1 << (k % 8)
+    assert i[4] == and_mask and i[5] == or_mask and i[6] == xor
+    assert i[7] == 77 and i[8] == 42
+    assert u[0] == 3 * nt and u[1] == 1000 - nt and u[2] == 5 and u[3] == nt - 1
+    assert u[4] == nt % 10  # atomicInc(.., 9): 0..9 then wraps to 0
+    dec = 0
+    for _ in range(nt):
+        dec = 9 if dec == 0 or dec > 9 else dec - 1
+    assert u[5] == dec
+    assert u[6] == 0xff and u[7] == 0xffffffff and u[8] == 0 and u[9] == 7 and u[10] == 99
+    assert ull[0] == nt * 1000000000000 and ull[1] == 10 and ull[2] == nt - 1
+    assert ull[3] == 0xf0 and ull[4] == 1 << 40 and ull[5] == 0 and ull[6] == 5
+    assert ull[7] == 1 << 50
+    assert ll[0] == -(nt - 1) and ll[1] == (nt - 1) * 1000000000
+
+    f = np.array([0.0, 0.0], np.float32)
+    d = np.array([0.0, 10.0], np.float64)
+    mod.get_function("atomics_float")(drv.InOut(f), drv.InOut(d), block=(64, 1, 1), grid=(3, 1))
+    assert f[0] == 0.5 * 192 and f[1] == 2.5
+    assert d[0] == 0.25 * 192 and d[1] == 10.0 - 192
+
+
+def test_math_and_intrinsics(ctx):
+    f = load("builtins.cu").get_function("builtins")
+    out = np.zeros(20, np.float32)
+    iout = np.zeros(18, np.int32)
+    f(drv.Out(out), drv.Out(iout), block=(1, 1, 1), grid=(1, 1))
+    assert iout.tolist() == [-3, 5, 5, -7, 9, 8, 31, 9, 1, -18, 1000000, 2, 0x55114400,
+                             0x3f800000, 40, 63, 1, 107 + 15]
+    expect = [2.5, 2.5, -1.25, 4.5, math.e, 1.0, 1024.0, 7.0, 0.25, 1.0, 0.0, 4.0, 1.0,
+              math.tanh(0.5), math.erf(0.5), 103.0, math.sqrt(2) + math.e, math.pi, 5.0, 1.5]
+    np.testing.assert_allclose(out, np.array(expect, np.float32), rtol=2e-6, atol=1e-6)
+
+
+def test_cooperative_groups_tiles(ctx):
+    mod = load("coop_groups.cu", no_extern_c=True, include_dirs=toolkit_includes())
+    a = rng(15).integers(0, 100, 64).astype(np.int32)
+    s = np.zeros(64, np.int32)
+    sc = np.zeros(64, np.int32)
+    odd = np.zeros(8, np.uint32)
+    mod.get_function("tiles")(drv.In(a), drv.Out(s), drv.Out(sc), drv.Out(odd),
+                              block=(64, 1, 1), grid=(1, 1))
+    t = a.reshape(8, 8)
+    np.testing.assert_array_equal(s, np.repeat(t.sum(axis=1), 8))
+    np.testing.assert_array_equal(sc, np.cumsum(t, axis=1).ravel())
+    assert odd.tolist() == [sum(1 << k for k in range(8) if row[k] & 1) for row in t]
+
+
+def test_source_corners(ctx):
+    mod = load("quirks.cu")
+    out = np.zeros(100, np.float32)
+    mod.get_function("quirky")(drv.Out(out), np.int32(100), block=(128, 1, 1), grid=(1, 1),
+                               shared=128 * 4)
+    t = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(out, (127 - t) + 2 * t + 1000)
+    for name in ("not_compiled", "not_defined_either", "in_a_comment", "in_a_string"):
+        with pytest.raises(drv.Error):
+            mod.get_function(name)
+
+
+# ------------------------------------------------------------ refusals
+
+def test_inline_asm_is_a_compile_error_naming_the_line(ctx):
+    from pycudac.compiler import CompileError, SourceModule
+    src = ("__global__ void k(int *x)\n"
+           "{\n"
+           "    int v;\n"
+           "    asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(v));\n"
+           "    *x = v;\n"
+           "}\n")
+    if drv.get_backend() != "sim":
+        pytest.skip("inline PTX is valid CUDA C on a GPU")
+    with pytest.raises(CompileError) as info:
+        SourceModule(src)
+    text = str(info.value) + str(getattr(info.value, "log", ""))
+    assert ":4:" in text and "asm" in text
+
+
+def test_compile_error_keeps_user_line_numbers(ctx):
+    from pycudac.compiler import CompileError, SourceModule
+    src = "__global__ void k(int *x)\n{\n\n    *x = undeclared_name;\n}\n"
+    with pytest.raises(CompileError) as info:
+        SourceModule(src)
+    text = str(info.value) + str(getattr(info.value, "log", ""))
+    assert "undeclared_name" in text
+    assert "4" in text
+
+
+def test_corpus_compiles_with_nvrtc():
+    """Every corpus kernel is plain CUDA C that NVRTC accepts (no GPU needed)."""
+    from pycudac.compiler import compile as cuda_compile
+    from pycudac import _driver
+    try:
+        _driver._nvrtc_path()
+    except Exception as exc:
+        pytest.skip(f"NVRTC not available: {exc}")
+    for name in sorted(os.listdir(KERNELS)):
+        if not name.endswith(".cu"):
+            continue
+        kw = {}
+        if name in ("half.cu", "coop_groups.cu"):
+            kw = dict(include_dirs=toolkit_includes(), no_extern_c=True)
+        if name == "axpy_template.cu":
+            kw = dict(no_extern_c=True, name_expressions=["axpy<float, 1>"])
+        ptx = cuda_compile(source(name), arch="compute_90", target="ptx", **kw)
+        assert ptx, name

@@ -61,24 +61,24 @@ class Runner:
         except Exception as exc:
             self.rec.na(bench, metric, f"{type(exc).__name__}: {exc}")
             return
-        self.variants[metric] = (bench, batch)
-        self.samples[metric] = []
+        self.variants[(bench, metric)] = batch
+        self.samples[(bench, metric)] = []
 
     def run(self, n, rounds, per_round):
         for _ in range(rounds):
-            for metric, (bench, batch) in self.variants.items():
+            for key, batch in self.variants.items():
                 try:
                     batch(n)  # warm-up batch for this round
                     for _ in range(per_round):
-                        self.samples[metric].append(batch(n))
+                        self.samples[key].append(batch(n))
                 except Exception as exc:
-                    self.samples[metric] = None
-                    self.rec.na(bench, metric, f"{type(exc).__name__}: {exc}")
-            self.variants = {m: v for m, v in self.variants.items()
-                             if self.samples[m] is not None}
-        for metric, (bench, _) in self.variants.items():
-            s = self.samples[metric]
-            self.rec.value(bench, metric, median(s), "us", s, launches_per_batch=n)
+                    self.samples[key] = None
+                    self.rec.na(*key, f"{type(exc).__name__}: {exc}")
+            self.variants = {k: v for k, v in self.variants.items()
+                             if self.samples[k] is not None}
+        for key in self.variants:
+            s = self.samples[key]
+            self.rec.value(*key, median(s), "us", s, launches_per_batch=n)
 
 
 def setup_floor(runner, args):

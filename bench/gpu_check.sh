@@ -18,7 +18,9 @@ ROOT=$(pwd)
 export PYTHONUNBUFFERED=1
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
-OUTDIR=${OUT:-$ROOT/bench/out}
+# Logs are written under bench/out/run; at the end the device tool's $OUT (which
+# takes at most 8 files) gets the table, the JSON and one tarball of the logs.
+OUTDIR=$ROOT/bench/out/run
 mkdir -p "$OUTDIR" "$ROOT/bench/out"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 BUDGET=${GPU_CHECK_BUDGET:-540}
@@ -150,5 +152,9 @@ fi
 echo
 echo "================ pycudac gpu-check: $(( $(date +%s) - START ))s; logs in $OUTDIR ================"
 timeout 30 "$PY" bench/report.py "$OUTDIR" --stages "$STAGES"
+if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
+    cp "$OUTDIR"/results_table.md "$OUTDIR"/bench.jsonl "$OUTDIR"/floor.jsonl "$STAGES" "$OUT"/ 2>/dev/null
+    tar czf "$OUT/logs.tgz" -C "$OUTDIR" . 2>/dev/null
+fi
 [ "$BUILD_RC" -eq 0 ] || exit 1
 exit 0

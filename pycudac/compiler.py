@@ -248,23 +248,74 @@ def target_for(arch=None, code=None, target=None):
     return "ptx", f"compute_{max(older)}"
 
 
-_archs_cache = None
-
-
 def _nvrtc_archs():
-    global _archs_cache
-    if _archs_cache is None:
-        _archs_cache = frozenset(_driver.nvrtc_supported_archs())
-    return _archs_cache
+    return _nvrtc_facts()[1]
 
 
 # ---------------------------------------------------------------------------
 # The cache key
 
 _info_cache = {}
+_FACTS_TAG = b"pycudac nvrtc facts"
+
+
+def _nvrtc_facts():
+    """(compiler_info dict, supported architectures) of the NVRTC in use.
+
+    Both go into the key and the target choice of every compile. Loading
+    NVRTC to ask costs milliseconds (a 100 MB library), so the answers are
+    kept in the cache store under a key made from the library's identity,
+    which is found with stat alone: a warm hit in a fresh process then never
+    loads NVRTC."""
+    facts = _info_cache.get("nvrtc-facts")
+    if facts is not None:
+        return facts
+    path = _usable_dir(None)
+    ident = _driver.nvrtc_identity(False) if path is not None else None
+    key = None
+    if ident is not None:
+        key = nvrtc_facts_key(ident)
+        facts = _decode_facts(_driver.cache_load(path, key), ident)
+    if facts is None:
+        info = _driver.compiler_info("nvrtc")
+        facts = (info, frozenset(_driver.nvrtc_supported_archs()))
+        if key is not None and info["identity"] == ident:
+            payload = json.dumps({"info": info, "archs": sorted(facts[1])}, sort_keys=True)
+            try:
+                _driver.cache_store(path, key, payload.encode("utf-8"), _max_bytes())
+            except OSError:
+                pass  # only a slower next start; the compile path warns about the store
+    _info_cache["nvrtc-facts"] = facts
+    return facts
+
+
+def nvrtc_facts_key(ident=None):
+    """The cache key under which the facts of NVRTC `ident` are kept."""
+    if ident is None:
+        ident = _driver.nvrtc_identity(False)
+    return hashlib.sha256(b"%s\0%d\0%s" % (_FACTS_TAG, CACHE_FORMAT_VERSION,
+                                            ident.encode("utf-8", "surrogatepass"))).hexdigest()
+
+
+def _decode_facts(payload, ident):
+    """The facts in a verified cache payload, or None when it is not one."""
+    if payload is None:
+        return None
+    try:
+        data = json.loads(payload.decode("utf-8"))
+        info, archs = data["info"], data["archs"]
+        if (not isinstance(info, dict) or info.get("identity") != ident
+                or not all(isinstance(info.get(k), str) for k in ("kind", "version"))
+                or not all(isinstance(a, int) for a in archs)):
+            return None
+        return info, frozenset(archs)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
 
 
 def _compiler_info(compiler):
+    if compiler == "nvrtc":
+        return _nvrtc_facts()[0]
     info = _info_cache.get(compiler)
     if info is None:
         info = _info_cache[compiler] = _driver.compiler_info(compiler)

@@ -213,21 +213,25 @@ def _render_map(spec, variant, tag=""):
     for k, op in enumerate(spec.operands):
         cast_c = compute_ctype(op.cast)
         names.append(f"x{k}")
+        cast = compute_dtype(op.cast)
         if op.kind == "s":
             decl, value = scalar_params(k, op.dtype)
             params.append(decl)
-            scalar_setup.append(
-                f"    const {cast_c} x{k} = {convert(value, compute_dtype(op.dtype), compute_dtype(op.cast))};\n")
+            value = convert(value, compute_dtype(op.dtype), cast)
+            scalar_setup.append(f"    const {cast_c} x{k} = {value};\n")
             continue
         t = dtype_to_ctype(op.dtype)
         params.append(f"const {t} *__restrict__ a{k}")
         arrays.append(k)
         vec_loads.append(
             f"            const pcc_pack<{t}, 4> p{k}_ = ((const pcc_pack<{t}, 4> *)a{k})[v];\n")
-        vec_values.append(
-            f"                const {cast_c} x{k} = {convert(f'p{k}_.v[k_]', op.dtype, compute_dtype(op.cast))};\n")
-        load = f"a{k}[i]" if variant == "contig" else f"*(const {t} *)((const char *)a{k} + o{k})"
-        values.append(f"        const {cast_c} x{k} = {convert(load, op.dtype, compute_dtype(op.cast))};\n")
+        vec_values.append(f"                const {cast_c} x{k} = "
+                          f"{convert(f'p{k}_.v[k_]', op.dtype, cast)};\n")
+        if variant == "contig":
+            load = f"a{k}[i]"
+        else:
+            load = f"*(const {t} *)((const char *)a{k} + o{k})"
+        values.append(f"        const {cast_c} x{k} = {convert(load, op.dtype, cast)};\n")
     store = store_expr(spec.expr.format(*names), spec.expr_dtype, spec.out_dtype)
     name = f"{spec.name}_{variant}{tag}"
     if variant == "contig":
@@ -435,9 +439,22 @@ def get_map_function(group_key, name, variant, ctx=None):
         specs = GROUPS[group](descs, extra)
         mod = _module_cache[mkey] = source_module(
             render_map_module(specs, variant, tools.unique_tag(group_key)))
-    entry = _fn_cache[key] = (
-        mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}"), _max_blocks(ctx))
+    fn = mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}")
+    entry = _fn_cache[key] = (fn, resident_blocks(fn, ctx))
     return entry
+
+
+def resident_blocks(fn, ctx, block=BLOCK):
+    """How many blocks of `block` threads of `fn` the device runs at once
+    (the occupancy calculator). Grid-stride kernels launch exactly that many,
+    one full wave: more would leave SMs idle through a partial second wave."""
+    try:
+        min_grid, best = fn.max_potential_block_size(0, block)
+        if best == block and min_grid > 0:
+            return int(min_grid)
+    except Exception:
+        pass
+    return _max_blocks(ctx)
 
 
 def _clear():
@@ -508,23 +525,26 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
         raise ValueError(f"{name}: the arrays belong to a context that is not current; "
                          f"push it (Context.push()) before operating on them")
     contig = out._layout
-    args = [out.ptr]
-    aligned = out.ptr % (out.dtype.itemsize * 4) == 0
     if contig is not None:
+        # fast path: every array laid out like `out` -> one flat loop
         shape = out.shape
+        ptr = out.ptr
+        args = [ptr]
+        aligned = not ptr % (out.dtype.itemsize << 2)
         for op, sd in zip(operands, scalar_dtypes):
             if sd is None:
                 if op._layout != contig or op.shape != shape:
                     contig = None
                     break
-                if op.ptr % (op.dtype.itemsize * 4):
+                ptr = op.ptr
+                if ptr % (op.dtype.itemsize << 2):
                     aligned = False
-    if contig is not None:
-        for op, sd in zip(operands, scalar_dtypes):
-            if sd is None:
-                args.append(op.ptr)
+                args.append(ptr)
+            elif sd.kind == "f":
+                args.append(float(op))
             else:
                 args.extend(scalar_args(op, sd))
+    if contig is not None:
         if fcache is None:
             fn, max_blocks = get_map_function(group_key, name, "contig", ctx)
         else:
@@ -532,11 +552,19 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
             if entry is None:
                 entry = fcache[ctx] = get_map_function(group_key, name, "contig", ctx)
             fn, max_blocks = entry
-        vec = 1 if (aligned and n >= 4) else 0
-        args.append(n)
-        args.append(vec)
-        fn(*args, block=_BLOCK, grid=_grid(n >> 2 if vec else n, max_blocks), stream=stream)
+        if aligned and n >= 4:
+            work = n >> 2
+            args.append(n)
+            args.append(1)
+        else:
+            work = n
+            args.append(n)
+            args.append(0)
+        blocks = (work + BLOCK - 1) // BLOCK
+        fn(*args, block=_BLOCK, grid=(blocks if blocks < max_blocks else max_blocks, 1),
+           stream=stream)
         return out
+    args = [out.ptr]
     shape = out.shape
     stride_lists = [out.strides]
     for op, sd in zip(operands, scalar_dtypes):
@@ -648,7 +676,8 @@ class ElementwiseKernel:
         except KeyError:
             kw = {} if self.options is None else {"options": self.options}
             mod = source_module(self.source, **kw)
-            entry = self._funcs[ctx] = (mod.get_function(self._cname), _max_blocks(ctx))
+            fn = mod.get_function(self._cname)
+            entry = self._funcs[ctx] = (fn, resident_blocks(fn, ctx))
             return entry
 
     def __call__(self, *args, **kwargs):

@@ -18,6 +18,17 @@ Memory comes from a per-context tools.DeviceMemoryPool unless an
 Interop: `__cuda_array_interface__` (v3) export and import (`asarray`),
 DLPack export (`__dlpack__`, `__dlpack_device__`) and import
 (`from_dlpack`), all zero-copy.
+
+Limits (device code cannot raise): integer `x // 0` and `x % 0` give 0 and
+a negative integer power gives 0 (NumPy: warning / ValueError); `take`
+clips out-of-range indices; float -> int casts of NaN/inf are whatever the
+hardware gives. Index arrays are accepted for reading (a[idx] = take) but
+not for assignment; boolean masks are not supported (use where()). Arrays
+with more than 8 dimensions that cannot be merged need a copy first.
+float16 elements are `pcc_half` (2-byte storage, pcc_h2f/pcc_f2h) in
+kernels, complex ones `pcc_complex64/128` (float2/double2 layout with
+operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes are for storage,
+copies and kernels; arithmetic on them is a TypeError.
 """
 import numbers
 import operator
@@ -645,6 +656,9 @@ class GPUArray:
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, index):
+        if isinstance(index, (list, np.ndarray)) and not (
+                isinstance(index, np.ndarray) and index.ndim == 0):
+            index = to_gpu(np.asarray(index))
         if isinstance(index, GPUArray):
             if index.dtype == np.bool_:
                 raise TypeError("boolean mask indexing is not supported; use where()")
@@ -695,6 +709,9 @@ class GPUArray:
         return self._view(tuple(shape), tuple(strides), offset)
 
     def __setitem__(self, index, value):
+        if isinstance(index, (GPUArray, list)) or (isinstance(index, np.ndarray) and index.ndim):
+            raise TypeError("assignment through an index array is not supported (a[idx] = v); "
+                            "use where() or an ElementwiseKernel")
         view = self[index] if not (isinstance(index, slice) and index == slice(None)) else self
         if isinstance(value, GPUArray):
             view._assign_array(value)
@@ -840,21 +857,21 @@ class GPUArray:
         from pycudac import reduction
         return reduction.sum(self, axis=axis, dtype=dtype, stream=stream)
 
-    def max(self, stream=None):
+    def max(self, axis=None, stream=None):
         from pycudac import reduction
-        return reduction.max(self, stream=stream)
+        return reduction.max(self, axis=axis, stream=stream)
 
-    def min(self, stream=None):
+    def min(self, axis=None, stream=None):
         from pycudac import reduction
-        return reduction.min(self, stream=stream)
+        return reduction.min(self, axis=axis, stream=stream)
 
-    def any(self, stream=None):
+    def any(self, axis=None, stream=None):
         from pycudac import reduction
-        return reduction.any(self, stream=stream)
+        return reduction.any(self, axis=axis, stream=stream)
 
-    def all(self, stream=None):
+    def all(self, axis=None, stream=None):
         from pycudac import reduction
-        return reduction.all(self, stream=stream)
+        return reduction.all(self, axis=axis, stream=stream)
 
     def dot(self, other, stream=None):
         from pycudac import reduction
@@ -1261,7 +1278,8 @@ def concatenate(arrays, axis=0, allocator=None):
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
     axis = _norm_axis(axis, nd)
     for k, a in enumerate(arrays):
-        if a.ndim != nd or builtins.any(a.shape[d] != arrays[0].shape[d] for d in range(nd) if d != axis):
+        if a.ndim != nd or builtins.any(a.shape[d] != arrays[0].shape[d]
+                                        for d in range(nd) if d != axis):
             raise ValueError(f"concatenate: arrays[{k}] has shape {a.shape}, which does not "
                              f"match {arrays[0].shape} except along axis {axis}")
     dtype = np.result_type(*[a.dtype for a in arrays])
@@ -1372,24 +1390,24 @@ def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
     return reduction.sum(a, axis=axis, dtype=dtype, stream=stream)
 
 
-def min(a, stream=None):  # noqa: A001
+def min(a, axis=None, stream=None):  # noqa: A001
     from pycudac import reduction
-    return reduction.min(a, stream=stream)
+    return reduction.min(a, axis=axis, stream=stream)
 
 
-def max(a, stream=None):  # noqa: A001
+def max(a, axis=None, stream=None):  # noqa: A001
     from pycudac import reduction
-    return reduction.max(a, stream=stream)
+    return reduction.max(a, axis=axis, stream=stream)
 
 
-def any(a, stream=None):  # noqa: A001
+def any(a, axis=None, stream=None):  # noqa: A001
     from pycudac import reduction
-    return reduction.any(a, stream=stream)
+    return reduction.any(a, axis=axis, stream=stream)
 
 
-def all(a, stream=None):  # noqa: A001
+def all(a, axis=None, stream=None):  # noqa: A001
     from pycudac import reduction
-    return reduction.all(a, stream=stream)
+    return reduction.all(a, axis=axis, stream=stream)
 
 
 def subset_dot(subset, a, b, stream=None):

@@ -82,8 +82,8 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__res
     __shared__ {acc_t} sdata_[{block}];
     const unsigned int tid_ = threadIdx.x;
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
-        {acc_t} acc_ = {neutral};
         const char *row_ = (const char *)a + r * row_stride;
+        {acc_t} acc_ = {neutral};
         for (long long j = tid_; j < m; j += {block}) {{
             acc_ = {op}(acc_, {map_expr});
         }}
@@ -95,6 +95,28 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__res
         }}
         if (tid_ == 0) out[r] = {store};
         __syncthreads();
+    }}
+}}
+"""
+
+
+# One thread per output element: for reductions along an axis whose output
+# elements are adjacent in memory (a.sum(axis=0) of a C array), so that a
+# warp's loads are coalesced.
+_COLS = """
+extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__restrict__ a,
+                               long long rows, long long m, long long row_stride,
+                               long long col_stride)
+{{
+    const long long nthreads_ = (long long)gridDim.x * blockDim.x;
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+         r += nthreads_) {{
+        const char *row_ = (const char *)a + r * row_stride;
+        {acc_t} acc_ = {neutral};
+        for (long long j = 0; j < m; ++j) {{
+            acc_ = {op}(acc_, {map_expr});
+        }}
+        out[r] = {store};
     }}
 }}
 """
@@ -186,11 +208,14 @@ def _render_axis(spec):
     in_t = dtype_to_ctype(spec.in_dtypes[0])
     val = convert(f"*(const {in_t} *)(row_ + j * col_stride)", spec.in_dtypes[0],
                   compute_dtype(spec.casts[0]))
-    return _AXIS.format(name=f"{spec.name}_axis", out_t=out_t, acc_t=acc_t, in_t=in_t,
-                        neutral=spec.neutral,
-                        op=f"{spec.name}_op", map_expr=spec.map_expr.format(val),
-                        store=_ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype),
-                        block=BLOCK)
+    # min/max start from the row's first element instead of the array's
+    neutral = spec.neutral.replace("a0[0]", f"(*(const {in_t} *)row_)")
+    common = dict(out_t=out_t, acc_t=acc_t, in_t=in_t, neutral=neutral, op=f"{spec.name}_op",
+                  map_expr=spec.map_expr.format(val), block=BLOCK)
+    return (_AXIS.format(name=f"{spec.name}_axis", **common,
+                         store=_ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype))
+            + _COLS.format(name=f"{spec.name}_cols", **common,
+                           store=_ew.store_expr("acc_", spec.acc_dtype, spec.out_dtype)))
 
 
 def _sum_dtype(dtype):
@@ -223,7 +248,7 @@ def _unary_specs(dtype, sum_dtype):
 def _render_unary_module(dtype, sum_dtype):
     specs = _unary_specs(dtype, sum_dtype)
     src = tools.KERNEL_PREAMBLE + "".join(_render_builtin(s) for s in specs)
-    src += _render_axis(specs[0])  # sum along an axis
+    src += "".join(_render_axis(s) for s in specs)  # along one axis
     return src
 
 
@@ -255,18 +280,25 @@ def _module(key, ctx):
 def _retag(src, key):
     """Make kernel names unique to this module (name_s1 -> name_s1_<tag>)."""
     tag = tools.unique_tag(key)
-    return re.sub(r"\b(\w+_(?:s1f|s1|s2|axis|op))\(", lambda m: m.group(1) + tag + "(", src)
+    return re.sub(r"\b(\w+_(?:s1f|s1|s2|axis|cols|op))\(", lambda m: m.group(1) + tag + "(",
+                  src)
 
 
 _fns = {}
 
 
 def _function(key, name, ctx):
+    return _function_and_blocks(key, name, ctx)[0]
+
+
+def _function_and_blocks(key, name, ctx):
+    """(Function, blocks resident at once on the device) for kernel `name`."""
     fk = (ctx, key, name)
-    fn = _fns.get(fk)
-    if fn is None:
-        fn = _fns[fk] = _module(key, ctx).get_function(name + tools.unique_tag(key))
-    return fn
+    entry = _fns.get(fk)
+    if entry is None:
+        fn = _module(key, ctx).get_function(name + tools.unique_tag(key))
+        entry = _fns[fk] = (fn, _ew.resident_blocks(fn, ctx, BLOCK))
+    return entry
 
 
 tools._context_caches.extend([_mods, _fns])
@@ -281,8 +313,9 @@ def _run(key, name, arrays, out_dtype, acc_dtype, stream):
     ctx = tools.current_context()
     n = arrays[0].size
     out = GPUArray((), out_dtype)
-    vec = 1 if (n >= 16 and builtins.all(a.ptr % (a.dtype.itemsize * 4) == 0 for a in arrays)) else 0
-    max_blocks = _ew._max_blocks(ctx)
+    aligned = builtins.all(a.ptr % (a.dtype.itemsize * 4) == 0 for a in arrays)
+    vec = 1 if (n >= 16 and aligned) else 0
+    s1, max_blocks = _function_and_blocks(key, f"{name}_s1", ctx)
     work = (n >> 2) if vec else n
     grid = builtins.max(1, builtins.min((work + BLOCK - 1) // BLOCK, max_blocks))
     ptrs = [a.ptr for a in arrays]
@@ -291,8 +324,7 @@ def _run(key, name, arrays, out_dtype, acc_dtype, stream):
                                            grid=(1, 1), stream=stream)
         return out
     part = GPUArray((grid,), acc_dtype)
-    _function(key, f"{name}_s1", ctx)(part.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1),
-                                      grid=(grid, 1), stream=stream)
+    s1(part.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
     _function(key, f"{name}_s2", ctx)(out.ptr, part.ptr, grid, 0, block=(BLOCK, 1, 1),
                                       grid=(1, 1), stream=stream)
     return out
@@ -311,48 +343,54 @@ def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
     from pycudac import gpuarray
     _check(a, "sum")
     sdt = _sum_dtype(a.dtype) if dtype is None else tools.check_dtype(dtype, "sum: dtype")
+    key = ("unary", a.dtype, sdt)
     if axis is not None:
-        return _sum_axis(a, axis, sdt, stream)
+        return _reduce_axis(a, axis, "sum", sdt, key, stream)
     if a.size == 0:
         return gpuarray.zeros((), sdt)
-    key = ("unary", a.dtype, sdt)
     return _run(key, "sum", [_contiguous(a)], sdt, compute_dtype(sdt), stream)
 
 
-def _minmax(a, name, stream):
+def _minmax(a, name, axis, stream):
     _check(a, name)
     if a.dtype.kind == "c":
         raise TypeError(f"{name}: complex arrays are not supported")
+    key = ("unary", a.dtype, _sum_dtype(a.dtype))
+    if axis is not None:
+        return _reduce_axis(a, axis, name, a.dtype, key, stream)
     if a.size == 0:
         raise ValueError(f"zero-size array to reduction operation {name}imum which has no "
                          f"identity")
-    key = ("unary", a.dtype, _sum_dtype(a.dtype))
     return _run(key, name, [_contiguous(a)], a.dtype, compute_dtype(a.dtype), stream)
 
 
-def max(a, stream=None):  # noqa: A001
-    return _minmax(a, "max", stream)
+def max(a, axis=None, stream=None):  # noqa: A001
+    """Largest element (NaN if any), or along `axis`."""
+    return _minmax(a, "max", axis, stream)
 
 
-def min(a, stream=None):  # noqa: A001
-    return _minmax(a, "min", stream)
+def min(a, axis=None, stream=None):  # noqa: A001
+    """Smallest element (NaN if any), or along `axis`."""
+    return _minmax(a, "min", axis, stream)
 
 
-def _logical(a, name, stream):
+def _logical(a, name, axis, stream):
     from pycudac import gpuarray
     _check(a, name)
+    key = ("unary", a.dtype, _sum_dtype(a.dtype))
+    if axis is not None:
+        return _reduce_axis(a, axis, name, np.dtype(np.bool_), key, stream)
     if a.size == 0:
         return gpuarray.to_gpu(np.array(name == "all"))
-    key = ("unary", a.dtype, _sum_dtype(a.dtype))
     return _run(key, name, [_contiguous(a)], np.dtype(np.bool_), np.dtype(np.bool_), stream)
 
 
-def any(a, stream=None):  # noqa: A001
-    return _logical(a, "any", stream)
+def any(a, axis=None, stream=None):  # noqa: A001
+    return _logical(a, "any", axis, stream)
 
 
-def all(a, stream=None):  # noqa: A001
-    return _logical(a, "all", stream)
+def all(a, axis=None, stream=None):  # noqa: A001
+    return _logical(a, "all", axis, stream)
 
 
 def dot(a, b, dtype=None, stream=None):
@@ -372,13 +410,17 @@ def dot(a, b, dtype=None, stream=None):
     return _run(key, "dot", [_contiguous(a), _contiguous(b)], out, compute_dtype(out), stream)
 
 
-def _sum_axis(a, axis, sdt, stream):
+def _reduce_axis(a, axis, name, out_dtype, key, stream):
+    """Reduction `name` along one axis (or several, one after the other):
+    one block per output element, reading its row with the row's strides."""
     from pycudac import gpuarray
     axes = axis if isinstance(axis, tuple) else (axis,)
     if len(axes) != 1:
         res = a
         for ax in sorted((gpuarray._norm_axis(x, a.ndim) for x in axes), reverse=True):
-            res = _sum_axis(res, ax, sdt, stream)
+            k = ("unary", res.dtype, key[2]) if name == "sum" else (
+                "unary", res.dtype, _sum_dtype(res.dtype))
+            res = _reduce_axis(res, ax, name, out_dtype, k, stream)
         return res
     axis = gpuarray._norm_axis(axes[0], a.ndim)
     rest = [d for d in range(a.ndim) if d != axis]
@@ -388,9 +430,12 @@ def _sum_axis(a, axis, sdt, stream):
     for d in rest:
         rows *= a.shape[d]
     if rows == 0:
-        return gpuarray.empty(out_shape, sdt)
+        return gpuarray.empty(out_shape, out_dtype)
     if m == 0:
-        return gpuarray.zeros(out_shape, sdt)
+        if name in ("max", "min"):
+            raise ValueError(f"zero-size array to reduction operation {name}imum which has "
+                             f"no identity")
+        return gpuarray.zeros(out_shape, out_dtype).fill(1 if name == "all" else 0)
     rshape, (rstrides,) = _ew.collapse(out_shape, [tuple(a.strides[d] for d in rest)])
     src = a
     if len(rshape) > 1:
@@ -398,11 +443,16 @@ def _sum_axis(a, axis, sdt, stream):
         row_stride, col_stride = m * src.dtype.itemsize, src.dtype.itemsize
     else:
         row_stride, col_stride = rstrides[0], a.strides[axis]
-    out = gpuarray.GPUArray(out_shape, sdt)
+    out = gpuarray.GPUArray(out_shape, out_dtype)
     ctx = tools.current_context()
-    key = ("unary", a.dtype, sdt)
-    fn = _function(key, "sum_axis", ctx)
-    grid = builtins.max(1, builtins.min(rows, _ew._max_blocks(ctx)))
+    if abs(row_stride) < abs(col_stride) and rows >= 64:
+        # outputs adjacent in memory: a thread per output, coalesced loads
+        fn, resident = _function_and_blocks(key, f"{name}_cols", ctx)
+        grid = builtins.max(1, builtins.min((rows + BLOCK - 1) // BLOCK, resident))
+    else:
+        # a block per output, its threads striding along the row
+        fn = _function(key, f"{name}_axis", ctx)
+        grid = builtins.max(1, builtins.min(rows, _ew._max_blocks(ctx)))
     fn(out.ptr, src.ptr, rows, m, row_stride, col_stride, block=(BLOCK, 1, 1), grid=(grid, 1),
        stream=stream)
     return out

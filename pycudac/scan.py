@@ -23,6 +23,8 @@ shared-memory bank conflicts for 4-byte types.
     knl(x)            # in place
     knl(x, out)       # into out
 """
+import builtins
+
 import numpy as np
 
 from pycudac import elementwise as _ew
@@ -107,6 +109,18 @@ extern "C" __global__ void {p}_scan(T *out, const T *in, const T *__restrict__ c
 """
 
 
+def _resident_blocks(fn, ctx):
+    """Blocks of BLOCK threads the whole device runs at once: one wave of
+    chunks, so no SM idles through a second, partial wave."""
+    try:
+        min_grid, block = fn.max_potential_block_size(0, BLOCK)
+        if block == BLOCK and min_grid > 0:
+            return int(min_grid)
+    except Exception:
+        pass
+    return builtins.max(1, _ew._max_blocks(ctx) // 2)
+
+
 class _ScanKernel:
     exclusive = 0
 
@@ -136,7 +150,8 @@ class _ScanKernel:
         if fns is None:
             kw = {} if self.options is None else {"options": self.options}
             mod = _ew.source_module(self.source, **kw)
-            fns = self._fns[ctx] = mod.get_function(f"{self._p}_scan")
+            fn = mod.get_function(f"{self._p}_scan")
+            fns = self._fns[ctx] = (fn, _resident_blocks(fn, ctx))
         return fns
 
     def __call__(self, input_ary, output_ary=None, allocator=None, stream=None):
@@ -160,10 +175,10 @@ class _ScanKernel:
         if n == 0:
             return output_ary
         ctx = tools.current_context()
-        scan_fn = self._functions(ctx)
+        scan_fn, resident = self._functions(ctx)
         tile = BLOCK * ITEMS
         ntiles = (n + tile - 1) // tile
-        groups = min(ntiles, _ew._max_blocks(ctx), tile)
+        groups = min(ntiles, resident, tile)
         chunk = ((ntiles + groups - 1) // groups) * tile
         groups = (n + chunk - 1) // chunk
         blk = (BLOCK, 1, 1)

@@ -601,18 +601,6 @@ done:
     return result;
 }
 
-/* Realpath of the shared object that defines `fn`, or "" (dladdr). */
-static void library_of(void *fn, char *out, size_t len)
-{
-    Dl_info info;
-    out[0] = '\0';
-    if (fn == NULL || dladdr(fn, &info) == 0 || info.dli_fname == NULL)
-        return;
-    char *real = realpath(info.dli_fname, NULL);
-    snprintf(out, len, "%s", real ? real : info.dli_fname);
-    free(real);
-}
-
 static PyObject *py_compiler_info(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -628,17 +616,10 @@ static PyObject *py_compiler_info(PyObject *self, PyObject *args)
     char version[32], identity[1100];
     snprintf(version, sizeof version, "%d.%d", major, minor);
     if (strcmp(compiler, "nvrtc") == 0) {
-        /* The library's real path is the same in every process, unlike how it
-         * was found ("already loaded", a wheel, CUDA_HOME...). */
-        char real[1024];
-        struct stat st;
-        library_of((void *)rtc->nvrtcVersion, real, sizeof real);
-        /* Size and mtime tell an in-place toolkit update at the same path. */
-        if (real[0] && stat(real, &st) == 0)
-            snprintf(identity, sizeof identity, "%s size=%lld mtime=%lld", real,
-                     (long long)st.st_size, (long long)st.st_mtime);
-        else
-            snprintf(identity, sizeof identity, "%s", real[0] ? real : rtc->identity);
+        /* The library's real path, size and mtime: the same in every process
+         * however it was found, and changed by an in-place toolkit update. */
+        if (pcc_nvrtc_identity(identity, sizeof identity, 1) < 0)
+            return NULL;
     } else {
         snprintf(identity, sizeof identity, "%s", rtc->identity ? rtc->identity : "");
     }

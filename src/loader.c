@@ -8,7 +8,9 @@
  * runs at import: `import pycudac` works with no driver at all.
  */
 #include <dlfcn.h>
-#include <glob.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,90 +159,103 @@ static void note_tried(char *tried, size_t len, const char *place)
         snprintf(tried + used, len - used, "%s%s", used ? "; " : "", place);
 }
 
-static void *try_dir(const char *dir, char *tried, size_t len)
+/* Where NVRTC would be loaded from, found without loading it (stat only), so
+ * that a warm cache hit can name the compiler in its key without paying for
+ * dlopen of a 100 MB library. The search order is the documented one:
+ * PYCUDAC_NVRTC, a library already loaded in the process, the
+ * nvidia-cuda-nvrtc wheel on sys.path, CUDA_HOME/CUDA_PATH, /usr/local/cuda,
+ * then the loader's own search by soname. */
+enum { NVRTC_NONE = 0, NVRTC_FILE = 1, NVRTC_LOADED = 2, NVRTC_SONAME = 3 };
+
+static int file_in_dir(const char *dir, char *out, size_t outlen, char *tried, size_t len)
 {
-    char path[1024];
     for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, nvrtc_names[i]);
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(nvrtc_path, sizeof nvrtc_path, "%s", path);
-            return h;
-        }
+        int n = snprintf(out, outlen, "%s/%s", dir, nvrtc_names[i]);
+        if (n > 0 && (size_t)n < outlen && access(out, R_OK) == 0)
+            return NVRTC_FILE;
     }
     note_tried(tried, len, dir);
-    return NULL;
+    return NVRTC_NONE;
 }
 
 /* The nvidia-cuda-nvrtc wheel: <sys.path entry>/nvidia/{cu13,cuda_nvrtc}/lib. */
-static void *try_wheel(char *tried, size_t len)
+static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
 {
     PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
-    if (sys_path == NULL || !PyList_Check(sys_path))
-        return NULL;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sys_path); i++) {
-        PyObject *entry = PyList_GET_ITEM(sys_path, i);
-        const char *base = PyUnicode_Check(entry) ? PyUnicode_AsUTF8(entry) : NULL;
-        if (base == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
-        for (size_t k = 0; k < 2; k++) {
-            char dir[1024];
-            snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
-            glob_t g;
-            char pattern[1100];
-            snprintf(pattern, sizeof pattern, "%s/libnvrtc.so*", dir);
-            if (glob(pattern, 0, NULL, &g) == 0) {
-                globfree(&g);
-                void *h = try_dir(dir, tried, len);
-                if (h)
-                    return h;
+    if (sys_path != NULL && PyList_Check(sys_path)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(sys_path); i++) {
+            PyObject *entry = PyList_GET_ITEM(sys_path, i);
+            const char *base = PyUnicode_Check(entry) ? PyUnicode_AsUTF8(entry) : NULL;
+            if (base == NULL) {
+                PyErr_Clear();
+                continue;
+            }
+            const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+            for (size_t k = 0; k < 2; k++) {
+                for (size_t n = 0; n < N_NVRTC_NAMES; n++) {
+                    int w = snprintf(out, outlen, "%s/%s/%s", base, subdirs[k], nvrtc_names[n]);
+                    if (w > 0 && (size_t)w < outlen && access(out, R_OK) == 0)
+                        return NVRTC_FILE;
+                }
             }
         }
     }
     note_tried(tried, len, "site-packages/nvidia/{cu13,cuda_nvrtc}/lib (nvidia-cuda-nvrtc wheel)");
-    return NULL;
+    return NVRTC_NONE;
 }
 
-static void *find_nvrtc(char *tried, size_t len)
+static int locate_nvrtc(char *out, size_t outlen, char *tried, size_t len)
 {
-    void *h;
     const char *explicit_path = getenv("PYCUDAC_NVRTC");
     if (explicit_path && *explicit_path) {
-        h = dlopen(explicit_path, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(nvrtc_path, sizeof nvrtc_path, "%s", explicit_path);
-            return h;
-        }
+        snprintf(out, outlen, "%s", explicit_path);
+        if (access(out, R_OK) == 0)
+            return NVRTC_FILE;
         note_tried(tried, len, "PYCUDAC_NVRTC=");
         note_tried(tried, len, explicit_path);
     }
     for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
-        h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_NOLOAD);
+        void *h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_NOLOAD);
         if (h) {
-            snprintf(nvrtc_path, sizeof nvrtc_path, "%s (already loaded)", nvrtc_names[i]);
-            return h;
+            dlclose(h); /* NOLOAD took a reference */
+            snprintf(out, outlen, "%s", nvrtc_names[i]);
+            return NVRTC_LOADED;
         }
     }
     note_tried(tried, len, "libraries already loaded in this process");
-    if ((h = try_wheel(tried, len)) != NULL)
-        return h;
+    int found = file_in_wheel(out, outlen, tried, len);
     const char *envs[] = {"CUDA_HOME", "CUDA_PATH"};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2 && !found; i++) {
         const char *root = getenv(envs[i]);
         if (root && *root) {
             char dir[1024];
             snprintf(dir, sizeof dir, "%s/lib64", root);
-            if ((h = try_dir(dir, tried, len)) != NULL)
-                return h;
+            found = file_in_dir(dir, out, outlen, tried, len);
         }
     }
-    if ((h = try_dir("/usr/local/cuda/lib64", tried, len)) != NULL)
-        return h;
+    if (!found)
+        found = file_in_dir("/usr/local/cuda/lib64", out, outlen, tried, len);
+    return found ? found : NVRTC_SONAME;
+}
+
+static void *find_nvrtc(char *tried, size_t len)
+{
+    char where[1024];
+    int how = locate_nvrtc(where, sizeof where, tried, len);
+    if (how == NVRTC_FILE || how == NVRTC_LOADED) {
+        void *h = dlopen(where, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            if (snprintf(nvrtc_path, sizeof nvrtc_path, "%s%s", where,
+                         how == NVRTC_LOADED ? " (already loaded)" : "") < 0)
+                nvrtc_path[0] = '\0';
+            return h;
+        }
+        note_tried(tried, len, where);
+        note_tried(tried, len, dlerror());
+        return NULL;
+    }
     for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
-        h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_LOCAL);
         if (h) {
             snprintf(nvrtc_path, sizeof nvrtc_path, "%s", nvrtc_names[i]);
             return h;
@@ -248,6 +263,40 @@ static void *find_nvrtc(char *tried, size_t len)
     }
     note_tried(tried, len, "the system library path (libnvrtc.so.13, .so.12, .so)");
     return NULL;
+}
+
+/* "realpath size=N mtime=T": names one NVRTC build in every process. */
+static int identity_of_file(const char *path, char *out, size_t len)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (realpath(path, real) == NULL || stat(real, &st) != 0)
+        return -1;
+    snprintf(out, len, "%s size=%lld mtime=%lld", real, (long long)st.st_size,
+             (long long)st.st_mtime);
+    return 0;
+}
+
+int pcc_nvrtc_identity(char *out, size_t len, int allow_load)
+{
+    if (nvrtc_loaded || allow_load) {
+        const pcc_rtc_table *rtc = pcc_rtc_nvrtc();
+        if (rtc == NULL)
+            return -1;
+        Dl_info info;
+        if (dladdr((void *)rtc->nvrtcVersion, &info) && info.dli_fname &&
+            identity_of_file(info.dli_fname, out, len) == 0)
+            return 1;
+        snprintf(out, len, "%s", nvrtc_path);
+        return 1;
+    }
+    char where[1024], tried[2048] = "";
+    int how = locate_nvrtc(where, sizeof where, tried, sizeof tried);
+    if (how == NVRTC_FILE && identity_of_file(where, out, len) == 0)
+        return 1;
+    if (PyErr_Occurred())
+        return -1;
+    return 0; /* only loading it would tell */
 }
 
 const pcc_rtc_table *pcc_rtc_nvrtc(void)
@@ -304,7 +353,25 @@ static PyObject *py_nvrtc_path(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(nvrtc_path);
 }
 
+static PyObject *py_nvrtc_identity(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int allow_load = 1;
+    if (!PyArg_ParseTuple(args, "|p:nvrtc_identity", &allow_load))
+        return NULL;
+    char ident[2048];
+    int r = pcc_nvrtc_identity(ident, sizeof ident, allow_load);
+    if (r < 0)
+        return NULL;
+    if (r == 0)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(ident);
+}
+
 static PyMethodDef loader_methods[] = {
+    {"nvrtc_identity", py_nvrtc_identity, METH_VARARGS,
+     "nvrtc_identity(load=True): 'realpath size=N mtime=T' of the NVRTC library pycudac uses; "
+     "with load=False, found without loading it (None when only loading would tell)."},
     {"get_backend", py_get_backend, METH_NOARGS,
      "The backend in use, 'cuda' or 'sim' (loads it on first call)."},
     {"_nvrtc_path", py_nvrtc_path, METH_NOARGS, "Where the NVRTC library was found."},

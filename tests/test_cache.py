@@ -85,12 +85,13 @@ def test_option_order_and_expression_boundaries_matter():
 
 def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     k = compiler.cache_key(**BASE)
-    info = dict(compiler._compiler_info("nvrtc"))
-    monkeypatch.setitem(compiler._info_cache, "nvrtc", dict(info, version="99.9"))
+    info, archs = compiler._nvrtc_facts()
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (dict(info, version="99.9"), archs))
     assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc", dict(info, identity="/other/libnvrtc"))
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts",
+                        (dict(info, identity="/other/libnvrtc"), archs))
     assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc", info)
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (info, archs))
     monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
     assert compiler.cache_key(**BASE) != k
 
@@ -299,7 +300,7 @@ DEMOTE = textwrap.dedent("""
     import os, hashlib, json, struct, tempfile, uuid, warnings
     from pycudac import _driver, compiler
     _driver.nvrtc_version()
-    compiler._compiler_info("nvrtc")
+    _driver.compiler_info("nvrtc")  # load NVRTC as root; the cache dir is first touched as nobody
     os.setgid(65534)
     os.setuid(65534)
 """)
@@ -487,6 +488,25 @@ def test_sixteen_processes_compile_the_same_source(tmp_path):
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
     assert len({out.strip() for out, _ in outs}) == 1
-    names = os.listdir(d)
+    facts = compiler.nvrtc_facts_key()  # the NVRTC facts entry the first compile also wrote
+    names = [n for n in os.listdir(d) if n != facts + ".pcc"]
     assert len(names) == 1 and names[0].endswith(".pcc"), names  # no temp file left
     assert _driver.cache_verify(str(d), names[0][:-4]) == "ok"
+
+
+def test_nvrtc_facts_come_from_the_cache_without_loading_nvrtc(tmp_path):
+    """A warm start names NVRTC in its keys without dlopen-ing the library."""
+    import subprocess
+    import sys
+    code = ("from pycudac import compiler, _driver\n"
+            "info, archs = compiler._nvrtc_facts()\n"
+            "import ctypes\n"
+            "loaded = any('libnvrtc.so' in l for l in open('/proc/self/maps'))\n"
+            "print(info['identity'] == _driver.nvrtc_identity(False), 90 in archs, loaded)\n")
+    env = dict(os.environ, PYCUDAC_CACHE_DIR=str(tmp_path / "c"))
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert first.stdout.split() == ["True", "True", "True"], first.stderr
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert second.stdout.split() == ["True", "True", "False"], second.stderr

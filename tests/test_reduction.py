@@ -103,6 +103,35 @@ def test_sum_axis(ga, shape, axis):
     close(ga.sum(ga.to_gpu(xi), axis=axis).get(), xi.sum(axis=axis))
 
 
+@pytest.mark.parametrize("axis", [0, 1, (0, 1)])
+def test_max_min_any_all_axis(ga, axis):
+    x = sample(np.float32, 6 * 50, 10).reshape(6, 50)
+    x[2, 3] = np.nan
+    a = ga.to_gpu(x)
+    close(a.max(axis=axis).get(), x.max(axis=axis))
+    close(ga.min(a, axis=axis).get(), x.min(axis=axis))
+    xi = sample(np.int16, 6 * 50, 11).reshape(6, 50) > 40
+    b = ga.to_gpu(xi)
+    close(b.any(axis=axis).get(), xi.any(axis=axis))
+    close(ga.all(b.T, axis=axis).get(), xi.T.all(axis=axis))
+    e = ga.to_gpu(np.zeros((3, 0), np.float32))
+    close(e.any(axis=1).get(), np.zeros(3, bool))
+    close(e.all(axis=1).get(), np.ones(3, bool))
+    with pytest.raises(ValueError, match="zero-size"):
+        e.max(axis=1)
+
+
+def test_axis_reduction_column_kernel(ga):
+    """Outputs adjacent in memory (axis=0 of a C array) take the
+    thread-per-output kernel."""
+    x = sample(np.float32, 40 * 300, 12).reshape(40, 300)
+    a = ga.to_gpu(x)
+    close(a.sum(axis=0).get(), x.sum(axis=0), 40)
+    close(a.max(axis=0).get(), x.max(axis=0))
+    close(a[:, ::2].min(axis=0).get(), x[:, ::2].min(axis=0))
+    close((a > 0).all(axis=0).get(), (x > 0).all(axis=0))
+
+
 def test_sum_axis_of_view(ga):
     x = sample(np.float32, 24 * 10, 6).reshape(24, 10)
     a = ga.to_gpu(x)

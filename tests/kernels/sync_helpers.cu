@@ -1,6 +1,7 @@
 // Barriers reached only through helpers: a macro, a device function calling
 // another, a template and an out-of-class method, next to kernels with no
-// barrier at all (which the simulator runs as a plain loop).
+// barrier at all (which the simulator runs as a plain loop). C++ (templates):
+// compiled with no_extern_c=True.
 #define BARRIER() __syncthreads()
 
 __device__ void block_barrier() { BARRIER(); }
@@ -28,7 +29,7 @@ __device__ int Rotator::rotate(int *s, int t) const
 }
 __device__ float square(float x) { return x * x; }
 
-__global__ void sums(const float *in, float *out)
+extern "C" __global__ void sums(const float *in, float *out)
 {
     __shared__ float s[128];
     unsigned int t = threadIdx.x;
@@ -38,7 +39,7 @@ __global__ void sums(const float *in, float *out)
     if (t == 0) out[blockIdx.x] = total;
 }
 
-__global__ void rotate(int *data)
+extern "C" __global__ void rotate(int *data)
 {
     __shared__ int s[64];
     s[threadIdx.x] = data[threadIdx.x];
@@ -46,7 +47,7 @@ __global__ void rotate(int *data)
     data[threadIdx.x] = Rotator().rotate(s, threadIdx.x);
 }
 
-__global__ void squares(float *x, int n)
+extern "C" __global__ void squares(float *x, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] = square(x[i]);

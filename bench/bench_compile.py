@@ -142,6 +142,27 @@ def bench_pycudac(rec, quick, tmp):
                   first_process_us=first["us"], hits=hits)
     rec.guard("pycudac", ["warm_fresh_process_us"], fresh_process)
 
+    def floor_first_load():
+        """The floor for a warm hit: a fresh C process whose first
+        cuModuleLoadData is of the same CUBIN (bench/floor.c --only firstload)."""
+        exe = os.path.join(ROOT, "bench", "out", "floor")
+        if not os.path.exists(exe):
+            raise RuntimeError("bench/out/floor is not built")
+        cmd = [exe, "--only", "firstload", "--src", SRC_PATH]
+        if os.environ.get("FLOOR_NVRTC"):
+            cmd += ["--nvrtc", os.environ["FLOOR_NVRTC"]]
+        s = []
+        for _ in range(reps):
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+            rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+            vals = [r["value"] for r in rows if r.get("metric") == "module_first_load_us"
+                    and r.get("value") is not None]
+            if not vals:
+                raise RuntimeError("floor printed no module_first_load_us: " + out[-300:])
+            s.append(vals[0])
+        rec.value("floor", "module_first_load_us", median(s), "us", s)
+    rec.guard("floor", ["module_first_load_us"], floor_first_load)
+
 
 def bench_cupy(rec, quick, tmp):
     import cupy as cp

@@ -289,6 +289,36 @@ def _nvrtc_facts():
     return facts
 
 
+def _toolkit_includes():
+    """Include directories of the toolkit the NVRTC in use belongs to, so
+    that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers) resolve as
+    with nvcc. The key names the NVRTC build already, so these paths add no
+    file contents to it."""
+    dirs = _info_cache.get("toolkit-includes")
+    if dirs is not None:
+        return dirs
+    ident = _compiler_info("nvrtc")["identity"]
+    lib = ident.split(" size=")[0]
+    roots = [os.path.dirname(os.path.dirname(lib))]
+    roots += [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    dirs = []
+    for root in roots:
+        inc = os.path.join(root, "include") if root else None
+        if inc and os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
+            dirs.append(inc)
+            if os.path.isdir(os.path.join(inc, "cccl")):
+                dirs.append(os.path.join(inc, "cccl"))
+            break
+    _info_cache["toolkit-includes"] = dirs
+    return dirs
+
+
+def _system_includes(compiler):
+    """-I options for the toolkit's own headers (NVRTC only; the simulator
+    brings its own). Searched after the user's directories."""
+    return [f"-I{d}" for d in _toolkit_includes()] if compiler == "nvrtc" else []
+
+
 def nvrtc_facts_key(ident=None):
     """The cache key under which the facts of NVRTC `ident` are kept."""
     if ident is None:
@@ -633,7 +663,7 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
         target, arch_s = target_for(arch if arch is not None else opt_arch,
                                     code if code is not None else opt_code)
         nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
-    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs]
+    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs] + _system_includes(compiler)
     result = _compile_cached(source, nvrtc_opts, name_expressions, target, arch_s, compiler,
                              backend, no_extern_c, incs, cache_dir)
     mod = module_from_buffer(result["image"])
@@ -750,7 +780,7 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         compiler, backend = "nvrtc", "nvrtc"  # NVRTC's output does not depend on the backend
         tgt, arch_s = target_for(arch, code, target)
         nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
-    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs]
+    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs] + _system_includes(compiler)
     result = _compile_cached(source, nvrtc_opts, name_expressions, tgt, arch_s, compiler,
                              backend, no_extern_c, incs, cache_dir)
     if keep:

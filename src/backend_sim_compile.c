@@ -29,7 +29,7 @@
 #include "pycudac/sim_abi.h"
 #include "sim_prelude_blob.h"
 
-#include "backend_sim_scan.h"
+#include "pycudac/backend_sim_scan.h"
 
 extern char **environ;
 

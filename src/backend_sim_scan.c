@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend_sim_scan.h"
+#include "pycudac/backend_sim_scan.h"
 
 /* ---- growable byte buffer --------------------------------------------- */
 

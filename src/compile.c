@@ -486,8 +486,66 @@ static int raw_copy_list(PyObject *seq, const char *what, char ***out, int *coun
     return 0;
 }
 
+/* Length of the leading part of `src` made only of preprocessor lines, blank
+ * lines and comments: the place where a kernel file includes its headers. */
+static size_t preamble_length(const char *src)
+{
+    const char *p = src, *end_of_preamble = src;
+    int in_comment = 0;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        const char *next = eol ? eol + 1 : p + strlen(p);
+        const char *t = p;
+        while (t < next && (*t == ' ' || *t == '\t' || *t == '\r'))
+            t++;
+        int prefix_line;
+        if (in_comment) {
+            prefix_line = 1;
+        } else if (t == next || *t == '\n' || *t == '#' || (t[0] == '/' && t[1] == '/')) {
+            prefix_line = 1;
+            if (*t == '#') /* continuation lines belong to the directive */
+                while (next[0] && next - 2 >= p && next[-2] == '\\')
+                    next = strchr(next, '\n') ? strchr(next, '\n') + 1 : next + strlen(next);
+        } else {
+            prefix_line = t[0] == '/' && t[1] == '*';
+        }
+        if (!prefix_line)
+            break;
+        for (const char *c = t; c < next && (in_comment || c[0] != '/' || c[1] != '/'); c++) {
+            if (!in_comment && c[0] == '/' && c[1] == '*')
+                in_comment = 1, c++;
+            else if (in_comment && c[0] == '*' && c[1] == '/')
+                in_comment = 0, c++;
+        }
+        end_of_preamble = next;
+        p = next;
+    }
+    return (size_t)(end_of_preamble - src);
+}
+
+/* True for `#include <...>` (a system or toolkit header, C++ inside: it must
+ * not be read with C linkage). */
+static int is_angle_include(const char *line, const char *eol)
+{
+    while (line < eol && (*line == ' ' || *line == '\t'))
+        line++;
+    if (line >= eol || *line++ != '#')
+        return 0;
+    while (line < eol && (*line == ' ' || *line == '\t'))
+        line++;
+    if (eol - line < 7 || strncmp(line, "include", 7) != 0)
+        return 0;
+    line += 7;
+    while (line < eol && (*line == ' ' || *line == '\t'))
+        line++;
+    return line < eol && *line == '<';
+}
+
 /* The source as compiled: wrapped in extern "C" unless no_extern_c, always
- * starting with a #line that names the program and keeps line numbers. */
+ * starting with a #line that names the program and keeps line numbers.
+ * `#include <...>` lines at the top of the file (cuda_fp16.h and friends are
+ * C++) are moved in front of the extern "C" block, each behind a #line with
+ * its own line number, and leave an empty line where they stood. */
 static char *wrap_source(PyObject *source, int no_extern_c)
 {
     char *user = raw_copy_str(source, "source");
@@ -499,15 +557,36 @@ static char *wrap_source(PyObject *source, int no_extern_c)
     const char *head = no_extern_c ? head_cxx : head_c;
     const char *tail = no_extern_c ? "\n" : tail_c;
     size_t hl = strlen(head), ul = strlen(user), tl = strlen(tail);
-    char *out = PyMem_RawMalloc(hl + ul + tl + 1);
+    size_t pre = no_extern_c ? 0 : preamble_length(user);
+    /* each hoisted line costs at most its own length plus a #line directive */
+    size_t room = hl + 2 * pre + 64 * (pre / 8 + 1) + ul + tl + 1;
+    char *out = PyMem_RawMalloc(room);
     if (out == NULL) {
         PyMem_RawFree(user);
         PyErr_NoMemory();
         return NULL;
     }
-    memcpy(out, head, hl);
-    memcpy(out + hl, user, ul);
-    memcpy(out + hl + ul, tail, tl + 1);
+    size_t o = 0;
+    int lineno = 1;
+    for (char *p = user; p < user + pre; lineno++) {
+        char *eol = memchr(p, '\n', (size_t)(user + pre - p));
+        char *next = eol ? eol + 1 : user + pre;
+        if (is_angle_include(p, eol ? eol : next)) {
+            o += (size_t)snprintf(out + o, room - o, "#line %d \"" PCC_PROGRAM_NAME "\"\n",
+                                  lineno);
+            memcpy(out + o, p, (size_t)(next - p));
+            o += (size_t)(next - p);
+            if (!eol)
+                out[o++] = '\n';
+            memset(p, ' ', (size_t)((eol ? eol : next) - p)); /* keep the line, empty */
+        }
+        p = next;
+    }
+    memcpy(out + o, head, hl);
+    o += hl;
+    memcpy(out + o, user, ul);
+    o += ul;
+    memcpy(out + o, tail, tl + 1);
     PyMem_RawFree(user);
     return out;
 }

@@ -10,7 +10,7 @@
  * Also here: PyCUDA's prepare/prepared_*call, pack(), param_layout, the
  * function attributes and the occupancy helper.
  */
-#include "function_plan.h"
+#include "pycudac/function_plan.h"
 
 #include <string.h>
 #include <structmember.h>
@@ -26,9 +26,6 @@ static PyObject *s_block, *s_grid, *s_shared, *s_stream, *s_time_kernel, *s_texr
     *s_shared_size;
 static PyTypeObject *layout_type; /* ParamLayout struct sequence */
 
-/* Provided by src/stream.c; weak so this file links (and says so) before it exists. */
-#pragma weak pcc_stream_arg
-#pragma weak pcc_stream_keep_alive
 
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames);
@@ -171,6 +168,8 @@ static int function_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(f->context);
     Py_VISIT(f->signature);
     Py_VISIT(f->prepared_block);
+    Py_VISIT(f->last_dims[0]);
+    Py_VISIT(f->last_dims[1]);
     return 0;
 }
 
@@ -180,6 +179,8 @@ static int function_clear(PyObject *self)
     Py_CLEAR(f->module);
     Py_CLEAR(f->context);
     Py_CLEAR(f->prepared_block);
+    Py_CLEAR(f->last_dims[0]);
+    Py_CLEAR(f->last_dims[1]);
     return 0;
 }
 
@@ -257,6 +258,23 @@ static int parse_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid
                          out[2], t, f->max_threads);
             return -1;
         }
+    }
+    return 0;
+}
+
+/* parse_dims, remembering the last tuple: tuples are immutable, so the same
+ * object (kept alive here) always means the same, already checked, dims. */
+static int dims_of(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+{
+    if (o == f->last_dims[grid]) {
+        memcpy(out, f->last_parsed[grid], sizeof f->last_parsed[grid]);
+        return 0;
+    }
+    if (parse_dims(f, o, out, grid) < 0)
+        return -1;
+    if (PyTuple_CheckExact(o)) {
+        Py_XSETREF(f->last_dims[grid], Py_NewRef(o));
+        memcpy(f->last_parsed[grid], out, sizeof f->last_parsed[grid]);
     }
     return 0;
 }
@@ -342,22 +360,17 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
                      "(block=(x, y, z))", f->name);
         return NULL;
     }
-    if (parse_dims(f, o->block, b, 0) < 0)
+    if (dims_of(f, o->block, b, 0) < 0)
         return NULL;
     if (o->grid == NULL)
         g[0] = g[1] = g[2] = 1;
-    else if (parse_dims(f, o->grid, g, 1) < 0)
+    else if (dims_of(f, o->grid, g, 1) < 0)
         return NULL;
     if (o->shared && parse_shared(f, o->shared, &shared) < 0)
         return NULL;
-    if (o->stream != NULL && o->stream != Py_None) {
-        if (pcc_stream_arg == NULL) {
-            PyErr_SetString(PyExc_NotImplementedError, "streams are not built in yet");
-            return NULL;
-        }
-        if (pcc_stream_arg(o->stream, &stream, "stream") < 0)
-            return NULL;
-    }
+    if (o->stream != NULL && o->stream != Py_None &&
+        pcc_stream_arg(o->stream, &stream, "stream") < 0)
+        return NULL;
     if (f->argsize > STACK_ARGS) {
         buf = PyMem_Malloc(f->argsize);
         if (buf == NULL)
@@ -379,10 +392,6 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
         Py_END_ALLOW_THREADS
         if (pcc_check(rc, async ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD") < 0)
             goto done;
-    }
-    if (async && cs.nhandlers && pcc_stream_keep_alive == NULL) {
-        PyErr_SetString(PyExc_NotImplementedError, "stream keep-alive is not built in yet");
-        goto done;
     }
     if (async) {
         /* The copies read and write the host arrays later: keep them (and the

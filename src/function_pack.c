@@ -9,7 +9,7 @@
  * refusal names the kernel, the parameter (position, name, declared type)
  * and what was given.
  */
-#include "function_plan.h"
+#include "pycudac/function_plan.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * types) refines or, with no other source, defines the plan. The packer
  * that uses the plan is src/function_pack.c.
  */
-#include "function_plan.h"
+#include "pycudac/function_plan.h"
 
 #include <string.h>
 

@@ -451,3 +451,37 @@ def test_two_loaded_modules_keep_their_own_kernels(ctx, cache):
     assert m2.get_function("second_k") is not None
     with pytest.raises(_driver.LogicError, match="first_k"):
         m2.get_function("first_k")
+
+
+FP16_SRC = """#include <cuda_fp16.h>
+/* a comment before the kernels */
+#define TWICE(x) __hadd((x), (x))
+__global__ void twice(__half *x, int n)
+{
+    int i = threadIdx.x;
+    if (i < n) x[i] = TWICE(x[i]);
+}
+"""
+
+
+def test_toolkit_headers_work_inside_the_default_extern_c(tmp_path):
+    """`#include <cuda_fp16.h>` is C++: it is read before the extern "C" block
+    and NVRTC finds the toolkit's headers by itself."""
+    image = compiler.compile(FP16_SRC, arch="sm_90", cache_dir=str(tmp_path))
+    assert image[:4] == b"\x7fELF"
+
+
+def test_hoisted_includes_keep_the_users_line_numbers(tmp_path):
+    bad = FP16_SRC.replace("x[i] = TWICE(x[i]);", "x[i] = nope;")
+    with pytest.raises(compiler.CompileError) as info:
+        compiler.compile(bad, arch="sm_90", cache_dir=str(tmp_path))
+    assert "(7)" in str(info.value) and "nope" in str(info.value)
+
+
+def test_half_kernel_runs_with_default_wrapping(ctx):
+    import numpy as np
+    import pycudac.driver as drv
+    f = compiler.SourceModule(FP16_SRC).get_function("twice")
+    x = np.arange(8, dtype=np.float16)
+    f(drv.InOut(x), np.int32(8), block=(8, 1, 1), grid=(1, 1))
+    assert (x == np.arange(8, dtype=np.float16) * 2).all()

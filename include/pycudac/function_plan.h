@@ -60,6 +60,10 @@ typedef struct {
     int smem_optin;     /* opt-in dynamic+static shared limit, 0 if none */
     int smem_allowed;   /* dynamic shared allowed now without opting in further */
     int static_smem;    /* -1 until asked */
+    /* The last block and grid tuples a launch parsed, held so that a loop
+     * passing the same (immutable) tuples skips parsing them again. */
+    PyObject *last_dims[2];
+    unsigned int last_parsed[2][3];
     PyObject *weakreflist;
 } PccFunction;
 

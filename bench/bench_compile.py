@@ -11,6 +11,7 @@ beside CuPy RawModule (cold, warm in a fresh process, re-created). The floor
 (bench/out/floor --src bench/kernels/compile_src.cu) gives nvrtc_compile_ms
 and module_load_us for the same source.
 """
+import ctypes
 import json
 import os
 import shutil
@@ -79,6 +80,20 @@ def child_env(**extra):
     return env
 
 
+def floor_in_process():
+    """bench/out/libfloor.so loaded here (None when absent or on the sim)."""
+    path = os.path.join(ROOT, "bench", "out", "libfloor.so")
+    if not os.path.exists(path):
+        return None
+    from common import load_floor
+    lib, why = load_floor(path, os.environ.get("FLOOR_NVRTC") or None)
+    if lib is None or why:
+        return None
+    lib.floor_compile_ms.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    lib.floor_compile_ms.restype = ctypes.c_double
+    return lib
+
+
 def bench_pycudac(rec, quick, tmp):
     src = open(SRC_PATH).read()
     reps = 3 if quick else 7
@@ -91,16 +106,29 @@ def bench_pycudac(rec, quick, tmp):
 
     arch = device_arch()
 
+    floor_lib = floor_in_process()
+
+    def floor_compile(tag):
+        ms = floor_lib.floor_compile_ms(src.encode(), tag)
+        if ms < 0:
+            raise RuntimeError(floor_lib.floor_error().decode(errors="replace"))
+        return ms
+
     def cold_sourcemodule():
         SourceModule(src + "\n// warm-up 0\n")  # loads NVRTC (or the sim compiler)
-        s = []
+        s, fl = [], []
         for i in range(reps):
+            # the floor's compile alternates with ours, under the same load
+            if floor_lib is not None:
+                fl.append(floor_compile(1000 + i))
             tagged = src + f"\n// cold {i}\n"
             t0 = now()
             mod = SourceModule(tagged)
             s.append((now() - t0) * 1e3)
             mod.get_function(FUNC)
         rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s)
+        if fl:
+            rec.value("floor-inproc", "nvrtc_compile_ms", median(fl), "ms", fl)
     rec.guard("pycudac", ["cold_sourcemodule_ms"], cold_sourcemodule)
 
     def cold_compile():

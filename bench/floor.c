@@ -735,6 +735,30 @@ static char *wrap_source(const char *src, int tag)
     return out;
 }
 
+/* For bench_compile.py: one cold compile (wrap + nvrtcCompileProgram + get
+ * CUBIN) of `src`, tagged so no two are alike, in the caller's process, so
+ * that pycudac's compile and the floor's alternate under the same load.
+ * Milliseconds, or -1 (floor_error() says why). */
+FLOOR_API double floor_compile_ms(const char *src, int tag)
+{
+    if (!have_rtc) {
+        set_err("%s", rtc_err);
+        return -1;
+    }
+    char *wrapped = wrap_source(src, tag);
+    if (wrapped == NULL)
+        return -1;
+    size_t size = 0;
+    double t0 = now_s();
+    char *cubin = compile_cubin(wrapped, &size);
+    double t = now_s() - t0;
+    free(wrapped);
+    if (cubin == NULL)
+        return -1;
+    free(cubin);
+    return t * 1e3;
+}
+
 static void bench_compile_and_load(const char *src_path)
 {
     char *user = NULL, *cubin = NULL;

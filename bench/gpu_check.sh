@@ -127,10 +127,16 @@ SIM_PIN=()
 command -v taskset > /dev/null && SIM_PIN=(taskset -c "0,1")
 TAIL_LINES=6 run_stage bench_sim 90 "${SIM_PIN[@]}" "$PY" bench/bench_sim.py "${BENCH_ARGS[@]}"
 
+TAIL_LINES=30 run_stage profile_warm 60 env PYCUDAC_BACKEND=cuda "$PY" bench/profile_warm.py
+
 # ---- 4. compute-sanitizer ---------------------------------------------------
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [ -n "$SAN" ]; then
-    SAN_ARGS=(--tool memcheck --leak-check full --error-exitcode 99)
+    # --report-api-errors no: pycudac checks every driver return code itself and
+    # makes some calls whose failure is the answer (cuFuncGetParamInfo one past
+    # the last parameter is how the driver tells the parameter count);
+    # memcheck is here for memory errors and leaks.
+    SAN_ARGS=(--tool memcheck --leak-check full --report-api-errors no --error-exitcode 99)
     run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
         "$PY" examples/hello_gpu.py
     # a small subset: launch and driver tests, without the ones that fork or

@@ -380,3 +380,24 @@ def from_device_like(devptr, other_ary):
     memcpy_dtoh(result, devptr)
     return result
 
+
+
+def _at_exit():
+    """Interpreter exit: drop what pycudac caches (memory pools' free blocks,
+    pinned staging buffers) while the driver is still there, so the process
+    ends holding only what the user still holds. Never raises."""
+    import gc
+    import sys
+    try:
+        gpuarray = sys.modules.get("pycudac.gpuarray")
+        for pool in list(getattr(gpuarray, "_pools", {}).values()):
+            pool.stop_holding()
+        gc.collect()
+        from pycudac import _driver
+        _driver._release_caches()
+    except Exception:  # at exit nothing may be raised
+        pass
+
+
+import atexit as _atexit  # noqa: E402
+_atexit.register(_at_exit)

@@ -141,6 +141,12 @@ def convert(expr, src, dst):
         return f"({dtype_to_ctype(dst)})(({expr}).x)"
     if dst == _BOOL:
         return f"(({expr}) != 0)"
+    if src.kind == "f" and dst.kind in "iu" and (dst.itemsize < 4 or dst.kind == "u") \
+            and dst.itemsize < 8:
+        # Through a 64-bit integer, as NumPy's casts compile on x86: a value
+        # out of the narrow type's range wraps instead of saturating (the
+        # GPU's own float->u8 conversion saturates), so both backends agree.
+        return f"({dtype_to_ctype(dst)})(long long)({expr})"
     return f"({dtype_to_ctype(dst)})({expr})"
 
 

@@ -186,6 +186,29 @@ static void pop_if_current(CUcontext ctx)
     }
 }
 
+/* At interpreter exit: give back every live context's pinned staging
+ * buffers (a cache, not user data), so that the process ends owning only
+ * what the user still holds. The contexts themselves stay usable. */
+static PyObject *py_release_caches(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    for (size_t i = 0; i < reg_len; i++) {
+        PccContext *c = registry[i].obj;
+        if (c->staging == NULL)
+            continue;
+        if (!pcc_skip_free()) {
+            pcc_ctx_guard g;
+            if (pcc_ctx_enter((PyObject *)c, &g) == 0) {
+                pcc_staging_free(c->staging);
+                pcc_ctx_leave(&g);
+            }
+        }
+        c->staging = NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* Frees what the object owns. 0, or -1 with an exception when `raise`. */
 static int context_release(PccContext *self, int raise)
 {
@@ -510,6 +533,8 @@ static PyType_Spec context_spec = {
 };
 
 static PyMethodDef module_methods[] = {
+    {"_release_caches", py_release_caches, METH_NOARGS,
+     "Free cached pinned staging buffers of every live context (run at exit)."},
     {"_set_default_context", py_set_default_context, METH_O,
      "Make `ctx` current and the fallback for threads with no current context "
      "(pycudac.autoinit)."},

@@ -458,6 +458,19 @@ done:
     return result;
 }
 
+/* Which of `names` `key` is: by identity first (keywords written in source
+ * are interned, so a launch loop never compares text), then by value. */
+static int kw_index(PyObject *key, PyObject *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (key == names[i])
+            return i;
+    for (int i = 0; i < n; i++)
+        if (PyUnicode_Compare(key, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static int kw_match(PyObject *key, PyObject *interned)
 {
     return key == interned || PyUnicode_Compare(key, interned) == 0;
@@ -471,22 +484,25 @@ static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
     if (kwnames) {
         Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+        PyObject *const names[] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
+                                   s_texrefs};
         for (Py_ssize_t k = 0; k < nk; k++) {
             PyObject *key = PyTuple_GET_ITEM(kwnames, k), *v = args[nargs + k];
-            if (kw_match(key, s_block))
+            int which = kw_index(key, names, 6);
+            if (which == 0)
                 o.block = v;
-            else if (kw_match(key, s_grid))
+            else if (which == 1)
                 o.grid = v;
-            else if (kw_match(key, s_stream))
+            else if (which == 2)
                 o.stream = v;
-            else if (kw_match(key, s_shared))
+            else if (which == 3)
                 o.shared = v;
-            else if (kw_match(key, s_time_kernel)) {
+            else if (which == 4) {
                 int t = PyObject_IsTrue(v);
                 if (t < 0)
                     return NULL;
                 o.time_kernel = t;
-            } else if (kw_match(key, s_texrefs)) {
+            } else if (which == 5) {
                 int t = PyObject_IsTrue(v);
                 if (t < 0)
                     return NULL;

@@ -545,6 +545,18 @@ store:
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
+    if (PyArray_IsScalar(arg, Void)) {
+        /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
+         * directly, without the temporary array a buffer export makes. */
+        PyVoidScalarObject *v = (PyVoidScalarObject *)arg;
+        size_t n = (size_t)PyDataType_ELSIZE(v->descr);
+        if (n != p->size)
+            return arg_error(f, i, PyExc_TypeError,
+                             "expected %s of exactly %zu bytes, got %s of %zu bytes", hint,
+                             p->size, Py_TYPE(arg)->tp_name, n);
+        memcpy(dst, v->obval, n);
+        return 0;
+    }
     Py_buffer view;
     if (PyUnicode_Check(arg) || PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) {
         PyErr_Clear();

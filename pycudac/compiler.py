@@ -201,6 +201,8 @@ def _parse_arch(arch):
     if isinstance(arch, tuple) and len(arch) == 2:
         return int(arch[0]) * 10 + int(arch[1]), "sm", ""
     if isinstance(arch, int) and not isinstance(arch, bool):
+        if arch <= 0:
+            raise ValueError(f"arch must look like 'sm_90' or be a positive number, not {arch!r}")
         return arch, "sm", ""
     if not isinstance(arch, str):
         raise TypeError(f"arch must be a str like 'sm_90', not {type(arch).__name__}")
@@ -260,13 +262,14 @@ _FACTS_TAG = b"pycudac nvrtc facts"
 
 
 def _nvrtc_facts():
-    """(compiler_info dict, supported architectures) of the NVRTC in use.
+    """(compiler_info dict, supported architectures, toolkit include dirs) of
+    the NVRTC in use.
 
-    Both go into the key and the target choice of every compile. Loading
-    NVRTC to ask costs milliseconds (a 100 MB library), so the answers are
-    kept in the cache store under a key made from the library's identity,
-    which is found with stat alone: a warm hit in a fresh process then never
-    loads NVRTC."""
+    They go into the key, the target choice and the options of every
+    compile. Loading NVRTC to ask costs milliseconds (a 100 MB library), so
+    the answers are kept in the cache store under a key made from the
+    library's identity, which is found with stat alone: a warm hit in a
+    fresh process then never loads NVRTC."""
     facts = _info_cache.get("nvrtc-facts")
     if facts is not None:
         return facts
@@ -278,53 +281,60 @@ def _nvrtc_facts():
         facts = _decode_facts(_driver.cache_load(path, key), ident)
     if facts is None:
         info = _driver.compiler_info("nvrtc")
-        facts = (info, frozenset(_driver.nvrtc_supported_archs()))
+        facts = (info, frozenset(_driver.nvrtc_supported_archs()),
+                 _toolkit_includes(info["identity"]))
         if key is not None and info["identity"] == ident:
-            payload = json.dumps({"info": info, "archs": sorted(facts[1])}, sort_keys=True)
             try:
-                _driver.cache_store(path, key, payload.encode("utf-8"), _max_bytes())
+                _driver.cache_store(path, key, _encode_facts(facts), _max_bytes())
             except OSError:
                 pass  # only a slower next start; the compile path warns about the store
     _info_cache["nvrtc-facts"] = facts
     return facts
 
 
-def _toolkit_includes():
-    """Include directories of the toolkit the NVRTC in use belongs to, so
-    that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers) resolve as
-    with nvcc. The key names the NVRTC build already, so these paths add no
-    file contents to it."""
-    dirs = _info_cache.get("toolkit-includes")
-    if dirs is not None:
-        return dirs
-    ident = _compiler_info("nvrtc")["identity"]
-    lib = ident.split(" size=")[0]
+def _toolkit_includes(identity):
+    """Include directories of the toolkit that NVRTC (`identity`) belongs
+    to, so that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers)
+    resolve as with nvcc. The key names the NVRTC build already, so these
+    paths add no file contents to it."""
+    lib = identity.split(" size=")[0]
     roots = [os.path.dirname(os.path.dirname(lib))]
     roots += [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
-    dirs = []
     for root in roots:
         inc = os.path.join(root, "include") if root else None
         if inc and os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
-            dirs.append(inc)
-            if os.path.isdir(os.path.join(inc, "cccl")):
-                dirs.append(os.path.join(inc, "cccl"))
-            break
-    _info_cache["toolkit-includes"] = dirs
-    return dirs
+            cccl = os.path.join(inc, "cccl")
+            return (inc, cccl) if os.path.isdir(cccl) else (inc,)
+    return ()
 
 
 def _system_includes(compiler):
     """-I options for the toolkit's own headers (NVRTC only; the simulator
     brings its own). Searched after the user's directories."""
-    return [f"-I{d}" for d in _toolkit_includes()] if compiler == "nvrtc" else []
+    return [f"-I{d}" for d in _nvrtc_facts()[2]] if compiler == "nvrtc" else []
+
+
+_FACTS_MAGIC = "pycudac-nvrtc-facts 1"
 
 
 def nvrtc_facts_key(ident=None):
-    """The cache key under which the facts of NVRTC `ident` are kept."""
+    """The cache key under which the facts of NVRTC `ident` are kept (the
+    include search also depends on CUDA_HOME/CUDA_PATH)."""
     if ident is None:
         ident = _driver.nvrtc_identity(False)
-    return hashlib.sha256(b"%s\0%d\0%s" % (_FACTS_TAG, CACHE_FORMAT_VERSION,
-                                            ident.encode("utf-8", "surrogatepass"))).hexdigest()
+    env = "\0".join(os.environ.get(v, "") for v in ("CUDA_HOME", "CUDA_PATH"))
+    return hashlib.sha256(b"%s\0%d\0%s\0%s" % (
+        _FACTS_TAG, CACHE_FORMAT_VERSION, ident.encode("utf-8", "surrogatepass"),
+        env.encode("utf-8", "surrogatepass"))).hexdigest()
+
+
+def _encode_facts(facts):
+    """Plain lines (read back on every warm start, so no JSON): magic,
+    identity, kind, version, archs, include dirs."""
+    info, archs, includes = facts
+    lines = [_FACTS_MAGIC, info["identity"], info["kind"], info["version"],
+             ",".join(str(a) for a in sorted(archs))] + list(includes)
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
 
 
 def _decode_facts(payload, ident):
@@ -332,14 +342,13 @@ def _decode_facts(payload, ident):
     if payload is None:
         return None
     try:
-        data = json.loads(payload.decode("utf-8"))
-        info, archs = data["info"], data["archs"]
-        if (not isinstance(info, dict) or info.get("identity") != ident
-                or not all(isinstance(info.get(k), str) for k in ("kind", "version"))
-                or not all(isinstance(a, int) for a in archs)):
+        lines = payload.decode("utf-8", "surrogatepass").split("\n")
+        if len(lines) < 5 or lines[0] != _FACTS_MAGIC or lines[1] != ident:
             return None
-        return info, frozenset(archs)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        archs = frozenset(int(a) for a in lines[4].split(",") if a)
+        info = {"kind": lines[2], "identity": lines[1], "version": lines[3]}
+        return info, archs, tuple(lines[5:])
+    except (ValueError, UnicodeDecodeError):
         return None
 
 

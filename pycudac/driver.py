@@ -256,6 +256,8 @@ def _array_layout(shape, dtype, order, fname):
                         "dtypes can live in page-locked or managed memory")
     if isinstance(shape, _numbers.Integral) or hasattr(shape, "__index__"):
         shape = (shape,)
+    if isinstance(shape, (str, bytes, bytearray)):  # iterable, but not a shape (NumPy agrees)
+        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, not {shape!r}")
     try:
         shape = tuple(_operator.index(s) for s in shape)
     except TypeError:

@@ -240,7 +240,7 @@ static PyObject *device_make_context(PccDevice *self, PyObject *args, PyObject *
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:make_context", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:make_context", kwlist, &flags))
         return NULL;
     if (pcc_ready() < 0)
         return NULL;
@@ -307,7 +307,7 @@ static PyObject *py_init(PyObject *mod, PyObject *args, PyObject *kwds)
     (void)mod;
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:init", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:init", kwlist, &flags))
         return NULL;
     if (flags != 0) {
         PyErr_Format(PyExc_ValueError, "init(flags): flags must be 0 (the driver defines no "

@@ -10,7 +10,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Event", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:Event", kwlist, &flags))
         return NULL;
     if (flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
                             CU_EVENT_INTERPROCESS)) {

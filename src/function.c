@@ -16,6 +16,7 @@
 #include <structmember.h>
 
 #include "pycudac/context.h"
+#include "pycudac/loader.h"
 #include "pycudac/memory.h"
 #include "pycudac/module.h"
 #include "pycudac/stream.h"
@@ -412,8 +413,18 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, NULL,
-                                size ? extra : NULL);
+    if (pcc_backend == PCC_BACKEND_SIM) {
+        /* The simulator runs the whole kernel inside the launch: a blocking
+         * call, so other Python threads must keep running (the GPU's launch
+         * only queues, and stays on the hot path with the GIL held). */
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
+                                    NULL, size ? extra : NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
+                                    NULL, size ? extra : NULL);
+    }
     if (rc != CUDA_SUCCESS) {
         char call[256];
         launch_error_call(f, call, sizeof call);

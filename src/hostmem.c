@@ -153,7 +153,7 @@ static PyObject *py_host_alloc(PyObject *mod, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"bytes", "mem_flags", NULL};
     PyObject *nobj;
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|I:pagelocked_empty", kwlist, &nobj, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|i:pagelocked_empty", kwlist, &nobj, &flags))
         return NULL;
     size_t n;
     if (pcc_size_arg(nobj, &n, "pagelocked_empty: the size in bytes") < 0)
@@ -194,7 +194,7 @@ static PyObject *py_host_register(PyObject *mod, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"ary", "flags", NULL};
     PyObject *obj;
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|I:register_host_memory", kwlist, &obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|i:register_host_memory", kwlist, &obj,
                                      &flags))
         return NULL;
     if (!PyObject_CheckBuffer(obj)) {

@@ -8,6 +8,7 @@
  * runs at import: `import pycudac` works with no driver at all.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -192,8 +193,13 @@ static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
             }
             const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
             for (size_t k = 0; k < 2; k++) {
+                /* one stat per directory: most sys.path entries have no nvidia/ */
+                char dir[1024];
+                int w = snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
+                if (w <= 0 || (size_t)w >= sizeof dir || access(dir, X_OK) != 0)
+                    continue;
                 for (size_t n = 0; n < N_NVRTC_NAMES; n++) {
-                    int w = snprintf(out, outlen, "%s/%s/%s", base, subdirs[k], nvrtc_names[n]);
+                    w = snprintf(out, outlen, "%s/%s", dir, nvrtc_names[n]);
                     if (w > 0 && (size_t)w < outlen && access(out, R_OK) == 0)
                         return NVRTC_FILE;
                 }
@@ -202,6 +208,27 @@ static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
     }
     note_tried(tried, len, "site-packages/nvidia/{cu13,cuda_nvrtc}/lib (nvidia-cuda-nvrtc wheel)");
     return NVRTC_NONE;
+}
+
+struct loaded_search {
+    char *out;
+    size_t outlen;
+    int found;
+};
+
+/* dl_iterate_phdr callback: a loaded libnvrtc.so* (not libnvrtc-builtins). */
+static int find_loaded_nvrtc(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct loaded_search *ls = data;
+    const char *path = info->dlpi_name;
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    if (base == NULL || strncmp(base, "libnvrtc.so", 11) != 0 || path[0] != '/')
+        return 0;
+    int n = snprintf(ls->out, ls->outlen, "%s", path);
+    ls->found = n > 0 && (size_t)n < ls->outlen;
+    return ls->found;
 }
 
 static int locate_nvrtc(char *out, size_t outlen, char *tried, size_t len)
@@ -214,14 +241,12 @@ static int locate_nvrtc(char *out, size_t outlen, char *tried, size_t len)
         note_tried(tried, len, "PYCUDAC_NVRTC=");
         note_tried(tried, len, explicit_path);
     }
-    for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
-        void *h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_NOLOAD);
-        if (h) {
-            dlclose(h); /* NOLOAD took a reference */
-            snprintf(out, outlen, "%s", nvrtc_names[i]);
-            return NVRTC_LOADED;
-        }
-    }
+    /* Walk the loaded objects rather than dlopen(RTLD_NOLOAD): a NOLOAD
+     * dlopen by soname still searches the disk, ~100 µs a name. */
+    struct loaded_search ls = {out, outlen, 0};
+    dl_iterate_phdr(find_loaded_nvrtc, &ls);
+    if (ls.found)
+        return NVRTC_LOADED;
     note_tried(tried, len, "libraries already loaded in this process");
     int found = file_in_wheel(out, outlen, tried, len);
     const char *envs[] = {"CUDA_HOME", "CUDA_PATH"};

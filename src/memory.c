@@ -426,7 +426,7 @@ static PyObject *py_managed_alloc(PyObject *mod, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"bytes", "mem_flags", NULL};
     PyObject *nobj;
     unsigned int flags = CU_MEM_ATTACH_GLOBAL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|I:managed_alloc", kwlist, &nobj, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|i:managed_alloc", kwlist, &nobj, &flags))
         return NULL;
     size_t n;
     if (pcc_size_arg(nobj, &n, "managed_alloc(bytes): bytes") < 0)

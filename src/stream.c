@@ -110,7 +110,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|I:Stream", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:Stream", kwlist, &flags))
         return NULL;
     if (flags & ~(unsigned)CU_STREAM_NON_BLOCKING) {
         PyErr_Format(PyExc_ValueError,

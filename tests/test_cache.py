@@ -85,13 +85,14 @@ def test_option_order_and_expression_boundaries_matter():
 
 def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     k = compiler.cache_key(**BASE)
-    info, archs = compiler._nvrtc_facts()
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (dict(info, version="99.9"), archs))
+    info, archs, incs = compiler._nvrtc_facts()
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts",
+                        (dict(info, version="99.9"), archs, incs))
     assert compiler.cache_key(**BASE) != k
     monkeypatch.setitem(compiler._info_cache, "nvrtc-facts",
-                        (dict(info, identity="/other/libnvrtc"), archs))
+                        (dict(info, identity="/other/libnvrtc"), archs, incs))
     assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (info, archs))
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (info, archs, incs))
     monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
     assert compiler.cache_key(**BASE) != k
 
@@ -499,7 +500,7 @@ def test_nvrtc_facts_come_from_the_cache_without_loading_nvrtc(tmp_path):
     import subprocess
     import sys
     code = ("from pycudac import compiler, _driver\n"
-            "info, archs = compiler._nvrtc_facts()\n"
+            "info, archs, incs = compiler._nvrtc_facts()\n"
             "import ctypes\n"
             "loaded = any('libnvrtc.so' in l for l in open('/proc/self/maps'))\n"
             "print(info['identity'] == _driver.nvrtc_identity(False), 90 in archs, loaded)\n")

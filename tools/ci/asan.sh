@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tools/ci/asan.sh — the CPU/simulator suite against an extension built with
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+#
+# The sanitized build lives in its own tree (build/asan-tree: the tracked and
+# untracked-but-not-ignored files, copied), built in place there, so the
+# normal in-place build in pycudac/ is never touched. libasan/libubsan are
+# preloaded because python itself is not sanitized. Leak detection is off
+# (CPython keeps objects alive at exit by design); any other report stops the
+# process (halt_on_error) and fails the stage.
+#
+#   tools/ci/asan.sh [pytest args...]     default: the whole tests/ directory
+# Env: PY (default .venv/bin/python), ASAN_TREE (default build/asan-tree).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+PY=${PY:-$ROOT/.venv/bin/python}
+case "$PY" in /*) ;; *) PY=$ROOT/$PY ;; esac
+TREE=${ASAN_TREE:-$ROOT/build/asan-tree}
+CC=${CC:-cc}
+
+echo "== [asan] sync sources into $TREE"
+mkdir -p "$TREE"
+# Copy what git knows about plus new (not ignored) files; rsync-free so CI
+# needs nothing extra. cp -u keeps unchanged files' mtimes (no needless rebuild).
+git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+    [ -f "$f" ] || continue
+    mkdir -p "$TREE/$(dirname "$f")"
+    cp -u -p "$f" "$TREE/$f"
+done
+
+echo "== [asan] build with -fsanitize=address,undefined"
+SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
+(cd "$TREE" && PYCUDAC_CFLAGS="${PYCUDAC_CFLAGS:-} $SAN" PYCUDAC_LDFLAGS="-fsanitize=address,undefined" \
+    "$PY" setup.py -q build_ext --inplace 2>&1 | grep -v -e "_BetaConfiguration" -e "warnings.warn(msg" || true)
+SO=$(ls "$TREE"/pycudac/_driver*.so)
+if [ "$(nm -D "$SO" | grep -c __asan_report)" = 0 ]; then
+    echo "asan: $SO is not instrumented" >&2
+    exit 2
+fi
+
+LIBASAN=$($CC -print-file-name=libasan.so)
+LIBUBSAN=$($CC -print-file-name=libubsan.so)
+export LD_PRELOAD="$LIBASAN:$LIBUBSAN"
+# detect_leaks=0: CPython leaks at exit by design. halt_on_error: the first
+# report ends the process (exit code != 0 fails the run).
+# detect_stack_use_after_return stays off: the simulator's fibers switch stacks.
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:exitcode=86:${ASAN_OPTIONS_EXTRA:-}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=87"
+# Tests that start subprocesses inherit LD_PRELOAD and the options above, so
+# they run sanitized too; tests/README.md lists the ones skipped here (marked
+# `no_asan` / checked with PYCUDAC_UNDER_ASAN).
+export PYCUDAC_UNDER_ASAN=1
+export PYCUDAC_BACKEND=${PYCUDAC_BACKEND:-sim}
+cd "$TREE"
+if [ $# -eq 0 ]; then set -- tests; fi
+echo "== [asan] pytest $* (LD_PRELOAD=$LD_PRELOAD)"
+set +e
+"$PY" -m pytest -q -p no:cacheprovider "$@"
+rc=$?
+set -e
+[ "$rc" -eq 5 ] && { echo "asan: pytest collected no tests" >&2; exit 1; }
+exit "$rc"

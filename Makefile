@@ -4,6 +4,12 @@
 # `make gpu-check` is for the device machine (no network): it uses the
 # system python3 there, builds in place, runs the suite on the GPU and the
 # benchmarks, and prints a short table last.
+#
+# `make test` runs the suite. With CI=true (as .ci/run is called in CI) or
+# PYCUDAC_FULL_TEST=1 it then also runs the reliability stages of
+# tests/README.md: the suite under ASan+UBSan (test-asan), a valgrind
+# memcheck subset (test-valgrind) and a bounded fuzzing run (test-fuzz).
+# Each stage can be run alone. Pytest's "no tests collected" (exit 5) fails.
 
 PY ?= python3
 VENV := .venv
@@ -11,7 +17,13 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 PYTEST_FLAGS ?= -q
 
-.PHONY: all build demo test gpu-check bench clean
+FUZZ_SCALE ?= 10
+FUZZ_SEED ?= 0
+FULL := $(filter true 1,$(CI) $(PYCUDAC_FULL_TEST))
+# pytest, with exit status 5 (nothing collected) turned into a failure
+RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
+
+.PHONY: all build demo test test-suite test-asan test-valgrind test-fuzz fuzz-long gpu-check bench clean
 
 all: build
 
@@ -26,8 +38,34 @@ build: $(STAMP)
 demo: build
 	$(VPY) examples/demo.py
 
-test: build
-	$(VPY) -m pytest $(PYTEST_FLAGS) tests
+test: test-suite
+ifneq ($(FULL),)
+	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-valgrind
+	$(MAKE) --no-print-directory test-fuzz
+	@echo "== make test: suite, asan+ubsan suite, valgrind subset, fuzz: all passed"
+endif
+
+test-suite: build
+	@echo "== [suite] pytest $(PYTEST_FLAGS) tests"
+	$(RUN_PYTEST) $(PYTEST_FLAGS) tests
+
+# The CPU/simulator suite against an ASan+UBSan build in build/asan-tree.
+test-asan: $(STAMP)
+	PY=$(VPY) bash tools/ci/asan.sh
+
+# valgrind memcheck over the C-core subset (tools/ci/valgrind.sh says which).
+test-valgrind: build
+	PY=$(VPY) bash tools/ci/valgrind.sh
+
+# Property fuzzing with a bounded, reproducible budget (FUZZ_SCALE x the
+# per-test example counts, fixed FUZZ_SEED); fuzz-long is the local long run.
+test-fuzz: build
+	@echo "== [fuzz] tests/test_fuzz.py, PYCUDAC_FUZZ_SCALE=$(FUZZ_SCALE), seed $(FUZZ_SEED)"
+	PYCUDAC_FUZZ_SCALE=$(FUZZ_SCALE) $(RUN_PYTEST) -q -p no:cacheprovider --hypothesis-seed=$(FUZZ_SEED) tests/test_fuzz.py
+
+fuzz-long: build
+	$(VPY) tests/fuzz_long.py
 
 # On the device machine: system python3, GPU suite, whole suite on cuda, benchmarks.
 gpu-check:

@@ -293,7 +293,7 @@ def main():
     else:
         keep.append(rec.guard("cuda.core", ["launch_empty_call_us"], setup_cuda_core,
                               runner, ptr_int))
-    n, rounds, per_round = (200, 2, 2) if args.quick else (5000, 7, 3)
+    n, rounds, per_round = (200, 2, 2) if args.quick else (2000, 15, 3)
     runner.run(n, rounds, per_round)
     return 0
 

@@ -186,6 +186,20 @@ static void pop_if_current(CUcontext ctx)
     }
 }
 
+/* Frees the context's pinned staging buffers (a cache) in that context,
+ * unless `skip` (or frees are skipped): then they are only forgotten. */
+static void free_staging(PccContext *c, int skip)
+{
+    if (c->staging == NULL)
+        return;
+    if (!skip) {
+        int unused = 0;
+        PCC_FREE_IN_CONTEXT((PyObject *)c, unused, (pcc_staging_free(c->staging), 0));
+        (void)unused;
+    }
+    c->staging = NULL;
+}
+
 /* At interpreter exit: give back every live context's pinned staging
  * buffers (a cache, not user data), so that the process ends owning only
  * what the user still holds. The contexts themselves stay usable. */
@@ -193,19 +207,8 @@ static PyObject *py_release_caches(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    for (size_t i = 0; i < reg_len; i++) {
-        PccContext *c = registry[i].obj;
-        if (c->staging == NULL)
-            continue;
-        if (!pcc_skip_free()) {
-            pcc_ctx_guard g;
-            if (pcc_ctx_enter((PyObject *)c, &g) == 0) {
-                pcc_staging_free(c->staging);
-                pcc_ctx_leave(&g);
-            }
-        }
-        c->staging = NULL;
-    }
+    for (size_t i = 0; i < reg_len; i++)
+        free_staging(registry[i].obj, 0);
     Py_RETURN_NONE;
 }
 
@@ -216,14 +219,7 @@ static int context_release(PccContext *self, int raise)
         return 0;
     reg_remove(self);
     int skip = self->kind == PCC_CTX_BORROWED || pcc_skip_free();
-    if (self->staging != NULL && !skip) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter((PyObject *)self, &g) == 0) {
-            pcc_staging_free(self->staging);
-            pcc_ctx_leave(&g);
-        }
-    }
-    self->staging = NULL;
+    free_staging(self, skip);
     self->released = 1;
     if (self == default_ctx) {
         default_ctx = NULL;

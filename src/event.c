@@ -47,13 +47,10 @@ static void event_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     if (self->weakreflist != NULL)
         PyObject_ClearWeakRefs(op);
-    if (self->event != NULL && !pcc_skip_free()) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter(self->context, &g) == 0) {
-            pcc_drv.cuEventDestroy(self->event);
-            pcc_ctx_leave(&g);
-        }
-    }
+    CUresult rc = CUDA_SUCCESS;
+    if (self->event != NULL)
+        PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuEventDestroy(self->event));
+    (void)rc; /* never raise from dealloc */
     self->event = NULL;
     Py_CLEAR(self->context);
     tp->tp_free(op);

@@ -20,13 +20,10 @@ static int host_release(PccHostAllocation *h, int raise)
     int registered = h->registered_base != NULL;
     CUresult rc = CUDA_SUCCESS;
     const char *call = registered ? "cuMemHostUnregister" : "cuMemFreeHost";
-    if (h->ptr != NULL && !pcc_skip_free()) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter(h->context, &g) == 0) {
-            rc = registered ? pcc_drv.cuMemHostUnregister(h->ptr) : pcc_drv.cuMemFreeHost(h->ptr);
-            pcc_ctx_leave(&g);
-        }
-    }
+    if (h->ptr != NULL)
+        PCC_FREE_IN_CONTEXT(h->context, rc,
+                            registered ? pcc_drv.cuMemHostUnregister(h->ptr)
+                                       : pcc_drv.cuMemFreeHost(h->ptr));
     if (registered) {
         if (h->view.obj != NULL)
             PyBuffer_Release(&h->view);

@@ -43,11 +43,7 @@ static PyObject *module_load(PyObject *image)
     }
     PccModule *self = (PccModule *)pcc_st.Module->tp_alloc(pcc_st.Module, 0);
     if (self == NULL) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter(context, &g) == 0) {
-            pcc_drv.cuModuleUnload(m);
-            pcc_ctx_leave(&g);
-        }
+        PCC_FREE_IN_CONTEXT(context, rc, pcc_drv.cuModuleUnload(m));
         Py_DECREF(context);
         return NULL;
     }
@@ -86,13 +82,10 @@ static void Module_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     if (self->weakreflist)
         PyObject_ClearWeakRefs(op);
-    if (self->module && self->context && !pcc_skip_free()) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter(self->context, &g) == 0) {
-            (void)pcc_drv.cuModuleUnload(self->module); /* never raise from dealloc */
-            pcc_ctx_leave(&g);
-        }
-    }
+    CUresult rc = CUDA_SUCCESS;
+    if (self->module && self->context)
+        PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuModuleUnload(self->module));
+    (void)rc; /* never raise from dealloc */
     self->module = NULL;
     Module_clear(op);
     Py_CLEAR(self->image);

@@ -147,14 +147,11 @@ static void stream_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     if (self->weakreflist != NULL)
         PyObject_ClearWeakRefs(op);
-    if (self->stream != NULL && !pcc_skip_free()) {
-        pcc_ctx_guard g;
-        if (pcc_ctx_enter(self->context, &g) == 0) {
-            /* Queued work still completes; the driver frees the stream after. */
-            pcc_drv.cuStreamDestroy(self->stream);
-            pcc_ctx_leave(&g);
-        }
-    }
+    CUresult rc = CUDA_SUCCESS;
+    /* Queued work still completes; the driver frees the stream after. */
+    if (self->stream != NULL)
+        PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuStreamDestroy(self->stream));
+    (void)rc; /* never raise from dealloc */
     self->stream = NULL;
     Py_CLEAR(self->keepalive);
     Py_CLEAR(self->context);

@@ -43,6 +43,19 @@ typedef struct {
 int pcc_ctx_enter(PyObject *context, pcc_ctx_guard *g);
 void pcc_ctx_leave(pcc_ctx_guard *g);
 
+/* How every dealloc frees its handle: `result = call` runs with `context`
+ * current (the caller's restored after), unless frees are skipped (poisoned
+ * or forked process, see pcc_skip_free) or the context cannot be entered;
+ * then `result` is left as it was. */
+#define PCC_FREE_IN_CONTEXT(context, result, call)                                             \
+    do {                                                                                       \
+        pcc_ctx_guard pcc_guard_;                                                              \
+        if (!pcc_skip_free() && pcc_ctx_enter((context), &pcc_guard_) == 0) {                  \
+            result = (call);                                                                   \
+            pcc_ctx_leave(&pcc_guard_);                                                        \
+        }                                                                                      \
+    } while (0)
+
 /* New reference: the one Context object for `ctx` (registry lookup). When
  * none exists, a new one of `kind` is made; for PCC_CTX_PRIMARY the caller's
  * retain passes to it (or is released when an object already owns one). */

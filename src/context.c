@@ -200,13 +200,18 @@ static void free_staging(PccContext *c, int skip)
     c->staging = NULL;
 }
 
-/* At interpreter exit: give back every live context's pinned staging
- * buffers (a cache, not user data), so that the process ends owning only
- * what the user still holds. The contexts themselves stay usable. */
+/* At interpreter exit: drop completed keep-alives and give back every live
+ * context's pinned staging buffers (a cache, not user data), so that the
+ * process ends owning only what the user still holds. The contexts
+ * themselves stay usable. */
 static PyObject *py_release_caches(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
+    /* Objects kept alive for work that has completed (staged copies, async
+     * In/Out buffers) are normally dropped at the next synchronize; there
+     * is none after the last one. */
+    pcc_release_completed();
     for (size_t i = 0; i < reg_len; i++)
         free_staging(registry[i].obj, 0);
     Py_RETURN_NONE;

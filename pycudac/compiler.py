@@ -25,7 +25,6 @@ with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 ``PYCUDAC_CACHE_MAX_BYTES`` caps its size (least recently used entries go).
 """
 import hashlib
-import json
 import os
 import stat
 import struct
@@ -44,7 +43,7 @@ __all__ = [
 
 #: Bump when the payload layout or the key recipe changes: old entries then
 #: simply stop matching.
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30
@@ -436,7 +435,7 @@ def cache_key(source, options, name_expressions, target, arch, compiler, backend
 # ---------------------------------------------------------------------------
 # The on-disk cache (the store itself is src/cache.c)
 
-_PAYLOAD_MAGIC = b"PCCP"
+_PAYLOAD_MAGIC = b"PCC2"
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
           "compiles": 0}
 _dir_state = {}        # path -> None (usable) or the reason it is refused
@@ -500,42 +499,44 @@ def _usable_dir(cache_dir):
 
 
 def _encode_payload(result, target, arch):
-    image = result["image"]
-    ptx = (result.get("ptx") or "").encode("utf-8")
-    meta = json.dumps({"target": target, "arch": arch, "log": result.get("log") or "",
-                       "lowered": result.get("lowered") or {}, "image": len(image),
-                       "ptx": len(ptx) if result.get("ptx") is not None else None},
-                      sort_keys=True).encode("utf-8")
-    return b"".join((_PAYLOAD_MAGIC, struct.pack("<I", len(meta)), meta, image, ptx))
+    """A compile result as bytes: magic, then length-prefixed fields (target,
+    arch, log, image, PTX or none, then the lowered-name pairs). Read back on
+    every warm start, so no JSON: struct alone."""
+    ptx = result.get("ptx")
+    fields = [target.encode(), arch.encode(),
+              (result.get("log") or "").encode("utf-8", "surrogatepass"), result["image"],
+              b"" if ptx is None else ptx.encode("utf-8", "surrogatepass")]
+    lowered = result.get("lowered") or {}
+    for expr, name in lowered.items():
+        fields += [expr.encode("utf-8", "surrogatepass"), name.encode("utf-8", "surrogatepass")]
+    head = struct.pack("<4sBI", _PAYLOAD_MAGIC, ptx is not None, len(fields))
+    sizes = struct.pack("<%dQ" % len(fields), *map(len, fields))
+    return b"".join([head, sizes] + fields)
 
 
 def _decode_payload(payload, target, arch):
     """The compile result stored in a payload, or None if it is not one of
     ours for this target (treated as a miss)."""
     try:
-        if payload[:4] != _PAYLOAD_MAGIC:
+        magic, has_ptx, n = struct.unpack_from("<4sBI", payload)
+        if magic != _PAYLOAD_MAGIC or n < 5 or n % 2 == 0 or has_ptx > 1:
             return None
-        (n,) = struct.unpack_from("<I", payload, 4)
-        meta = json.loads(payload[8:8 + n].decode("utf-8"))
-        if meta["target"] != target or meta["arch"] != arch:
+        at = struct.calcsize("<4sBI")
+        sizes = struct.unpack_from("<%dQ" % n, payload, at)
+        at += 8 * n
+        if at + sum(sizes) != len(payload):
             return None
-        start = 8 + n
-        image = payload[start:start + meta["image"]]
-        if len(image) != meta["image"]:
+        fields = []
+        for size in sizes:
+            fields.append(payload[at:at + size])
+            at += size
+        if fields[0] != target.encode() or fields[1] != arch.encode():
             return None
-        ptx = None
-        if meta["ptx"] is not None:
-            ptx_bytes = payload[start + meta["image"]:]
-            if len(ptx_bytes) != meta["ptx"]:
-                return None
-            ptx = ptx_bytes.decode("utf-8")
-        elif len(payload) != start + meta["image"]:
-            return None
-        lowered = meta["lowered"]
-        if not isinstance(lowered, dict) or not isinstance(meta["log"], str):
-            return None
-        return {"image": image, "log": meta["log"], "ptx": ptx, "lowered": lowered}
-    except (ValueError, KeyError, TypeError, struct.error, UnicodeDecodeError):
+        text = [f.decode("utf-8", "surrogatepass") for f in fields[5:]]
+        return {"image": fields[3], "log": fields[2].decode("utf-8", "surrogatepass"),
+                "ptx": fields[4].decode("utf-8", "surrogatepass") if has_ptx else None,
+                "lowered": dict(zip(text[0::2], text[1::2]))}
+    except (struct.error, UnicodeDecodeError, OverflowError, MemoryError):
         return None
 
 

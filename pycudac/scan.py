@@ -43,10 +43,11 @@ from pycudac import elementwise as _ew
 from pycudac import tools
 from pycudac.tools import dtype_to_ctype
 
-BLOCK = 256          # threads per block (8 warps)
+BLOCK = 256            # threads per block (8 warps)
 BYTES_PER_THREAD = 64  # items per thread = 64 // itemsize, at most MAX_ITEMS
-MAX_ITEMS = 16
-VECTOR_BYTES = 16    # uint4 loads and stores
+MAX_ITEMS = 16         # int32: 16 items, a tile of 4096 elements
+VECTOR_BYTES = 16      # uint4 loads and stores
+SIM_WAIT_S = 30        # simulator only: longest wait for a predecessor (_LOOK_BACK_SRC)
 
 # Descriptor status values (X must be 0: the scratch is zeroed before launch)
 _X, _A, _P = 0, 1, 2
@@ -65,7 +66,7 @@ __device__ inline T {p}_op(T a, T b)
     return ({scan_expr});
 }}
 
-/* the neutral element as a T{complex_note} */
+/* the neutral element as a T */
 __device__ inline T {p}_to_T(T v) {{ return v; }}
 {complex_to_T}
 /* v from lane `src` (any T: moved as {words} 32-bit words) */
@@ -151,6 +152,20 @@ __device__ inline unsigned int {p}_peek(unsigned int *scratch, long long ntiles,
 """
 
 _LOOK_BACK_SRC = """
+/* Called while a predecessor is still X. On the GPU a fault ends the whole
+ * grid; the simulator only stops handing out blocks, so a block already
+ * waiting for a tile whose block faulted would wait forever: there it gives
+ * up after {sim_wait_s} s (the fault, reported first, is the error seen). */
+__device__ inline void {p}_waiting(long long *since)
+{{
+#ifdef __PYCUDAC_SIM__
+    if (*since == 0) *since = clock64();
+    else if (clock64() - *since > {sim_wait_s}000000000LL) __trap();
+#else
+    (void)since;
+#endif
+}}
+
 /* The exclusive prefix of `tile` (> 0), computed by one warp: lane 31
  * watches tile-1, lane 30 tile-2, ... Once none of the 32 is X, the values
  * from the nearest P on are combined left to right; without a P, all 32
@@ -163,9 +178,12 @@ __device__ inline T {p}_look_back(unsigned int *scratch, long long ntiles, unsig
     for (long long end = tile;; end -= 32) {{
         const long long j = end - 32 + lane;
         unsigned int status;
-        do {{    /* before tile 0 reads as P: tile 0 publishes P, so it is never used */
+        long long since = 0;
+        for (;;) {{    /* before tile 0 reads as P: tile 0 publishes P, so it is never used */
             status = j < 0 ? {p}_P : {p}_peek(scratch, ntiles, (unsigned int)j, &v);
-        }} while (__any_sync(0xffffffffu, status == {p}_X));
+            if (!__any_sync(0xffffffffu, status == {p}_X)) break;
+            {p}_waiting(&since);
+        }}
         const unsigned int ps = __ballot_sync(0xffffffffu, status == {p}_P);
         const int first = ps ? 31 - __clz((int)ps) : 0;
         for (int d = 1; d < 32; d <<= 1) {{
@@ -289,6 +307,10 @@ extern "C" __global__ void __launch_bounds__({block})
 }}
 """
 
+_COMPLEX_TO_T_SRC = """\
+__device__ inline T {p}_to_T(double re) {{ T z; z.x = re; z.y = 0; return z; }}  /* "0", "1" */
+"""
+
 _EMIT_INCLUSIVE = """\
         run = has ? {p}_op(run, x[k]) : x[k];
         x[k] = run;"""
@@ -324,17 +346,15 @@ def render(p, ctype, itemsize, scan_expr, neutral, exclusive, preamble=""):
     """The scan module's source for T = ctype (itemsize bytes)."""
     items, v, vectorized = _geometry(itemsize)
     vpt = items // v
-    words = (itemsize + 3) // 4
-    fmt = dict(p=p, x=_X, a=_A, pp=_P, scan_expr=scan_expr, neutral=neutral, words=words,
-               vpt=vpt, swizzle=(vpt - 1) if vectorized and vpt <= 8 else 0, items=items, v=v,
-               block=BLOCK, warps=BLOCK // 32, tile_items=BLOCK * items,
-               vec="uint4" if vectorized else "T",
-               aligned_in="!((unsigned long long)in & 15)" if vectorized else "true",
-               aligned_out="!((unsigned long long)out & 15)" if vectorized else "true")
     complex_type = ctype.startswith("pcc_complex")
-    fmt.update(complex_note=" (a real number is taken as a complex one)" if complex_type else "",
-               complex_to_T=(f"__device__ inline T {p}_to_T(double re) {{ T z; z.x = re; z.y = 0; "
-                             f"return z; }}\n" if complex_type else ""))
+    fmt = dict(p=p, scan_expr=scan_expr, neutral=neutral, x=_X, a=_A, pp=_P,
+               block=BLOCK, warps=BLOCK // 32, items=items, tile_items=BLOCK * items,
+               v=v, vpt=vpt, vec="uint4" if vectorized else "T",
+               swizzle=vpt - 1 if vectorized and vpt <= 8 else 0,
+               aligned_in="!((unsigned long long)in & 15)" if vectorized else "true",
+               aligned_out="!((unsigned long long)out & 15)" if vectorized else "true",
+               words=(itemsize + 3) // 4, sim_wait_s=SIM_WAIT_S)
+    fmt["complex_to_T"] = _COMPLEX_TO_T_SRC.format(**fmt) if complex_type else ""
     emit = (_EMIT_EXCLUSIVE if exclusive else _EMIT_INCLUSIVE).format(**fmt)
     desc = _DESC_PACKED_SRC if itemsize <= 4 else _DESC_SPLIT_SRC
     return (tools.KERNEL_PREAMBLE + f"\ntypedef {ctype} T;\n" + preamble + "\n"

@@ -91,6 +91,12 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
         return rc;
     if (pm == NULL || image == NULL)
         return CUDA_ERROR_INVALID_VALUE;
+    /* No length comes with the image: compare the magic byte by byte first,
+     * so that a short garbage buffer (NUL-terminated bytes) is not read past
+     * its end by the header copy below. */
+    for (int i = 0; i < 8; i++)
+        if (((const unsigned char *)image)[i] != (unsigned char)PCC_SIM_IMAGE_MAGIC[i])
+            return CUDA_ERROR_INVALID_IMAGE;
     pcc_sim_image_header hdr;
     memcpy(&hdr, image, sizeof hdr);
     const unsigned char *so = (const unsigned char *)image + sizeof hdr;

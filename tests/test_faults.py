@@ -68,6 +68,24 @@ def _run(code, backend=None, timeout=180):
 N = 10_000
 RSS_SLACK = 8 << 20     # allocator pools, lazily-built caches: a leak of even
 MEM_SLACK = 1 << 20     # 1 KiB per iteration would be 10 MB over 10,000
+# Under AddressSanitizer (tools/ci/asan.sh sets PYCUDAC_UNDER_ASAN) freed memory
+# sits in ASan's quarantine (256 MiB by default), so RSS is not a leak measure
+# there; device memory still is.
+UNDER_ASAN = os.environ.get("PYCUDAC_UNDER_ASAN") == "1"
+
+
+def _asan_quiet(stderr):
+    """stderr without ASan's one known warning: the simulator leaves a faulting
+    kernel by siglongjmp out of its SIGSEGV handler (on the alternate signal
+    stack), which ASan cannot follow (google/sanitizers#189). Only filtered
+    under ASan; nothing else is."""
+    if not UNDER_ASAN:
+        return stderr
+    keep = [ln for ln in stderr.splitlines(True)
+            if "ASan is ignoring requested __asan_handle_no_return" not in ln
+            and "False positive error reports may follow" not in ln
+            and "google/sanitizers/issues/189" not in ln]
+    return "".join(keep)
 
 
 def _flat(body, warmup=200):
@@ -79,7 +97,7 @@ def _flat(body, warmup=200):
     for i in range(N):
         body(i)
     gc.collect()
-    return free0 - drv.mem_get_info()[0], _rss() - rss0
+    return free0 - drv.mem_get_info()[0], 0 if UNDER_ASAN else _rss() - rss0
 
 
 def test_alloc_free_10000_flat(ctx):
@@ -419,6 +437,30 @@ def test_async_copy_stream_dropped_with_work_pending(ctx):
     assert (y == np.arange(n, dtype=np.float32)).all()
 
 
+# ---- 9: compile errors cache nothing --------------------------------------------------------
+
+def test_compile_error_caches_nothing(ctx, tmp_path):
+    """A failing compile (on the running backend's compiler) raises
+    CompileError with the log, writes no entry and no temporary file, and
+    fails again the second time (no negative or broken memo)."""
+    from pycudac import compiler
+    from pycudac.compiler import CompileError, SourceModule
+    cache = tmp_path / "cache"
+    bad = "__global__ void k(float *a)\n{\n    a[0] = not_declared_anywhere;\n}\n"
+    for _ in range(2):
+        with pytest.raises(CompileError) as ei:
+            SourceModule(bad, cache_dir=str(cache))
+        assert "not_declared_anywhere" in ei.value.log
+        assert "not_declared_anywhere" in str(ei.value)
+    stats = compiler.cache_stats(str(cache))
+    assert stats["entries"] == 0
+    left = sorted(p.name for p in cache.iterdir()) if cache.exists() else []
+    assert left == [], left
+    good = SourceModule(bad.replace("not_declared_anywhere", "1.0f"), cache_dir=str(cache))
+    assert good.get_function("k") is not None
+    assert compiler.cache_stats(str(cache))["entries"] == 1
+
+
 # ---- 13: garbage to every public entry point ---------------------------------------------
 
 CLEAN = (TypeError, ValueError, OverflowError, MemoryError, drv.Error)
@@ -672,10 +714,11 @@ def test_poisoned_process_one_traceback_and_silent_frees(ctx):
         assert f"{name} 700" in out, r.stdout
     assert "SKIPPED>0 True" in out
     assert r.returncode == 1                        # the deliberate exception only
-    assert r.stderr.count("Traceback") == 1, r.stderr
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    err = _asan_quiet(r.stderr)
+    assert err.count("Traceback") == 1, r.stderr
+    lines = [ln for ln in err.splitlines() if ln.strip()]
     assert lines[-1] == "RuntimeError: the one traceback", r.stderr
-    assert "Segmentation" not in r.stderr and "Warning" not in r.stderr
+    assert "Segmentation" not in err and "Warning" not in err
 
 
 def test_exit_with_sticky_error_outstanding_is_clean(ctx):
@@ -694,7 +737,7 @@ def test_exit_with_sticky_error_outstanding_is_clean(ctx):
     """, backend=drv.get_backend())
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "launched"
-    assert r.stderr == ""
+    assert _asan_quiet(r.stderr) == ""
 
 
 def test_objects_outlive_their_destroyed_context(ctx):

@@ -29,6 +29,11 @@ git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
     cp -u -p "$f" "$TREE/$f"
 done
 
+# Drop files deleted or renamed since the last sync (a stale src/*.c would be built).
+git ls-files -co --exclude-standard | sort > "$TREE/.asan-files"
+(cd "$TREE" && find src include pycudac tests tools -type f ! -name '*.so' ! -name '*.pyc' \
+    2>/dev/null | sort | comm -23 - .asan-files | while IFS= read -r f; do rm -f "$f"; done)
+
 echo "== [asan] build with -fsanitize=address,undefined"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
 (cd "$TREE" && PYCUDAC_CFLAGS="${PYCUDAC_CFLAGS:-} $SAN" PYCUDAC_LDFLAGS="-fsanitize=address,undefined" \

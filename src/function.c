@@ -31,6 +31,22 @@ static PyTypeObject *layout_type; /* ParamLayout struct sequence */
 static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                      PyObject *kwnames);
 
+/* A function_attribute value: checked here, because the driver does not
+ * check a negative one (it crashed on cuFuncGetAttribute(-1) on an H100). */
+static int attr_arg(PyObject *o, int *out)
+{
+    long v = PyLong_Check(o) ? PyLong_AsLong(o) : -1;
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (!PyLong_Check(o) || v < 0 || v > 255) {
+        PyErr_Format(PyLong_Check(o) ? PyExc_ValueError : PyExc_TypeError,
+                     "attr must be a driver.function_attribute member (0..255), not %R", o);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int as_int(PyObject *o, int *out)
 {
     long v = PyLong_AsLong(o);
@@ -664,7 +680,7 @@ static PyObject *get_attr_value(PccFunction *f, int attr)
 static PyObject *function_get_attribute(PyObject *self, PyObject *attr)
 {
     int a;
-    if (as_int(attr, &a) < 0)
+    if (attr_arg(attr, &a) < 0)
         return NULL;
     return get_attr_value((PccFunction *)self, a);
 }
@@ -677,7 +693,7 @@ static PyObject *function_set_attribute(PyObject *self, PyObject *const *args, P
         return NULL;
     }
     int a, v;
-    if (as_int(args[0], &a) < 0 || as_int(args[1], &v) < 0)
+    if (attr_arg(args[0], &a) < 0 || as_int(args[1], &v) < 0)
         return NULL;
     if (pcc_ready() < 0)
         return NULL;

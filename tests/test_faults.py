@@ -243,10 +243,10 @@ def test_gc_on_another_thread_frees_in_owner_context(ctx):
     assert drv.Context.get_current() is ctx
     other.detach()
     gc.collect()
-    # The driver keeps some memory for a thread that made CUDA calls (8 MiB
-    # seen on an H100, independent of what the thread freed); the 40
-    # allocations above are 40 MiB, so a leak of them still shows.
-    assert drv.mem_get_info()[0] >= free0 - MEM_SLACK - (8 << 20)
+    # The driver keeps some memory after contexts and a thread that made CUDA
+    # calls come and go (8-10 MiB seen on an H100, whatever was freed); the
+    # 40 allocations above are 40 MiB, so a leak of them still shows.
+    assert drv.mem_get_info()[0] >= free0 - MEM_SLACK - (16 << 20)
 
 
 def test_launches_and_frees_from_many_threads(mod, ctx):

@@ -225,13 +225,15 @@ static PyObject *signature_of(PccModule *self, PyObject *name)
     return PyObject_CallFunctionObjArgs(signature_for_fn, self->signatures, name, NULL);
 }
 
-static PyObject *Module_get_function(PyObject *op, PyObject *name)
+/* The name to look up in the loaded image for `name`: its lowered (mangled)
+ * form when it is a name expression the compile recorded, else itself.
+ * Borrowed UTF-8, or NULL with an exception (`what` names the caller). */
+static const char *symbol_name(PccModule *self, PyObject *name, const char *what)
 {
-    PccModule *self = (PccModule *)op;
     if (pcc_ready() < 0)
         return NULL;
     if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError, "get_function: name must be str, not %.100s",
+        PyErr_Format(PyExc_TypeError, "%s: name must be str, not %.100s", what,
                      Py_TYPE(name)->tp_name);
         return NULL;
     }
@@ -241,7 +243,13 @@ static PyObject *Module_get_function(PyObject *op, PyObject *name)
         if (lowered == NULL && PyErr_Occurred())
             return NULL;
     }
-    const char *cname = PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+    return PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+}
+
+static PyObject *Module_get_function(PyObject *op, PyObject *name)
+{
+    PccModule *self = (PccModule *)op;
+    const char *cname = symbol_name(self, name, "get_function");
     if (cname == NULL)
         return NULL;
     CUfunction fn = NULL;
@@ -266,20 +274,7 @@ static PyObject *Module_get_function(PyObject *op, PyObject *name)
 static PyObject *Module_get_global(PyObject *op, PyObject *name)
 {
     PccModule *self = (PccModule *)op;
-    if (pcc_ready() < 0)
-        return NULL;
-    if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError, "get_global: name must be str, not %.100s",
-                     Py_TYPE(name)->tp_name);
-        return NULL;
-    }
-    PyObject *lowered = NULL;
-    if (self->lowered && PyDict_Check(self->lowered)) {
-        lowered = PyDict_GetItemWithError(self->lowered, name); /* borrowed */
-        if (lowered == NULL && PyErr_Occurred())
-            return NULL;
-    }
-    const char *cname = PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+    const char *cname = symbol_name(self, name, "get_global");
     if (cname == NULL)
         return NULL;
     CUdeviceptr ptr = 0;

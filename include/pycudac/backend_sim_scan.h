@@ -1,14 +1,19 @@
 /*
- * backend_sim_scan.h — the sim compiler's view of CUDA C source
- * (src/backend_sim_scan.c): a tokenizer that knows comments, literals and
- * preprocessor lines; the scan for kernels, `extern __shared__`, barriers and
- * what a CPU cannot run; and the small buffers both sim compiler files use.
- * Internal to src/backend_sim_compile.c and src/backend_sim_scan.c.
+ * backend_sim_scan.h — the sim compiler's view of CUDA C source, shared by
+ * the files that read it: src/backend_sim_strings.c (the small buffers every
+ * sim compiler file uses), src/backend_sim_tokens.c (a tokenizer that knows
+ * comments, literals and preprocessor lines), src/backend_sim_scan.c (the
+ * scan for kernels, `extern __shared__` and what a CPU cannot run) and
+ * src/backend_sim_sync.c (which kernels reach a barrier or warp operation).
+ * Internal to the sim compiler (src/backend_sim_compile.c and these).
  */
 #ifndef PYCUDAC_BACKEND_SIM_SCAN_H
 #define PYCUDAC_BACKEND_SIM_SCAN_H
 
 #include <stddef.h>
+#include <string.h>
+
+/* ---- backend_sim_strings.c ---- */
 
 /* A growable byte buffer, always NUL-terminated; oom latches. */
 typedef struct {
@@ -33,6 +38,8 @@ int pcc_sl_adds(pcc_slist *l, const char *s);
 int pcc_sl_find(const pcc_slist *l, const char *s); /* index or -1 */
 void pcc_sl_free(pcc_slist *l);
 
+/* ---- backend_sim_tokens.c ---- */
+
 /* token kinds */
 enum { PCC_TK_ID, PCC_TK_NUM, PCC_TK_STR, PCC_TK_PUNCT };
 
@@ -52,6 +59,40 @@ typedef struct {
     pcc_slist includes; /* "x" or <x> targets, in order */
     int oom;
 } pcc_sim_toks;
+
+/* Tokens of s[0..n), `file` being the presumed name until a #line. */
+void pcc_sim_tokenize(pcc_sim_toks *T, const char *s, size_t n, const char *file);
+void pcc_sim_toks_free(pcc_sim_toks *T);
+/* Index of the token closing the bracket opened at i (non-define tokens). */
+int pcc_sim_match_close(const pcc_sim_toks *T, int i);
+
+static inline int pcc_sim_is_idstart(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+}
+
+static inline int pcc_sim_is_idchar(int c) { return pcc_sim_is_idstart(c) || (c >= '0' && c <= '9'); }
+
+/* Whether token t is exactly s. */
+static inline int pcc_sim_tk_is(const pcc_sim_tok *t, const char *s)
+{
+    return t->n == strlen(s) && memcmp(t->p, s, t->n) == 0;
+}
+
+/* Whether token t is an identifier starting with prefix. */
+static inline int pcc_sim_tk_starts(const pcc_sim_tok *t, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return t->kind == PCC_TK_ID && t->n >= k && memcmp(t->p, prefix, k) == 0;
+}
+
+/* Whether token i exists and is the punctuator c. */
+static inline int pcc_sim_tk_punct(const pcc_sim_toks *T, int i, char c)
+{
+    return i >= 0 && i < T->n && T->v[i].kind == PCC_TK_PUNCT && T->v[i].p[0] == c;
+}
+
+/* ---- backend_sim_scan.c ---- */
 
 /* One replacement of a byte range of the source (text owned). */
 typedef struct {
@@ -75,15 +116,17 @@ typedef struct {
     int sync_unsure;       /* one appears where no name can be given to it */
 } pcc_sim_analysis;
 
-/* Tokens of s[0..n), `file` being the presumed name until a #line. */
-void pcc_sim_tokenize(pcc_sim_toks *T, const char *s, size_t n, const char *file);
-void pcc_sim_toks_free(pcc_sim_toks *T);
 /* Refusals (asm, textures, tensor cores, grid sync) and barrier use. */
 void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T);
 /* Kernels to register and the `extern __shared__` rewrites. */
 void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src, pcc_sim_edits *E);
 void pcc_sim_apply_edits(const char *src, size_t n, const pcc_sim_edits *E, pcc_sbuf *out);
 void pcc_sim_edits_free(pcc_sim_edits *E);
+
+/* ---- backend_sim_sync.c ---- */
+
+/* Whether t is a barrier or warp operation (or cooperative groups). */
+int pcc_sim_is_sync_token(const pcc_sim_tok *t);
 /* Whether any token is a barrier or warp operation. */
 int pcc_sim_mentions_sync(const pcc_sim_toks *T);
 /* Fills sync_names / sync_unsure from the main source's tokens. */

@@ -31,6 +31,16 @@ static void ed_add(pcc_sim_edits *E, size_t start, size_t end, char *text)
     E->v[E->n++] = (pcc_sim_edit){start, end, text};
 }
 
+void pcc_sim_analysis_free(pcc_sim_analysis *A)
+{
+    pcc_sl_free(&A->sync_names);
+    pcc_sl_free(&A->kernel_names);
+    pcc_sl_free(&A->kernel_exprs);
+    pcc_sl_free(&A->dyn_names);
+    pcc_sl_free(&A->dyn_setters);
+    free(A->errors.p);
+}
+
 void pcc_sim_edits_free(pcc_sim_edits *E)
 {
     for (int i = 0; i < E->n; i++)

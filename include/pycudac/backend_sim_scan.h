@@ -122,6 +122,7 @@ void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T);
 void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src, pcc_sim_edits *E);
 void pcc_sim_apply_edits(const char *src, size_t n, const pcc_sim_edits *E, pcc_sbuf *out);
 void pcc_sim_edits_free(pcc_sim_edits *E);
+void pcc_sim_analysis_free(pcc_sim_analysis *A);
 
 /* ---- backend_sim_sync.c ---- */
 

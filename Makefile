@@ -7,8 +7,9 @@
 #
 # `make test` runs the suite. With CI=true (as .ci/run is called in CI) or
 # PYCUDAC_FULL_TEST=1 it then also runs the reliability stages of
-# tests/README.md: the suite under ASan+UBSan (test-asan), a valgrind
-# memcheck subset (test-valgrind) and a bounded fuzzing run (test-fuzz).
+# tests/README.md: the suite under ASan+UBSan (test-asan), the threading
+# tests under ThreadSanitizer (test-tsan), a valgrind memcheck subset
+# (test-valgrind) and a bounded fuzzing run (test-fuzz).
 # Each stage can be run alone. Pytest's "no tests collected" (exit 5) fails.
 
 PY ?= python3
@@ -23,7 +24,7 @@ FULL := $(filter true 1,$(CI) $(PYCUDAC_FULL_TEST))
 # pytest, with exit status 5 (nothing collected) turned into a failure
 RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
 
-.PHONY: all build demo test test-suite test-asan test-valgrind test-fuzz fuzz-long gpu-check bench clean
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz fuzz-long gpu-check bench clean
 
 all: build
 
@@ -41,9 +42,10 @@ demo: build
 test: test-suite
 ifneq ($(FULL),)
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-valgrind
 	$(MAKE) --no-print-directory test-fuzz
-	@echo "== make test: suite, asan+ubsan suite, valgrind subset, fuzz: all passed"
+	@echo "== make test: suite, asan+ubsan suite, tsan thread tests, valgrind subset, fuzz: all passed"
 endif
 
 test-suite: build
@@ -53,6 +55,11 @@ test-suite: build
 # The CPU/simulator suite against an ASan+UBSan build in build/asan-tree.
 test-asan: $(STAMP)
 	PY=$(VPY) bash tools/ci/asan.sh
+
+# ThreadSanitizer over the threading tests on the simulator, against a TSan
+# build in build/tsan-tree (tools/ci/tsan.sh says which tests).
+test-tsan: $(STAMP)
+	PY=$(VPY) bash tools/ci/tsan.sh
 
 # valgrind memcheck over the C-core subset (tools/ci/valgrind.sh says which).
 test-valgrind: build

@@ -14,8 +14,10 @@
  *
  * The switch is a few instructions of assembly on x86-64 and aarch64;
  * elsewhere, and under AddressSanitizer (which must see stack switches),
- * it is ucontext.
+ * it is ucontext. Under AddressSanitizer and ThreadSanitizer every switch
+ * is also announced to the sanitizer (tests/README.md).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,13 @@
 #define SIM_ASAN 1
 #endif
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIM_TSAN 1
+#endif
+#endif
 #if (!defined(__x86_64__) && !defined(__aarch64__)) || defined(PCC_SIM_FORCE_UCONTEXT)
 #define SIM_USE_UCONTEXT 1
 #endif
@@ -45,6 +54,14 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define SIM_ASAN_FIBERS 1
+#endif
+#ifdef SIM_TSAN
+/* ThreadSanitizer keeps a call stack and a vector clock per thread; told
+ * about every switch (its fiber annotations), it keeps one per fiber and
+ * orders a fiber's accesses after those of the fiber that ran before it on
+ * the same worker. Without them its call stacks come apart at the first
+ * switch and it crashes. */
+#include <sanitizer/tsan_interface.h>
 #endif
 #if defined(SIM_ASAN) || defined(SIM_USE_UCONTEXT)
 #define SIM_STACK_DEFAULT (256 * 1024)
@@ -170,11 +187,16 @@ static void fiber_boot_uc(int lo, int hi)
 }
 #endif
 
+/* Every worker asks on its first fiber launch, all at once: the cached
+ * value is atomic (each computes the same one; relaxed order suffices). */
 static size_t page_size(void)
 {
-    static size_t ps;
-    if (ps == 0)
+    static atomic_size_t cached;
+    size_t ps = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (ps == 0) {
         ps = (size_t)sysconf(_SC_PAGESIZE);
+        atomic_store_explicit(&cached, ps, memory_order_relaxed);
+    }
     return ps;
 }
 
@@ -197,6 +219,14 @@ static void fiber_prepare(sim_block *b, sim_fiber *f)
                 (int)(unsigned int)(p >> 32));
 #else
     f->sp = initial_frame(fiber_stack_top(b, f->index), fiber_main, f);
+#endif
+#ifdef SIM_TSAN
+    /* A fresh TSan fiber per run: the previous one's call stack still holds
+     * the frames of a thread that finished by switching away (they never
+     * return), and would grow by them block after block. */
+    if (f->tsan_fiber)
+        __tsan_destroy_fiber(f->tsan_fiber);
+    f->tsan_fiber = __tsan_create_fiber(0);
 #endif
 }
 
@@ -240,6 +270,11 @@ static void switch_to(sim_block *b, sim_fiber *from, sim_fiber *to)
     else
         __sanitizer_start_switch_fiber(fake, b->main_bottom, b->main_size);
 #endif
+#ifdef SIM_TSAN
+    if (from == NULL)
+        b->tsan_main = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(to ? to->tsan_fiber : b->tsan_main, 0);
+#endif
 #ifdef SIM_USE_UCONTEXT
     swapcontext(from ? from->uctx : b->main_uctx, to ? to->uctx : b->main_uctx);
 #else
@@ -255,9 +290,14 @@ void sim_block_escape(sim_block *b)
 #ifdef SIM_ASAN_FIBERS
     if (b->current)
         __sanitizer_start_switch_fiber(NULL, b->main_bottom, b->main_size);
-#else
-    (void)b;
 #endif
+#ifdef SIM_TSAN
+    /* The siglongjmp that follows lands on the worker's stack: TSan matches
+     * it against the worker's sigsetjmp only in the worker's own state. */
+    if (b->current)
+        __tsan_switch_to_fiber(b->tsan_main, 0);
+#endif
+    (void)b;
 }
 
 /* Frames of fibers abandoned by an escape keep their redzones poisoned;
@@ -284,22 +324,25 @@ void sim_block_escaped(sim_block *b)
 
 /* ---- fiber storage --------------------------------------------------------------------- */
 
+/* Cached as page_size() is: workers reserve their fibers concurrently. */
 static size_t stack_size(void)
 {
-    static size_t size;
+    static atomic_size_t cached;
+    size_t size = atomic_load_explicit(&cached, memory_order_relaxed);
     if (size == 0) {
         const char *env = getenv("PYCUDAC_SIM_STACK_KB");
         long kb = env ? strtol(env, NULL, 10) : 0;
-        size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+        size_t ps = page_size();
         size_t s = kb >= 16 && kb <= 65536 ? (size_t)kb * 1024 : SIM_STACK_DEFAULT;
         size = (s + ps - 1) & ~(ps - 1);
+        atomic_store_explicit(&cached, size, memory_order_relaxed);
     }
     return size;
 }
 
 int sim_block_reserve(sim_block *b, int n)
 {
-    if (n <= b->capacity)
+    if (n <= b->capacity || n <= 0) /* n <= 0: also tells the compiler the sizes below fit */
         return 0;
     sim_block_release(b);
     size_t ps = page_size();
@@ -349,7 +392,12 @@ void sim_block_release(sim_block *b)
     if (b->capacity == 0)
         return;
     unpoison_stacks(b);
-    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+#ifdef SIM_TSAN
+    for (int i = 0; i < b->capacity; i++)
+        if (b->fibers[i].tsan_fiber)
+            __tsan_destroy_fiber(b->fibers[i].tsan_fiber);
+#endif
+    size_t ps = page_size();
     munmap(b->stacks, (size_t)b->capacity * (b->stack_size + ps));
 #ifdef SIM_USE_UCONTEXT
     free(b->fibers[0].uctx);
@@ -366,7 +414,7 @@ int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr)
 {
     if (b->capacity == 0)
         return 0;
-    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    size_t ps = page_size();
     uintptr_t base = (uintptr_t)b->stacks;
     size_t stride = b->stack_size + ps;
     if (addr < base || addr >= base + (size_t)b->capacity * stride)

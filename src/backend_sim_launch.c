@@ -34,6 +34,7 @@
  * that called cuLaunchKernel. */
 typedef struct sim_worker {
     pthread_t owner;
+    int pool_index;         /* its slot in workers[], set before its thread starts */
     volatile sig_atomic_t in_kernel;
     int fiber_mode;
     sim_block block;
@@ -427,10 +428,8 @@ static void *pool_main(void *arg)
     stack_t ss = {.ss_sp = malloc(64 * 1024), .ss_size = 64 * 1024, .ss_flags = 0};
     if (ss.ss_sp)
         sigaltstack(&ss, NULL);
-    int index = -1;
-    for (int i = 1; i <= nworkers; i++)
-        if (workers[i] == w)
-            index = i;
+    /* Not found by scanning workers[]: ensure_pool is still filling it. */
+    int index = w->pool_index;
     unsigned long long seen = 0;
     pthread_mutex_lock(&pool_lock);
     for (;;) {
@@ -495,6 +494,7 @@ static void ensure_pool(void)
         sigdelset(&all, SIGFPE);
         sigdelset(&all, SIGILL);
         pthread_sigmask(SIG_SETMASK, &all, &old);
+        w->pool_index = i;
         pthread_mutex_lock(&pool_lock);
         workers[i] = w;
         nworkers = i;

@@ -306,25 +306,37 @@ done:
     return payload;
 }
 
+/* The (dir, key_hex) arguments of cache_load and cache_verify (`fmt` names
+ * the function): *dir_obj gets the directory as a new bytes reference (the
+ * caller releases it), key the 32 key bytes, name the entry's file name.
+ * 0, or -1 with an exception and nothing to release. */
+static int parse_entry_args(PyObject *args, const char *fmt, PyObject **dir_obj,
+                            unsigned char key[32], char name[PCC_KEY_HEX + 8])
+{
+    PyObject *key_hex;
+    *dir_obj = NULL;
+    if (!PyArg_ParseTuple(args, fmt, PyUnicode_FSConverter, dir_obj, &key_hex))
+        return -1;
+    if (parse_key(key_hex, key, name) < 0) {
+        Py_CLEAR(*dir_obj);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_cache_load(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *dir_obj = NULL, *key_hex;
-    if (!PyArg_ParseTuple(args, "O&U:cache_load", PyUnicode_FSConverter, &dir_obj, &key_hex))
-        return NULL;
+    PyObject *dir_obj;
     unsigned char key[32];
     char name[PCC_KEY_HEX + 8];
-    PyObject *out = NULL;
+    if (parse_entry_args(args, "O&U:cache_load", &dir_obj, key, name) < 0)
+        return NULL;
     const char *why = NULL;
-    if (parse_key(key_hex, key, name) < 0)
-        goto done;
-    out = load_entry(PyBytes_AS_STRING(dir_obj), key, name, &why);
-    if (out == NULL && !PyErr_Occurred()) {
-        Py_INCREF(Py_None);
-        out = Py_None;
-    }
-done:
+    PyObject *out = load_entry(PyBytes_AS_STRING(dir_obj), key, name, &why);
     Py_DECREF(dir_obj);
+    if (out == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
     return out;
 }
 
@@ -332,25 +344,21 @@ done:
 static PyObject *py_cache_verify(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *dir_obj = NULL, *key_hex;
-    if (!PyArg_ParseTuple(args, "O&U:cache_verify", PyUnicode_FSConverter, &dir_obj, &key_hex))
-        return NULL;
+    PyObject *dir_obj;
     unsigned char key[32];
     char name[PCC_KEY_HEX + 8];
-    PyObject *out = NULL;
+    if (parse_entry_args(args, "O&U:cache_verify", &dir_obj, key, name) < 0)
+        return NULL;
     const char *why = NULL;
-    if (parse_key(key_hex, key, name) < 0)
-        goto done;
     PyObject *payload = load_entry(PyBytes_AS_STRING(dir_obj), key, name, &why);
+    Py_DECREF(dir_obj);
     if (payload != NULL) {
         Py_DECREF(payload);
-        out = PyUnicode_FromString("ok");
-    } else if (!PyErr_Occurred()) {
-        out = PyUnicode_FromString(why ? why : "miss");
+        return PyUnicode_FromString("ok");
     }
-done:
-    Py_DECREF(dir_obj);
-    return out;
+    if (PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(why ? why : "miss");
 }
 
 /* ---- store and evict --------------------------------------------------------------- */

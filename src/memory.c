@@ -7,6 +7,8 @@
  * Copies live in memcpy.c, pinned and registered host memory in hostmem.c.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pycudac/context.h"
@@ -30,6 +32,32 @@ static int long_is_negative(PyObject *v)
     return PyObject_RichCompareBool(v, zero, Py_LT);
 }
 
+/* The Python int `v` as an unsigned integer no larger than `max`; `what`
+ * names it in the error. 0, or -1 with ValueError (negative) or
+ * OverflowError (above max). */
+static int nonnegative_int(PyObject *v, unsigned long long max, unsigned long long *out,
+                           const char *what)
+{
+    int neg = long_is_negative(v);
+    if (neg < 0)
+        return -1;
+    if (neg) {
+        PyErr_Format(PyExc_ValueError, "%s must be >= 0, got %S", what, v);
+        return -1;
+    }
+    unsigned long long x = PyLong_AsUnsignedLongLong(v);
+    if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear();
+    } else if (x <= max) {
+        *out = x;
+        return 0;
+    }
+    PyErr_Format(PyExc_OverflowError, "%s is too large: %S (at most %llu)", what, v, max);
+    return -1;
+}
+
 int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
 {
     if (PyFloat_Check(obj)) {
@@ -46,25 +74,12 @@ int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
     PyObject *v = PyNumber_Index(obj);
     if (v == NULL)
         return -1;
-    int neg = long_is_negative(v);
-    if (neg < 0) {
-        Py_DECREF(v);
-        return -1;
-    }
-    if (neg) {
-        PyErr_Format(PyExc_ValueError, "%s must be >= 0, got %S", what, v);
-        Py_DECREF(v);
-        return -1;
-    }
-    size_t n = PyLong_AsSize_t(v);
-    if (n == (size_t)-1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_OverflowError, "%s is too large: %S", what, v);
-        Py_DECREF(v);
-        return -1;
-    }
+    unsigned long long n;
+    int rc = nonnegative_int(v, SIZE_MAX, &n, what);
     Py_DECREF(v);
-    *out = n;
-    return 0;
+    if (rc == 0)
+        *out = (size_t)n;
+    return rc;
 }
 
 int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what)
@@ -100,22 +115,13 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
                                                : "");
         return -1;
     }
-    int neg = long_is_negative(v);
-    if (neg < 0) {
-        Py_DECREF(v);
-        return -1;
-    }
-    if (neg) {
-        PyErr_Format(PyExc_ValueError, "%s: a device address must be >= 0, got %S", what, v);
-        Py_DECREF(v);
-        return -1;
-    }
-    unsigned long long p = PyLong_AsUnsignedLongLong(v);
+    char name[160];
+    snprintf(name, sizeof name, "%s: the device address", what);
+    unsigned long long p;
+    int rc = nonnegative_int(v, UINT64_MAX, &p, name);
     Py_DECREF(v);
-    if (p == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_OverflowError, "%s: the device address does not fit in 64 bits", what);
+    if (rc < 0)
         return -1;
-    }
     *ptr = (CUdeviceptr)p;
     *avail = (size_t)-1;
     return 0;

@@ -305,6 +305,59 @@ def test_objects_freed_in_a_thread_with_no_context(ctx):
     assert drv.Context.get_current() is ctx
 
 
+def test_first_launches_of_a_process_on_every_worker_thread():
+    """The first launches of a fresh process start the simulator's worker
+    threads and give each its fibers, all at once: under ThreadSanitizer
+    (tools/ci/tsan.sh; the subprocess inherits it) two races were found
+    there: the pool threads read the worker table while it was still being
+    filled, and the workers cached the page and stack sizes unsynchronized.
+    Multi-block launches, plain, then with a barrier and a shuffle, then from
+    three Python threads at once; results checked on any backend."""
+    r = _run('''
+        import threading
+        import numpy as np
+        import pycudac.autoinit
+        import pycudac.driver as drv
+        from pycudac.compiler import SourceModule
+        m = SourceModule(r"""
+        __global__ void plain(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }
+        __global__ void bar(float *a)
+        {
+            extern __shared__ float s[];
+            s[threadIdx.x] = threadIdx.x;
+            __syncthreads();
+            float partner = __shfl_xor_sync(0xffffffff, s[threadIdx.x], 1);
+            a[blockIdx.x * 64 + threadIdx.x] = s[63 - threadIdx.x] + partner;
+        }""")
+        plain, bar = m.get_function("plain"), m.get_function("bar")
+        i = np.arange(64)
+        want = np.tile((63 - i) + (i ^ 1), 32).astype(np.float32)
+
+        def run(errors):
+            try:
+                a = np.zeros(64 * 32, np.float32)
+                plain(drv.InOut(a), block=(64, 1, 1), grid=(32, 1))
+                assert (a == 1).all()
+                bar(drv.Out(a), block=(64, 1, 1), grid=(32, 1), shared=64 * 4)
+                assert (a == want).all(), a[:64]
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        errors = []
+        run(errors)
+        threads = [threading.Thread(target=run, args=(errors,)) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        print("ok")
+    ''')
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+    assert "ThreadSanitizer" not in r.stderr
+
+
 # ---- 6: blocking calls release the GIL ----------------------------------------------------
 
 def _ticks_during(call):

@@ -139,6 +139,7 @@ typedef struct sim_fiber {
     void *sp;              /* saved stack pointer (asm switch) */
     void *uctx;            /* ucontext_t * (fallback switch) */
     void *asan_fake;       /* AddressSanitizer's fake stack while switched out */
+    void *tsan_fiber;      /* ThreadSanitizer's state of this fiber (TSan builds) */
     struct sim_block *block;
     int index;
     int state;             /* SIM_F_* */
@@ -179,6 +180,7 @@ typedef struct sim_block {
     size_t main_size;
     int from_main;
     sim_fiber *asan_from;
+    void *tsan_main;       /* ThreadSanitizer's state of the worker (TSan builds) */
     sim_fiber *current;
     const pcc_sim_kernel *kernel;
     void *const *args;

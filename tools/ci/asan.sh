@@ -20,19 +20,8 @@ TREE=${ASAN_TREE:-$ROOT/build/asan-tree}
 CC=${CC:-cc}
 
 echo "== [asan] sync sources into $TREE"
-mkdir -p "$TREE"
-# Copy what git knows about plus new (not ignored) files; rsync-free so CI
-# needs nothing extra. cp -u keeps unchanged files' mtimes (no needless rebuild).
-git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
-    [ -f "$f" ] || continue
-    mkdir -p "$TREE/$(dirname "$f")"
-    cp -u -p "$f" "$TREE/$f"
-done
-
-# Drop files deleted or renamed since the last sync (a stale src/*.c would be built).
-git ls-files -co --exclude-standard | sort > "$TREE/.asan-files"
-(cd "$TREE" && find src include pycudac tests tools -type f ! -name '*.so' ! -name '*.pyc' \
-    2>/dev/null | sort | comm -23 - .asan-files | while IFS= read -r f; do rm -f "$f"; done)
+. tools/ci/sync-tree.sh
+sync_tree "$TREE"
 
 echo "== [asan] build with -fsanitize=address,undefined"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"

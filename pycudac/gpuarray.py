@@ -6,8 +6,11 @@
     y = (2 * x + 1).get()
 
 A GPUArray is shape + dtype + byte strides over device memory. Indexing with
-ints, slices (any step), `...` and `None` gives views; arithmetic follows
-NumPy (NEP 50 promotion, broadcasting) and works on any strided operands.
+ints, slices (any step), `...` and `None` gives views; integer index arrays
+and boolean masks (GPUArray or host, NumPy's rules, also in assignment)
+give copies and scatters computed on the device (see _gpuarray_index);
+arithmetic follows NumPy (NEP 50 promotion, broadcasting) and works on any
+strided operands.
 `gpudata` is the owning allocation for a fresh array and an int-like
 pointer (address of element 0, keeping the allocation alive) for a view;
 `ptr` is always the plain int address of element 0.
@@ -21,14 +24,13 @@ DLPack export (`__dlpack__`, `__dlpack_device__`) and import
 
 Limits (device code cannot raise): integer `x // 0` and `x % 0` give 0 and
 a negative integer power gives 0 (NumPy: warning / ValueError); `take`
-clips out-of-range indices; float -> int casts of NaN/inf are whatever the
-hardware gives. Index arrays are accepted for reading (a[idx] = take) but
-not for assignment; boolean masks are not supported (use where()). Arrays
+clips out-of-range indices (indexing with `a[idx]` raises IndexError);
+float -> int casts of NaN/inf are whatever the hardware gives. Arrays
 with more than 8 dimensions that cannot be merged need a copy first.
 float16 elements are `pcc_half` (2-byte storage, pcc_h2f/pcc_f2h) in
 kernels, complex ones `pcc_complex64/128` (float2/double2 layout with
 operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes are for storage,
-copies and kernels; arithmetic on them is a TypeError.
+copies, indexing and kernels; arithmetic on them is a TypeError.
 
 Where things live (this module is the public face and re-exports them):
     gpuarray.py          the GPUArray class, constructors, foreign imports

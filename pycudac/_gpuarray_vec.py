@@ -1,5 +1,6 @@
 """CUDA vector types (float4 …) as NumPy structured dtypes (part of
-pycudac.gpuarray, reached as gpuarray.vec)."""
+pycudac.gpuarray, reached as gpuarray.vec), and the component view that
+vec arithmetic works through (see _gpuarray_ops)."""
 import numpy as np
 
 
@@ -7,6 +8,7 @@ class vec:  # noqa: N801 (PyCUDA's name)
     """gpuarray.vec.float4 etc.: structured dtypes with fields x, y, z, w
     laid out (and aligned) like CUDA's vector types; make_float4(...)."""
     _dtype_to_name = {}
+    _by_components = {}  # (component dtype, count) -> vec dtype
 
 
 def _setup_vec():
@@ -22,6 +24,7 @@ def _setup_vec():
             dt = np.dtype({"names": list(fields[:n]), "formats": [scalar] * n})
             setattr(vec, name, dt)
             vec._dtype_to_name.setdefault(dt, name)
+            vec._by_components.setdefault((np.dtype(scalar), n), dt)
 
             def make(*args, _dt=dt, _n=n, _name=name):
                 if len(args) != _n:
@@ -34,3 +37,26 @@ def _setup_vec():
 
 
 _setup_vec()
+
+
+def vec_name(dtype):
+    """'float4' for gpuarray.vec.float4 …, None for any other dtype."""
+    return vec._dtype_to_name.get(dtype)
+
+
+def vec_components(dtype):
+    """(component dtype, count) of a gpuarray.vec dtype, else None."""
+    if dtype not in vec._dtype_to_name:
+        return None
+    return dtype.fields["x"][0], len(dtype.names)
+
+
+def vec_of(component, count):
+    """The gpuarray.vec dtype of `count` `component`s, or None."""
+    return vec._by_components.get((np.dtype(component), count))
+
+
+def components(ary):
+    """A view of a vec-typed GPUArray as its components: shape + (count,)."""
+    base, n = vec_components(ary.dtype)
+    return ary._view(ary.shape + (n,), ary.strides + (base.itemsize,), 0, base)

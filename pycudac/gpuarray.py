@@ -29,16 +29,17 @@ float -> int casts of NaN/inf are whatever the hardware gives. Arrays
 with more than 8 dimensions that cannot be merged need a copy first.
 float16 elements are `pcc_half` (2-byte storage, pcc_h2f/pcc_f2h) in
 kernels, complex ones `pcc_complex64/128` (float2/double2 layout with
-operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes are for storage,
-copies, indexing and kernels; arithmetic on them is a TypeError.
+operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes (float4 ...) take
++ - * / and unary - componentwise (with each other, real scalars and vec
+scalars), `fill` and indexing; other operators on them are a TypeError.
 
 Where things live (this module is the public face and re-exports them):
     gpuarray.py          the GPUArray class, constructors, foreign imports
     _gpuarray_layout.py  shapes, strides, view pointers, the memory pool
-    _gpuarray_ops.py     operator dispatch onto elementwise map kernels
+    _gpuarray_ops.py     operator dispatch onto elementwise map kernels, vec math
     _gpuarray_index.py   a[index] and a[index] = value
     _gpuarray_funcs.py   where, maximum, concatenate, stack, take, sum ...
-    _gpuarray_vec.py     the vec dtypes (float4 ...)
+    _gpuarray_vec.py     the vec dtypes (float4 ...) and their component view
 """
 import builtins
 import operator
@@ -64,7 +65,7 @@ from pycudac._gpuarray_layout import (  # noqa: E402,F401
     _Flags, _flat, _norm_axis, _clear_pools)
 from pycudac._gpuarray_ops import (  # noqa: E402,F401
     _PY_SCALARS, _BOOL_DT, _scalar_desc, _check_scalar, _same_memory, _fill_memset, _copy_into,
-    _new_out, _binary_plan, _operand, _binary, _unary)
+    _new_out, _binary_plan, _operand, _binary, _unary, _vec_fill)
 from pycudac import _gpuarray_index as _index  # noqa: E402
 
 
@@ -320,6 +321,8 @@ class GPUArray:
         if isinstance(value, GPUArray):
             self._assign_array(value, stream)
             return self
+        if self.dtype.kind == "V":
+            return _vec_fill(self, value, stream)
         desc = _scalar_desc(value)
         if desc is None:
             raise TypeError(f"fill: value must be a scalar, got {type(value).__name__}")

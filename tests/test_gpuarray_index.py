@@ -1,5 +1,6 @@
 """GPUArray advanced indexing (integer arrays, boolean masks, in reads and
-assignments), checked against NumPy. Runs on the simulator (CI) and the GPU."""
+assignments) and vec-type arithmetic, checked against NumPy. Runs on the
+simulator (CI) and the GPU."""
 import numpy as np
 import pytest
 from numpy.lib.recfunctions import structured_to_unstructured, unstructured_to_structured
@@ -340,3 +341,119 @@ def test_random_index_tuples_match_numpy(ga):
                 # only where NumPy's assignment is unambiguous
                 if len(np.unique(np.arange(x.size).reshape(shape)[index])) == want.size:
                     check(a, y)
+
+
+# ------------------------------------------------------------------ vec types
+
+def comps(h):
+    return structured_to_unstructured(h)
+
+
+VEC = ["float4", "float3", "double2", "int4", "char4", "uint2", "long1"]
+
+
+@pytest.mark.parametrize("name", VEC)
+def test_vec_arithmetic(ga, name):
+    vdt = getattr(ga.vec, name)
+    base = vdt.fields["x"][0]
+    x, y = sample(vdt, (7,), seed=1), sample(vdt, (7,), seed=2)
+    if base.kind in "iu":
+        y = unstructured_to_structured(np.where(comps(y) == 0, 3, comps(y)).astype(base), vdt)
+    a, b = ga.to_gpu(x), ga.to_gpu(y)
+    tol = {"f": dict(rtol=1e-6 if base == np.float32 else 1e-13)}.get(base.kind, dict(rtol=0))
+    with np.errstate(all="ignore"):
+        for got, want in [(a + b, comps(x) + comps(y)), (a - b, comps(x) - comps(y)),
+                          (a * b, comps(x) * comps(y)), (a * 3, comps(x) * base.type(3)),
+                          (2 - a, base.type(2) - comps(x)), (-a, -comps(x))]:
+            assert got.dtype == vdt
+            np.testing.assert_allclose(comps(got.get()), want, **tol)
+        q = a / b
+        want = comps(x) / comps(y)
+        assert comps(q.get()).dtype == want.dtype     # int4 / int4 -> double4 (as NumPy)
+        np.testing.assert_allclose(comps(q.get()), want, rtol=1e-6)
+    c = a.copy()
+    c += b
+    np.testing.assert_allclose(comps(c.get()), comps((a + b).get()))
+
+
+def test_vec_scalars_broadcast_views(ga):
+    f4 = ga.vec.float4
+    x = sample(f4, (4, 5), seed=3)
+    a = ga.to_gpu(x)
+    v = ga.vec.make_float4(1, 2, 3, 4)
+    np.testing.assert_allclose(comps((a * v).get()), comps(x) * np.float32([1, 2, 3, 4]))
+    np.testing.assert_allclose(comps((v - a).get()), np.float32([1, 2, 3, 4]) - comps(x))
+    np.testing.assert_allclose(comps((a + a[0]).get()), comps(x) + comps(x)[0], rtol=1e-6)
+    np.testing.assert_allclose(comps((a[::2, ::-2] * 0.5).get()), comps(x[::2, ::-2]) * 0.5)
+    assert (a * np.float64(2)).dtype == ga.vec.double4      # NEP 50: a strong float64
+    z = ga.to_gpu(sample(f4, (), seed=4))
+    np.testing.assert_allclose(comps((z + z).get()), 2 * comps(z.get()))
+    e = ga.to_gpu(np.zeros((0, 3), f4))
+    assert (e + e).shape == (0, 3) and (e + e).dtype == f4
+    with pytest.raises(ValueError, match="broadcast.*\\(4, 5\\) \\(3,\\)"):
+        a + ga.to_gpu(np.zeros(3, f4))
+    i4 = ga.to_gpu(np.zeros(2, ga.vec.int4))
+    with pytest.raises(TypeError, match="cannot cast"):
+        i4 += 2.5
+    with pytest.raises(OverflowError):
+        ga.to_gpu(np.zeros(2, ga.vec.char4)) + 300
+
+
+def test_vec_fill_and_constructors(ga):
+    f3 = ga.vec.float3
+    a = ga.empty((3, 2), f3)
+    a.fill(1.5)
+    np.testing.assert_array_equal(comps(a.get()), np.full((3, 2, 3), 1.5, np.float32))
+    a.fill(ga.vec.make_float3(1, 2, 3))
+    np.testing.assert_array_equal(comps(a.get()), np.tile(np.float32([1, 2, 3]), (3, 2, 1)))
+    a[:, 1].fill((7, 8, 9))
+    a[0, 0] = ga.vec.make_float3(-1, -2, -3)
+    want = np.tile(np.float32([1, 2, 3]), (3, 2, 1))
+    want[:, 1] = [7, 8, 9]
+    want[0, 0] = [-1, -2, -3]
+    np.testing.assert_array_equal(comps(a.get()), want)
+    np.testing.assert_array_equal(comps(ga.ones(4, ga.vec.int2).get()), np.ones((4, 2)))
+    np.testing.assert_array_equal(comps(ga.zeros(4, ga.vec.double2).get()), np.zeros((4, 2)))
+    for bad in ("x", 1j, (1, 2), ga.vec.make_int3(1, 2, 3), [1, 2, 3]):
+        with pytest.raises(TypeError, match="float3"):
+            a.fill(bad)
+
+
+def test_vec_unsupported_operations_name_dtype_and_op(ga):
+    a = ga.to_gpu(np.zeros(3, ga.vec.float4))
+    i = ga.to_gpu(np.zeros(3, ga.vec.int4))
+    for fn, op in [(lambda: a == a, "equal"), (lambda: a < 1, "less"), (lambda: abs(a), "absolute"),
+                   (lambda: a // a, "floor_divide"), (lambda: a ** 2, "power"),
+                   (lambda: i & i, "bitwise_and"), (lambda: ~i, "invert")]:
+        with pytest.raises(TypeError, match=f"{op}.*(float4|int4)"):
+            fn()
+    with pytest.raises(TypeError, match="float4 with int4"):
+        a + i
+    with pytest.raises(TypeError, match="float4 with float32"):
+        a + ga.to_gpu(np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="float4 with float32"):
+        ga.to_gpu(np.zeros(3, np.float32)) * a
+    with pytest.raises(TypeError, match="float4"):
+        a + 1j
+    with pytest.raises(TypeError, match="int4 scalar"):
+        a + ga.vec.make_int4(1, 2, 3, 4)
+    s = ga.to_gpu(np.zeros(3, np.dtype([("a", np.int32), ("b", np.float32)])))
+    with pytest.raises(TypeError, match="gpuarray.vec"):
+        s + s
+
+
+def test_vec_indexing(ga):
+    for name in ("float4", "float3", "double2", "char3"):
+        vdt = getattr(ga.vec, name)
+        x = sample(vdt, (6, 3), seed=5)
+        a = ga.to_gpu(x)
+        m = mask_of((6, 3), seed=6)
+        check(a[ga.to_gpu(m)], x[m])
+        check(a[[4, -1, 0]], x[[4, -1, 0]])
+        check(a[:, ga.to_gpu(np.array([2, 2]))], x[:, [2, 2]])
+        v = getattr(ga.vec, f"make_{name}")(*range(1, len(vdt.names) + 1))
+        a[ga.to_gpu(m)] = v
+        x[m] = v
+        a[[1]] = ga.to_gpu(x[[5]])
+        x[[1]] = x[[5]]
+        check(a, x)

@@ -6,8 +6,11 @@
     y = (2 * x + 1).get()
 
 A GPUArray is shape + dtype + byte strides over device memory. Indexing with
-ints, slices (any step), `...` and `None` gives views; arithmetic follows
-NumPy (NEP 50 promotion, broadcasting) and works on any strided operands.
+ints, slices (any step), `...` and `None` gives views; integer index arrays
+and boolean masks (GPUArray or host, NumPy's rules, also in assignment)
+give copies and scatters computed on the device (see _gpuarray_index);
+arithmetic follows NumPy (NEP 50 promotion, broadcasting) and works on any
+strided operands.
 `gpudata` is the owning allocation for a fresh array and an int-like
 pointer (address of element 0, keeping the allocation alive) for a view;
 `ptr` is always the plain int address of element 0.
@@ -21,19 +24,25 @@ DLPack export (`__dlpack__`, `__dlpack_device__`) and import
 
 Limits (device code cannot raise): integer `x // 0` and `x % 0` give 0 and
 a negative integer power gives 0 (NumPy: warning / ValueError); `take`
-clips out-of-range indices; float -> int casts of NaN/inf are whatever the
-hardware gives. Index arrays are accepted for reading (a[idx] = take) but
-not for assignment; boolean masks are not supported (use where()). Arrays
+clips out-of-range indices (indexing with `a[idx]` raises IndexError);
+float -> int casts of NaN/inf are whatever the hardware gives. Arrays
 with more than 8 dimensions that cannot be merged need a copy first.
 float16 elements are `pcc_half` (2-byte storage, pcc_h2f/pcc_f2h) in
 kernels, complex ones `pcc_complex64/128` (float2/double2 layout with
-operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes are for storage,
-copies and kernels; arithmetic on them is a TypeError.
-"""
-import numbers
-import operator
+operators) — see tools.KERNEL_PREAMBLE. `vec` dtypes (float4 ...) take
++ - * / and unary - componentwise (with each other, real scalars and vec
+scalars), `fill` and indexing; other operators on them are a TypeError.
 
+Where things live (this module is the public face and re-exports them):
+    gpuarray.py          the GPUArray class, constructors, foreign imports
+    _gpuarray_layout.py  shapes, strides, view pointers, the memory pool
+    _gpuarray_ops.py     operator dispatch onto elementwise map kernels, vec math
+    _gpuarray_index.py   a[index] and a[index] = value
+    _gpuarray_funcs.py   where, maximum, concatenate, stack, take, sum ...
+    _gpuarray_vec.py     the vec dtypes (float4 ...) and their component view
+"""
 import builtins
+import operator
 
 import numpy as np
 
@@ -47,212 +56,17 @@ __all__ = [
     "if_positive", "is_gpuarray",
 ]
 
-_PY_SCALARS = (int, float, complex, bool)
-_BOOL_DT = np.dtype(np.bool_)
-
-
-# ======================================================================
-# vector types (float4 ...) as NumPy structured dtypes
-# ======================================================================
-
-class vec:  # noqa: N801 (PyCUDA's name)
-    """gpuarray.vec.float4 etc.: structured dtypes with fields x, y, z, w
-    laid out (and aligned) like CUDA's vector types; make_float4(...)."""
-    _dtype_to_name = {}
-
-
-def _setup_vec():
-    fields = "xyzw"
-    bases = [("char", np.int8), ("uchar", np.uint8), ("short", np.int16),
-             ("ushort", np.uint16), ("int", np.int32), ("uint", np.uint32),
-             ("long", np.int64), ("ulong", np.uint64), ("longlong", np.int64),
-             ("ulonglong", np.uint64), ("float", np.float32), ("double", np.float64)]
-    for base, scalar in bases:
-        for n in (1, 2, 3, 4):
-            name = f"{base}{n}"
-            # CUDA's layout: n packed elements (float3 is 12 bytes)
-            dt = np.dtype({"names": list(fields[:n]), "formats": [scalar] * n})
-            setattr(vec, name, dt)
-            vec._dtype_to_name.setdefault(dt, name)
-
-            def make(*args, _dt=dt, _n=n, _name=name):
-                if len(args) != _n:
-                    raise TypeError(f"make_{_name} takes {_n} values, got {len(args)}")
-                out = np.zeros((), _dt)
-                for f, v in zip(fields, args):
-                    out[f] = v
-                return out
-            setattr(vec, f"make_{name}", staticmethod(make))
-
-
-_setup_vec()
-
-
-# ======================================================================
-# helpers
-# ======================================================================
-
-def _c_strides(shape, itemsize):
-    strides = []
-    acc = itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= builtins.max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _f_strides(shape, itemsize):
-    strides = []
-    acc = itemsize
-    for n in shape:
-        strides.append(acc)
-        acc *= builtins.max(n, 1)
-    return tuple(strides)
-
-
-def _is_c(shape, strides, itemsize):
-    acc = itemsize
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
-
-
-def _is_f(shape, strides, itemsize):
-    acc = itemsize
-    for n, s in zip(shape, strides):
-        if n == 0:
-            return True
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
-
-
-def _layout_of(shape, strides, itemsize):
-    if _is_c(shape, strides, itemsize):
-        return "C"
-    if _is_f(shape, strides, itemsize):
-        return "F"
-    return None
-
-
-def _normalize_shape(shape, what="shape"):
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    else:
-        try:
-            shape = tuple(operator.index(n) for n in shape)
-        except TypeError:
-            raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
-    for n in shape:
-        if n < 0:
-            raise ValueError(f"{what} must not contain negative sizes, got {shape}")
-    return shape
-
-
-def _prod(shape):
-    p = 1
-    for n in shape:
-        p *= n
-    return p
-
-
-class _ViewPointer(int):
-    """Address of a view's element 0 that keeps the owning allocation
-    alive (int(view.gpudata) works wherever a pointer is accepted)."""
-
-    def __new__(cls, address, owner):
-        self = int.__new__(cls, address)
-        self.base = owner
-        return self
-
-    def __repr__(self):
-        return f"<device pointer 0x{int(self):x}>"
-
-
-_pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)
-tools._context_caches.append(_pools)
-
-
-def _default_pool(ctx):
-    pool = _pools.get(ctx)
-    if pool is None:
-        pool = _pools[ctx] = tools.DeviceMemoryPool()
-    return pool
-
-
-def get_default_pool():
-    """The DeviceMemoryPool GPUArrays of the current context allocate from."""
-    return _default_pool(tools.current_context())
-
-
-class _Flags:
-    __slots__ = ("c_contiguous", "f_contiguous")
-
-    def __init__(self, c, f):
-        self.c_contiguous, self.f_contiguous = c, f
-
-    @property
-    def forc(self):
-        return self.c_contiguous or self.f_contiguous
-
-    def __repr__(self):
-        return f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}"
-
-
-def _scalar_desc(value):
-    """('s', weak Python type or strong dtype) for a scalar operand, or None."""
-    t = type(value)
-    if t is bool:
-        return ("s", _BOOL_DT)
-    if t in _PY_SCALARS:
-        return ("s", t)
-    if isinstance(value, np.generic):
-        return ("s", value.dtype)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return ("s", value.dtype)
-    if isinstance(value, numbers.Number) and not isinstance(value, np.ndarray):
-        if isinstance(value, numbers.Integral):
-            return ("s", int)
-        if isinstance(value, numbers.Real):
-            return ("s", float)
-        return ("s", complex)
-    return None
-
-
-_INT_BOUNDS = {}
-
-
-def _check_scalar(value, dtype, what):
-    """Python value for a scalar kernel parameter of `dtype`; NumPy's
-    OverflowError for an out-of-range Python int."""
-    if isinstance(value, np.ndarray):
-        value = value[()]
-    if dtype.kind in "iu":
-        if isinstance(value, (float, np.floating, complex, np.complexfloating)):
-            value = dtype.type(value)
-        v = int(value)
-        bounds = _INT_BOUNDS.get(dtype)
-        if bounds is None:
-            info = np.iinfo(dtype)
-            bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
-        if not bounds[0] <= v <= bounds[1]:
-            raise OverflowError(f"{what}: Python integer {v} out of bounds for {dtype}")
-        return v
-    return value
-
-
-def _same_memory(a, b):
-    """True when a and b may overlap in device memory (conservative)."""
-    if a.nbytes == 0 or b.nbytes == 0:
-        return False
-    a_lo, a_hi = a._extent()
-    b_lo, b_hi = b._extent()
-    return a_lo < b_hi and b_lo < a_hi
+# The implementation is split by concern; this module is the public face
+# and re-exports the helpers other pycudac modules use (_copy_into, ...).
+from pycudac._gpuarray_vec import vec  # noqa: E402
+from pycudac._gpuarray_layout import (  # noqa: E402,F401
+    _c_strides, _f_strides, _is_c, _is_f, _layout_of, _normalize_shape,
+    _normalize_shape_with_minus, _prod, _ViewPointer, _pools, _default_pool, get_default_pool,
+    _Flags, _flat, _norm_axis, _clear_pools)
+from pycudac._gpuarray_ops import (  # noqa: E402,F401
+    _PY_SCALARS, _BOOL_DT, _scalar_desc, _check_scalar, _same_memory, _fill_memset, _copy_into,
+    _new_out, _binary_plan, _operand, _binary, _unary, _vec_fill)
+from pycudac import _gpuarray_index as _index  # noqa: E402
 
 
 # ======================================================================
@@ -507,6 +321,8 @@ class GPUArray:
         if isinstance(value, GPUArray):
             self._assign_array(value, stream)
             return self
+        if self.dtype.kind == "V":
+            return _vec_fill(self, value, stream)
         desc = _scalar_desc(value)
         if desc is None:
             raise TypeError(f"fill: value must be a scalar, got {type(value).__name__}")
@@ -656,74 +472,10 @@ class GPUArray:
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, index):
-        if isinstance(index, (list, np.ndarray)) and not (
-                isinstance(index, np.ndarray) and index.ndim == 0):
-            index = to_gpu(np.asarray(index))
-        if isinstance(index, GPUArray):
-            if index.dtype == np.bool_:
-                raise TypeError("boolean mask indexing is not supported; use where()")
-            return take(self, index, axis=0)
-        if not isinstance(index, tuple):
-            index = (index,)
-        n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-        if n_real > self.ndim:
-            raise IndexError(f"too many indices for array: array is {self.ndim}-dimensional, "
-                             f"but {n_real} were indexed")
-        if builtins.sum(1 for i in index if i is Ellipsis) > 1:
-            raise IndexError("an index can only have a single ellipsis ('...')")
-        shape, strides = [], []
-        offset = 0
-        d = 0
-        for i in index:
-            if i is Ellipsis:
-                for _ in range(self.ndim - n_real):
-                    shape.append(self.shape[d])
-                    strides.append(self.strides[d])
-                    d += 1
-            elif i is None:
-                shape.append(1)
-                strides.append(0)
-            elif isinstance(i, slice):
-                start, stop, step = i.indices(self.shape[d])
-                n = len(range(start, stop, step))
-                offset += start * self.strides[d] if n else 0
-                shape.append(n)
-                strides.append(self.strides[d] * step)
-                d += 1
-            else:
-                try:
-                    k = operator.index(i)
-                except TypeError:
-                    raise IndexError(f"only integers, slices (':'), ellipsis ('...'), "
-                                     f"numpy.newaxis ('None') and integer GPUArrays are "
-                                     f"valid indices, got {type(i).__name__}") from None
-                n = self.shape[d]
-                if k < -n or k >= n:
-                    raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
-                offset += (k % n) * self.strides[d]
-                d += 1
-        while d < self.ndim:
-            shape.append(self.shape[d])
-            strides.append(self.strides[d])
-            d += 1
-        return self._view(tuple(shape), tuple(strides), offset)
+        return _index.getitem(self, index)
 
     def __setitem__(self, index, value):
-        if isinstance(index, (GPUArray, list)) or (isinstance(index, np.ndarray) and index.ndim):
-            raise TypeError("assignment through an index array is not supported (a[idx] = v); "
-                            "use where() or an ElementwiseKernel")
-        view = self[index] if not (isinstance(index, slice) and index == slice(None)) else self
-        if isinstance(value, GPUArray):
-            view._assign_array(value)
-        elif _scalar_desc(value) is not None and not isinstance(value, np.ndarray):
-            view.fill(value)
-        else:
-            host = np.asarray(value)
-            if host.ndim == 0:
-                view.fill(host[()])
-            else:
-                tools.check_dtype(host.dtype, "setitem: value dtype")
-                view._assign_array(to_gpu(host.astype(view.dtype, copy=False)))
+        _index.setitem(self, index, value)
 
     # ---------------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -904,176 +656,6 @@ _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
             np.dtype(np.complex128): np.dtype(np.float64)}
 
 
-def _normalize_shape_with_minus(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        shape = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
-    for n in shape:
-        if n < -1:
-            raise ValueError(f"negative dimensions not allowed: {shape}")
-    return shape
-
-
-def _flat(host):
-    """1-d view of a C- or F-contiguous host array, in memory order."""
-    if host.ndim == 0:
-        return host.reshape(1)
-    return host.ravel(order="F" if not host.flags.c_contiguous else "C")
-
-
-def _norm_axis(axis, ndim):
-    axis = operator.index(axis)
-    if not -ndim <= axis < builtins.max(ndim, 1):
-        raise np.exceptions.AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
-
-
-def _fill_memset(ary, bits):
-    """Fill a contiguous array with a memset when the element's bytes are
-    a repeated 1-, 2- or 4-byte pattern. Returns False when they are not."""
-    from pycudac import driver
-    raw = bits.tobytes()
-    n = ary.nbytes
-    for width, fn in ((1, driver.memset_d8), (2, driver.memset_d16), (4, driver.memset_d32)):
-        if len(raw) % width == 0 and raw == raw[:width] * (len(raw) // width):
-            fn(ary.ptr, int.from_bytes(raw[:width], "little"), n // width)
-            return True
-    return False
-
-
-def _copy_into(dst, src, stream=None):
-    """dst[...] = src with dtype conversion and broadcasting (any strides)."""
-    if src.dtype != dst.dtype and (src.dtype not in tools.NUMERIC_DTYPES or
-                                   dst.dtype not in tools.NUMERIC_DTYPES):
-        raise TypeError(f"cannot convert {src.dtype} to {dst.dtype} (only numeric dtypes "
-                        f"convert; use view() to reinterpret)")
-    _ew.launch_map(("astype", (("a", src.dtype),), dst.dtype), "astype", dst, [src], [None],
-                   stream)
-
-
-# ======================================================================
-# operator plumbing
-# ======================================================================
-
-_binary_plans = {}
-
-
-_cstride_cache = {}
-
-
-def _new_out(shape, dtype, order, ctx):
-    """A fresh contiguous result array (the hot path of every operator)."""
-    if order != "C" and len(shape) > 1:
-        return GPUArray(shape, dtype, order=order)
-    key = (shape, dtype.itemsize)
-    entry = _cstride_cache.get(key)
-    if entry is None:
-        size = _prod(shape)
-        entry = (_c_strides(shape, dtype.itemsize), size * dtype.itemsize)
-        if len(_cstride_cache) < 1024:
-            _cstride_cache[key] = entry
-    strides, nbytes = entry
-    pool = _pools.get(ctx)
-    if pool is None:
-        pool = _default_pool(ctx)
-    gpudata = pool.allocate(nbytes)
-    return GPUArray._make(shape, dtype, strides, "C", gpudata, int(gpudata), None, ctx)
-
-
-def _binary_plan(op, descs):
-    key = (op, descs)
-    plan = _binary_plans.get(key)
-    if plan is None:
-        ufunc = _ew.BINARY_OPS[op][0]
-        loop = _ew.resolve(ufunc, [d for _, d in descs])
-        if loop[0].kind == "c" and op in _ew._NO_COMPLEX:
-            raise TypeError(f"{op} is not supported for complex arrays in pycudac")
-        scalar_dtypes = tuple(loop[j] if k == "s" else None for j, (k, _) in enumerate(descs))
-        fcache = {}
-        tools._context_caches.append(fcache)
-        plan = _binary_plans[key] = (("binary", descs, None), loop[-1], scalar_dtypes, fcache)
-    return plan
-
-
-def _operand(x, what):
-    if isinstance(x, GPUArray):
-        return ("a", x.dtype)
-    desc = _scalar_desc(x)
-    if desc is None:
-        return None
-    if isinstance(desc[1], np.dtype):
-        tools.check_dtype(desc[1], what)
-    return desc
-
-
-def _binary(op, a, b, out=None, reflected=False, stream=None):
-    """a (op) b, or b (op) a when reflected; `a` is a GPUArray."""
-    db = _operand(b, f"{op}: operand")
-    if db is None:
-        if isinstance(b, np.ndarray):
-            raise TypeError(f"{op}: cannot combine a GPUArray with a host numpy.ndarray; "
-                            f"upload it with gpuarray.to_gpu() first")
-        return NotImplemented
-    da = ("a", a.dtype)
-    if reflected:
-        descs, operands = (db, da), [b, a]
-    else:
-        descs, operands = (da, db), [a, b]
-    group_key, out_dtype, scalar_dtypes, fcache = _binary_plan(op, descs)
-    shape = a.shape
-    if db[0] == "a":
-        if b._ctx is not a._ctx:
-            raise ValueError(f"{op}: operands belong to different contexts")
-        if b.shape != shape:
-            try:
-                shape = np.broadcast_shapes(a.shape, b.shape)
-            except ValueError:
-                raise ValueError(f"{op}: operands could not be broadcast together with "
-                                 f"shapes {a.shape} {b.shape}") from None
-    else:
-        sd = scalar_dtypes[0 if reflected else 1]
-        v = _check_scalar(b, sd, f"{op}: scalar operand")
-        operands[0 if reflected else 1] = v
-    if out is None:
-        out = _new_out(shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
-    else:
-        if out.shape != shape:
-            raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast "
-                             f"result of shape {shape}")
-        if out_dtype != out.dtype:
-            if not np.can_cast(out_dtype, out.dtype, "same_kind"):
-                raise TypeError(f"{op}: cannot cast ufunc '{op}' output from {out_dtype} to "
-                                f"{out.dtype} with casting rule 'same_kind'")
-            tmp = _binary(op, a, b, reflected=reflected, stream=stream)
-            _copy_into(out, tmp, stream)
-            return out
-        for k, x in enumerate(operands):
-            if isinstance(x, GPUArray) and x is not out and _same_memory(x, out) and not (
-                    x.ptr == out.ptr and x.strides == out.strides and x.shape == out.shape):
-                operands[k] = x.copy()
-    return _ew.launch_map(group_key, op, out, operands, scalar_dtypes, stream, fcache)
-
-
-_unary_plans = {}
-
-
-def _unary(op, a, out=None, stream=None):
-    key = (op, a.dtype)
-    plan = _unary_plans.get(key)
-    if plan is None:
-        loop = _ew.resolve(_ew.UNARY_OPS[op][0], [a.dtype])
-        fcache = {}
-        tools._context_caches.append(fcache)
-        plan = _unary_plans[key] = (("unary", (("a", a.dtype),), None), loop[-1], fcache)
-    group_key, out_dtype, fcache = plan
-    if out is None:
-        out = _new_out(a.shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
-    return _ew.launch_map(group_key, op, out, [a], (None,), stream, fcache)
-
-
 # ======================================================================
 # constructors
 # ======================================================================
@@ -1208,212 +790,9 @@ def from_dlpack(obj):
 
 
 # ======================================================================
-# module-level operations
+# module-level operations (PyCUDA keeps them in gpuarray)
 # ======================================================================
 
-def _as_operand(x, what):
-    if isinstance(x, GPUArray):
-        return x
-    if _scalar_desc(x) is not None:
-        return x
-    raise TypeError(f"{what}: expected a GPUArray or a scalar, got {type(x).__name__}")
-
-
-def maximum(a, b, out=None, stream=None):
-    a, b = _as_operand(a, "maximum: a"), _as_operand(b, "maximum: b")
-    if not isinstance(a, GPUArray):
-        return _binary("maximum", b, a, out=out, reflected=True, stream=stream)
-    return _binary("maximum", a, b, out=out, stream=stream)
-
-
-def minimum(a, b, out=None, stream=None):
-    a, b = _as_operand(a, "minimum: a"), _as_operand(b, "minimum: b")
-    if not isinstance(a, GPUArray):
-        return _binary("minimum", b, a, out=out, reflected=True, stream=stream)
-    return _binary("minimum", a, b, out=out, stream=stream)
-
-
-def where(condition, x, y, stream=None):
-    """condition ? x : y elementwise, with broadcasting and promotion."""
-    if not isinstance(condition, GPUArray):
-        raise TypeError(f"where: condition must be a GPUArray, got {type(condition).__name__}")
-    x, y = _as_operand(x, "where: x"), _as_operand(y, "where: y")
-    dx, dy = _operand(x, "where: x"), _operand(y, "where: y")
-    out_dtype = np.result_type(*[d if k == "a" or isinstance(d, np.dtype)
-                                 else {int: 0, float: 0.0, complex: 0j, bool: False}[d]
-                                 for k, d in (dx, dy)])
-    shapes = [condition.shape] + [v.shape for v in (x, y) if isinstance(v, GPUArray)]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise ValueError(f"where: shapes {shapes} could not be broadcast together") from None
-    descs = (("a", condition.dtype), dx, dy)
-    out = GPUArray(shape, out_dtype)
-    vals = [condition]
-    sds = [None]
-    for v, (k, d) in zip((x, y), (dx, dy)):
-        if k == "a":
-            vals.append(v)
-            sds.append(None)
-        else:
-            vals.append(_check_scalar(v, out_dtype, "where: scalar"))
-            sds.append(out_dtype)
-    return _ew.launch_map(("where", descs, out_dtype), "where", out, vals, sds, stream)
-
-
-def if_positive(criterion, then_, else_, out=None, stream=None):
-    """PyCUDA: criterion > 0 ? then_ : else_."""
-    return where(criterion > 0, then_, else_, stream=stream)
-
-
-def concatenate(arrays, axis=0, allocator=None):
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("concatenate: need at least one array")
-    for k, a in enumerate(arrays):
-        if not isinstance(a, GPUArray):
-            raise TypeError(f"concatenate: arrays[{k}] is a {type(a).__name__}, not a GPUArray")
-    nd = arrays[0].ndim
-    if nd == 0:
-        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
-    axis = _norm_axis(axis, nd)
-    for k, a in enumerate(arrays):
-        if a.ndim != nd or builtins.any(a.shape[d] != arrays[0].shape[d]
-                                        for d in range(nd) if d != axis):
-            raise ValueError(f"concatenate: arrays[{k}] has shape {a.shape}, which does not "
-                             f"match {arrays[0].shape} except along axis {axis}")
-    dtype = np.result_type(*[a.dtype for a in arrays])
-    shape = list(arrays[0].shape)
-    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
-    out = GPUArray(tuple(shape), dtype, allocator=allocator)
-    pos = 0
-    for a in arrays:
-        n = a.shape[axis]
-        if n:
-            idx = (slice(None),) * axis + (slice(pos, pos + n),)
-            out[idx] = a
-        pos += n
-    return out
-
-
-def stack(arrays, axis=0, allocator=None):
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("stack: need at least one array")
-    shape = arrays[0].shape
-    for k, a in enumerate(arrays):
-        if not isinstance(a, GPUArray):
-            raise TypeError(f"stack: arrays[{k}] is a {type(a).__name__}, not a GPUArray")
-        if a.shape != shape:
-            raise ValueError(f"stack: all input arrays must have the same shape; arrays[{k}] "
-                             f"has {a.shape}, arrays[0] has {shape}")
-    axis = _norm_axis(axis, len(shape) + 1)
-    idx = (slice(None),) * axis + (None,)
-    return concatenate([a[idx] for a in arrays], axis=axis, allocator=allocator)
-
-
-_TAKE_SRC = """
-extern "C" __global__ void take(T *__restrict__ out, const T *__restrict__ a,
-                                const I *__restrict__ idx, long long n, long long m,
-                                long long row)
-{
-    long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long i = tid; i < n; i += nthreads) {
-        long long r = i / row;
-        long long j = (long long)idx[r];
-        if (j < 0) j += m;
-        j = j < 0 ? 0 : (j >= m ? m - 1 : j);   /* mode="clip" */
-        out[i] = a[j * row + (i - r * row)];
-    }
-}
-"""
-
-
-@tools.context_dependent_memoize
-def _take_kernel(dtype, idx_dtype):
-    # elements are moved as raw bytes of their size
-    t = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
-         16: "pcc_complex128"}.get(dtype.itemsize)
-    if t is None:
-        raise TypeError(f"take: dtype {dtype} (itemsize {dtype.itemsize}) is not supported")
-    src = (tools.KERNEL_PREAMBLE + f"typedef {t} T;\ntypedef {tools.dtype_to_ctype(idx_dtype)} I;\n"
-           + _TAKE_SRC)
-    mod = _ew.source_module(src)
-    return mod.get_function("take"), _ew._max_blocks(tools.current_context())
-
-
-def take(a, indices, axis=None, out=None, stream=None):
-    """a.flat[indices] (axis=None) or rows a[indices] (axis=0); indices
-    outside the range are clipped (device code cannot raise)."""
-    if not isinstance(a, GPUArray):
-        raise TypeError(f"take: a must be a GPUArray, got {type(a).__name__}")
-    if not isinstance(indices, GPUArray):
-        indices = to_gpu(np.asarray(indices))
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"take: indices must be an integer array, got {indices.dtype}")
-    if axis is None:
-        src = a if a._layout == "C" else a.copy()
-        src = src.reshape(-1)
-        row, m, rest = 1, src.size, ()
-    else:
-        axis = _norm_axis(axis, a.ndim)
-        if axis != 0:
-            raise ValueError("take: only axis=None and axis=0 are supported")
-        src = a if a._layout == "C" else a.copy()
-        m, rest = a.shape[0], a.shape[1:]
-        row = _prod(rest)
-    idx = indices if indices._layout == "C" else indices.copy()
-    shape = indices.shape + rest
-    if out is None:
-        out = GPUArray(shape, a.dtype)
-    elif out.shape != shape or out.dtype != a.dtype or out._layout != "C":
-        raise ValueError(f"take: out must be a contiguous {a.dtype} array of shape {shape}")
-    n = out.size
-    if n == 0:
-        return out
-    if m == 0:
-        raise IndexError("take: cannot take from an empty axis")
-    fn, max_blocks = _take_kernel(a.dtype, idx.dtype)
-    fn(out.ptr, src.ptr, idx.ptr, n, m, row, block=_ew._BLOCK,
-       grid=_ew._grid(n, max_blocks), stream=stream)
-    return out
-
-
-def dot(a, b, stream=None):
-    from pycudac import reduction
-    return reduction.dot(a, b, stream=stream)
-
-
-def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
-    from pycudac import reduction
-    return reduction.sum(a, axis=axis, dtype=dtype, stream=stream)
-
-
-def min(a, axis=None, stream=None):  # noqa: A001
-    from pycudac import reduction
-    return reduction.min(a, axis=axis, stream=stream)
-
-
-def max(a, axis=None, stream=None):  # noqa: A001
-    from pycudac import reduction
-    return reduction.max(a, axis=axis, stream=stream)
-
-
-def any(a, axis=None, stream=None):  # noqa: A001
-    from pycudac import reduction
-    return reduction.any(a, axis=axis, stream=stream)
-
-
-def all(a, axis=None, stream=None):  # noqa: A001
-    from pycudac import reduction
-    return reduction.all(a, axis=axis, stream=stream)
-
-
-def subset_dot(subset, a, b, stream=None):
-    return dot(take(a, subset), take(b, subset), stream=stream)
-
-
-def _clear_pools():
-    _pools.clear()
-
+from pycudac._gpuarray_funcs import (  # noqa: E402,F401,A004
+    maximum, minimum, where, if_positive, concatenate, stack, take, dot, sum, min, max, any, all,
+    subset_dot, _as_operand)

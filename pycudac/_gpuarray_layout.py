@@ -1,0 +1,156 @@
+"""Shapes, strides and memory for GPUArray (part of pycudac.gpuarray).
+
+Pure bookkeeping that needs no kernel: C/F strides and contiguity tests,
+shape and axis normalization, the int-like pointer a view carries, the
+`flags` object, and the per-context memory pool arrays allocate from.
+"""
+import builtins
+import operator
+
+import numpy as np
+
+from pycudac import tools
+
+
+def _c_strides(shape, itemsize):
+    strides = []
+    acc = itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= builtins.max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides = []
+    acc = itemsize
+    for n in shape:
+        strides.append(acc)
+        acc *= builtins.max(n, 1)
+    return tuple(strides)
+
+
+def _is_c(shape, strides, itemsize):
+    acc = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1 and s != acc:
+            return False
+        acc *= n
+    return True
+
+
+def _is_f(shape, strides, itemsize):
+    acc = itemsize
+    for n, s in zip(shape, strides):
+        if n == 0:
+            return True
+        if n != 1 and s != acc:
+            return False
+        acc *= n
+    return True
+
+
+def _layout_of(shape, strides, itemsize):
+    if _is_c(shape, strides, itemsize):
+        return "C"
+    if _is_f(shape, strides, itemsize):
+        return "F"
+    return None
+
+
+def _normalize_shape(shape, what="shape"):
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    else:
+        try:
+            shape = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
+    for n in shape:
+        if n < 0:
+            raise ValueError(f"{what} must not contain negative sizes, got {shape}")
+    return shape
+
+
+def _prod(shape):
+    p = 1
+    for n in shape:
+        p *= n
+    return p
+
+
+class _ViewPointer(int):
+    """Address of a view's element 0 that keeps the owning allocation
+    alive (int(view.gpudata) works wherever a pointer is accepted)."""
+
+    def __new__(cls, address, owner):
+        self = int.__new__(cls, address)
+        self.base = owner
+        return self
+
+    def __repr__(self):
+        return f"<device pointer 0x{int(self):x}>"
+
+
+_pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)
+tools._context_caches.append(_pools)
+
+
+def _default_pool(ctx):
+    pool = _pools.get(ctx)
+    if pool is None:
+        pool = _pools[ctx] = tools.DeviceMemoryPool()
+    return pool
+
+
+def get_default_pool():
+    """The DeviceMemoryPool GPUArrays of the current context allocate from."""
+    return _default_pool(tools.current_context())
+
+
+class _Flags:
+    __slots__ = ("c_contiguous", "f_contiguous")
+
+    def __init__(self, c, f):
+        self.c_contiguous, self.f_contiguous = c, f
+
+    @property
+    def forc(self):
+        return self.c_contiguous or self.f_contiguous
+
+    def __repr__(self):
+        return f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}"
+
+
+def _normalize_shape_with_minus(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    for n in shape:
+        if n < -1:
+            raise ValueError(f"negative dimensions not allowed: {shape}")
+    return shape
+
+
+def _flat(host):
+    """1-d view of a C- or F-contiguous host array, in memory order."""
+    if host.ndim == 0:
+        return host.reshape(1)
+    return host.ravel(order="F" if not host.flags.c_contiguous else "C")
+
+
+def _norm_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < builtins.max(ndim, 1):
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+
+def _clear_pools():
+    _pools.clear()

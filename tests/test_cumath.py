@@ -183,3 +183,19 @@ def test_complex_undefined_functions(ga, dtype):
         cumath.fmod(r, 2j)
     with pytest.raises(TypeError, match="cumath.ldexp: not defined for complex input"):
         cumath.ldexp(r, np.complex64(1))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_kernels_compile_for_the_gpu(dtype):
+    """NVRTC takes the complex math (no GPU needed; skipped without NVRTC)."""
+    from pycudac import compiler, cumath
+    from pycudac import elementwise as ew
+    try:
+        compiler.compile('extern "C" __global__ void k() {}', arch="sm_90", target="ptx")
+    except Exception as exc:  # no NVRTC library on this machine
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    specs = cumath._complex_specs((("a", np.dtype(dtype)),), None)
+    for variant in ("contig", "strided"):
+        src = ew.render_map_module(specs, variant, "_t", cumath._COMPLEX_SRC)
+        ptx = compiler.compile(src, arch="sm_90", target="ptx", no_extern_c=True).decode()
+        assert ptx.count(".entry") == len(cumath._COMPLEX_FN)

@@ -262,8 +262,9 @@ def _render_map(spec, variant, tag=""):
         values="".join(values))
 
 
-def render_map_module(specs, variant, tag=""):
-    return tools.KERNEL_PREAMBLE + "".join(_render_map(s, variant, tag) for s in specs)
+def render_map_module(specs, variant, tag="", preamble=""):
+    return (tools.KERNEL_PREAMBLE + preamble
+            + "".join(_render_map(s, variant, tag) for s in specs))
 
 
 # ======================================================================
@@ -392,9 +393,14 @@ GROUPS = {
 }
 
 
-def register_group(name, builder):
-    """Other modules (cumath) add their map-kernel groups here."""
+_GROUP_PREAMBLES = {}  # group name -> device functions its expressions call
+
+
+def register_group(name, builder, preamble=""):
+    """Other modules (cumath) add their map-kernel groups here; `preamble`
+    (source placed after KERNEL_PREAMBLE) defines what their expressions call."""
     GROUPS[name] = builder
+    _GROUP_PREAMBLES[name] = preamble
 
 
 # ======================================================================
@@ -444,7 +450,8 @@ def get_map_function(group_key, name, variant, ctx=None):
         group, descs, extra = group_key
         specs = GROUPS[group](descs, extra)
         mod = _module_cache[mkey] = source_module(
-            render_map_module(specs, variant, tools.unique_tag(group_key)))
+            render_map_module(specs, variant, tools.unique_tag(group_key),
+                              _GROUP_PREAMBLES.get(group, "")))
     fn = mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}")
     entry = _fn_cache[key] = (fn, resident_blocks(fn, ctx))
     return entry

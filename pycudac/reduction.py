@@ -3,13 +3,22 @@
 Pass 1: a grid sized to the device (8 blocks per SM) walks the input in a
 grid-stride loop — four 16-byte vector loads in flight per thread when the
 input is contiguous and aligned — then each block combines its threads'
-values in shared memory and writes one partial. Pass 2: one block reduces
-the partials and writes the result (converted to the output dtype).
+values and writes one partial. Pass 2: one block reduces the partials and
+writes the result (converted to the output dtype). Inputs small enough for
+one block take pass 1 alone, writing the result.
+
+The in-block combine (`<name>_block` in `_REDUCE_FN`) folds each warp's
+32 values with shuffles, then warp 0 folds the 8 warps' values the same
+way: two barrier-free shuffle trees and one __syncthreads, instead of eight
+rounds through shared memory. Values of any type travel as 32-bit pieces
+(`_SHFL_FN`), so bool, half, complex128 and user structs all take it.
 
     ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments)
     sum(a, axis=None), min(a), max(a), any(a), all(a), dot(a, b)
 
-Results are 0-d GPUArrays (no synchronization until you .get() them).
+min/max of complex arrays order lexicographically (real, then imaginary
+part) and propagate NaN, as NumPy does. Results are 0-d GPUArrays (no
+synchronization until you .get() them).
 """
 import builtins
 import re
@@ -22,22 +31,63 @@ from pycudac.elementwise import compute_ctype, compute_dtype, convert
 from pycudac.tools import dtype_to_ctype
 
 BLOCK = 256
+WARPS = BLOCK // 32
+assert WARPS & (WARPS - 1) == 0, "the cross-warp shuffle tree needs a power-of-two warp count"
 
 # ======================================================================
 # Templates
 # ======================================================================
+
+# Once per module: a value of any type through __shfl_down_sync, as 32-bit
+# pieces (the intrinsic has no overloads for bool, char, short, half,
+# complex or structs; 4- and 8-byte types cost what the native ones do).
+_SHFL_FN = """
+template <typename T> __device__ inline T pcc_red_shfl_down(T v, unsigned int delta)
+{
+    unsigned int w[(sizeof(T) + 3) / 4] = {0};
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (unsigned int k = 0; k < (sizeof(T) + 3) / 4; ++k)
+        w[k] = __shfl_down_sync(0xffffffffu, w[k], delta);
+    memcpy(&v, w, sizeof(T));
+    return v;
+}
+"""
 
 _REDUCE_FN = """
 __device__ inline {acc_t} {name}_op({acc_t} a, {acc_t} b)
 {{
     return ({reduce_expr});
 }}
+
+/* The block's combined value in thread 0 (other threads: partial values).
+ * Every thread of the block must call it. Lane 0 of each warp gets its
+ * warp's value from a shuffle tree; warp 0 then folds the {warps} warp values.
+ * Lanes of warp 0 past {warps} hold copies: only lanes 0..{warps}-1 reach lane 0.
+ * A caller that calls it again (one row after another) puts a barrier
+ * between the calls, so that warps_ is read before it is rewritten. */
+__device__ inline {acc_t} {name}_block({acc_t} v)
+{{
+    __shared__ {acc_t} warps_[{warps}];
+    const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (unsigned int d = 16; d > 0; d >>= 1)
+        v = {name}_op(v, pcc_red_shfl_down(v, d));
+    if (lane == 0) warps_[warp] = v;
+    __syncthreads();
+    if (warp == 0) {{
+        v = warps_[lane & ({warps} - 1)];
+#pragma unroll
+        for (unsigned int d = {warps} / 2; d > 0; d >>= 1)
+            v = {name}_op(v, pcc_red_shfl_down(v, d));
+    }}
+    return v;
+}}
 """
 
 _STAGE = """
 extern "C" __global__ void {name}({out_t} *__restrict__ out, {params}long long n, int vec)
 {{
-    __shared__ {acc_t} sdata_[{block}];
     const unsigned int tid_ = threadIdx.x;
     const long long nthreads_ = (long long)gridDim.x * {block};
     long long i = (long long)blockIdx.x * {block} + tid_;
@@ -45,13 +95,27 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, {params}long long n
 {vec_loop}    for (; i < n; i += nthreads_) {{
         acc_ = {op}(acc_, {map_expr});
     }}
-    sdata_[tid_] = acc_;
-    __syncthreads();
-    for (unsigned int s_ = {block} / 2; s_ > 0; s_ >>= 1) {{
-        if (tid_ < s_) sdata_[tid_] = {op}(sdata_[tid_], sdata_[tid_ + s_]);
-        __syncthreads();
-    }}
+    acc_ = {block_fn}(acc_);
     if (tid_ == 0) out[blockIdx.x] = {store};
+}}
+"""
+
+# ReductionKernel's pass 1: the map expression sees the real index `i` of
+# range(start_, start_ + count_ * step_, step_) (range=/slice= at call
+# time) and `n`, the size of the first array argument.
+_USER_STAGE = """
+extern "C" __global__ void {name}({out_t} *__restrict__ out, {params}long long n,
+                               long long start_, long long step_, long long count_)
+{{
+    const unsigned int tid_ = threadIdx.x;
+    const long long nthreads_ = (long long)gridDim.x * {block};
+    {acc_t} acc_ = {neutral};
+    for (long long k_ = (long long)blockIdx.x * {block} + tid_; k_ < count_; k_ += nthreads_) {{
+        const long long i = start_ + k_ * step_;
+        acc_ = {op}(acc_, {map_expr});
+    }}
+    acc_ = {block_fn}(acc_);
+    if (tid_ == 0) out[blockIdx.x] = acc_;
 }}
 """
 
@@ -79,7 +143,6 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__res
                                long long rows, long long m, long long row_stride,
                                long long col_stride)
 {{
-    __shared__ {acc_t} sdata_[{block}];
     const unsigned int tid_ = threadIdx.x;
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
         const char *row_ = (const char *)a + r * row_stride;
@@ -87,14 +150,9 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__res
         for (long long j = tid_; j < m; j += {block}) {{
             acc_ = {op}(acc_, {map_expr});
         }}
-        sdata_[tid_] = acc_;
-        __syncthreads();
-        for (unsigned int s_ = {block} / 2; s_ > 0; s_ >>= 1) {{
-            if (tid_ < s_) sdata_[tid_] = {op}(sdata_[tid_], sdata_[tid_ + s_]);
-            __syncthreads();
-        }}
+        acc_ = {block_fn}(acc_);
         if (tid_ == 0) out[r] = {store};
-        __syncthreads();
+        __syncthreads();  /* the next row's {block_fn} rewrites its warps_ */
     }}
 }}
 """
@@ -122,9 +180,17 @@ extern "C" __global__ void {name}({out_t} *__restrict__ out, const {in_t} *__res
 """
 
 
-def _render_stage(name, out_t, acc_t, params, neutral, op, map_expr, store, vec_loop=""):
+def _render_combine(base, acc_t, reduce_expr):
+    """`base`_op (the reduce expression) and `base`_block (a block's combine)."""
+    return _REDUCE_FN.format(name=base, acc_t=acc_t, reduce_expr=reduce_expr, warps=WARPS)
+
+
+def _render_stage(name, base, out_t, acc_t, params, neutral, map_expr, store, vec_loop=""):
+    """A pass kernel `name` using `base`_op and `base`_block; `store` is an
+    expression over acc_ (thread 0's block value)."""
     return _STAGE.format(name=name, out_t=out_t, acc_t=acc_t, params=params, neutral=neutral,
-                         op=op, map_expr=map_expr, store=store, vec_loop=vec_loop, block=BLOCK)
+                         op=f"{base}_op", block_fn=f"{base}_block", map_expr=map_expr,
+                         store=store, vec_loop=vec_loop, block=BLOCK)
 
 
 def _render_vec_loop(op, arrays, casts, expr):
@@ -183,17 +249,18 @@ def _render_builtin(spec):
     scalar_vals = [convert(f"a{k}[i]", d, compute_dtype(spec.casts[k])) for k, d in arrays]
     map_expr = spec.map_expr.format(*scalar_vals)
     vec_loop = _render_vec_loop(op, arrays, spec.casts, spec.map_expr)
-    src = _REDUCE_FN.format(name=spec.name, acc_t=acc_t, reduce_expr=spec.reduce_expr)
+    src = _render_combine(spec.name, acc_t, spec.reduce_expr)
+    final = _ew.store_expr("acc_", spec.acc_dtype, spec.out_dtype)
     # pass 1 writes partials in the accumulator type
-    src += _render_stage(f"{spec.name}_s1", acc_t, acc_t, params, neutral, op, map_expr,
-                         "sdata_[0]", vec_loop)
+    src += _render_stage(f"{spec.name}_s1", spec.name, acc_t, acc_t, params, neutral, map_expr,
+                         "acc_", vec_loop)
     # pass 1 for one block, writing the final value
-    src += _render_stage(f"{spec.name}_s1f", out_t, acc_t, params, neutral, op, map_expr,
-                         _ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype), vec_loop)
+    src += _render_stage(f"{spec.name}_s1f", spec.name, out_t, acc_t, params, neutral,
+                         map_expr, final, vec_loop)
     # pass 2 over partials
-    src += _render_stage(f"{spec.name}_s2", out_t, acc_t,
-                         f"const {acc_t} *__restrict__ part, ", _zero_or(neutral, spec), op,
-                         "part[i]", _ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype))
+    src += _render_stage(f"{spec.name}_s2", spec.name, out_t, acc_t,
+                         f"const {acc_t} *__restrict__ part, ", _zero_or(neutral, spec),
+                         "part[i]", final)
     return src
 
 
@@ -212,8 +279,8 @@ def _render_axis(spec):
     neutral = spec.neutral.replace("a0[0]", f"(*(const {in_t} *)row_)")
     common = dict(out_t=out_t, acc_t=acc_t, in_t=in_t, neutral=neutral, op=f"{spec.name}_op",
                   map_expr=spec.map_expr.format(val), block=BLOCK)
-    return (_AXIS.format(name=f"{spec.name}_axis", **common,
-                         store=_ew.store_expr("sdata_[0]", spec.acc_dtype, spec.out_dtype))
+    return (_AXIS.format(name=f"{spec.name}_axis", **common, block_fn=f"{spec.name}_block",
+                         store=_ew.store_expr("acc_", spec.acc_dtype, spec.out_dtype))
             + _COLS.format(name=f"{spec.name}_cols", **common,
                            store=_ew.store_expr("acc_", spec.acc_dtype, spec.out_dtype)))
 
@@ -228,17 +295,25 @@ def _unary_specs(dtype, sum_dtype):
     sdt = np.dtype(sum_dtype)
     sacc = compute_dtype(sdt)
     specs.append(_RedSpec("sum", [dtype], [sdt], sdt, sacc, _zero(sacc), "a + b", "{0}"))
-    if dtype.kind != "c":
-        acc = compute_dtype(dtype)
-        first = convert("a0[0]", dtype, acc)
-        if dtype.kind == "b":
-            specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, "false", "a || b", "{0}"))
-            specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, "true", "a && b", "{0}"))
-        else:
-            specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, first,
-                                  "pcc_maximum(a, b)", "{0}"))
-            specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, first,
-                                  "pcc_minimum(a, b)", "{0}"))
+    acc = compute_dtype(dtype)
+    first = convert("a0[0]", dtype, acc)
+    if dtype.kind == "b":
+        specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, "false", "a || b", "{0}"))
+        specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, "true", "a && b", "{0}"))
+    elif dtype.kind == "c":
+        # NumPy's order: lexicographic (the preamble's operator<= on
+        # pcc_complex*); a NaN in either part wins. Both NaN tests are
+        # needed: (2, nan) >= (1, 0) holds on the real parts alone.
+        for name, cmp in (("max", ">="), ("min", "<=")):
+            specs.append(_RedSpec(name, [dtype], [dtype], dtype, acc, first,
+                                  f"(pcc_isnan(a) || (!pcc_isnan(b) && a {cmp} b)) ? a : b",
+                                  "{0}"))
+    else:
+        # NaN wins (a comparison with NaN is false)
+        specs.append(_RedSpec("max", [dtype], [dtype], dtype, acc, first,
+                              "pcc_maximum(a, b)", "{0}"))
+        specs.append(_RedSpec("min", [dtype], [dtype], dtype, acc, first,
+                              "pcc_minimum(a, b)", "{0}"))
     b = np.dtype(np.bool_)
     specs.append(_RedSpec("any", [dtype], [dtype], b, b, "false", "a || b", "pcc_nonzero({0})"))
     specs.append(_RedSpec("all", [dtype], [dtype], b, b, "true", "a && b", "pcc_nonzero({0})"))
@@ -247,7 +322,7 @@ def _unary_specs(dtype, sum_dtype):
 
 def _render_unary_module(dtype, sum_dtype):
     specs = _unary_specs(dtype, sum_dtype)
-    src = tools.KERNEL_PREAMBLE + "".join(_render_builtin(s) for s in specs)
+    src = tools.KERNEL_PREAMBLE + _SHFL_FN + "".join(_render_builtin(s) for s in specs)
     src += "".join(_render_axis(s) for s in specs)  # along one axis
     return src
 
@@ -260,7 +335,7 @@ def _render_dot_module(da, db, out):
     else:
         spec = _RedSpec("dot", [da, db], [out, out], out, acc, _zero(acc), "a + b",
                         "({0} * {1})")
-    return tools.KERNEL_PREAMBLE + _render_builtin(spec)
+    return tools.KERNEL_PREAMBLE + _SHFL_FN + _render_builtin(spec)
 
 
 _mods = {}
@@ -280,7 +355,7 @@ def _module(key, ctx):
 def _retag(src, key):
     """Make kernel names unique to this module (name_s1 -> name_s1_<tag>)."""
     tag = tools.unique_tag(key)
-    return re.sub(r"\b(\w+_(?:s1f|s1|s2|axis|cols|op))\(", lambda m: m.group(1) + tag + "(",
+    return re.sub(r"\b(\w+_(?:s1f|s1|s2|axis|cols|op|block))\(", lambda m: m.group(1) + tag + "(",
                   src)
 
 
@@ -353,8 +428,6 @@ def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
 
 def _minmax(a, name, axis, stream):
     _check(a, name)
-    if a.dtype.kind == "c":
-        raise TypeError(f"{name}: complex arrays are not supported")
     key = ("unary", a.dtype, _sum_dtype(a.dtype))
     if axis is not None:
         return _reduce_axis(a, axis, name, a.dtype, key, stream)
@@ -365,12 +438,14 @@ def _minmax(a, name, axis, stream):
 
 
 def max(a, axis=None, stream=None):  # noqa: A001
-    """Largest element (NaN if any), or along `axis`."""
+    """Largest element (NaN if any), or along `axis`. Complex: largest real
+    part, then largest imaginary part among those (NumPy's order)."""
     return _minmax(a, "max", axis, stream)
 
 
 def min(a, axis=None, stream=None):  # noqa: A001
-    """Smallest element (NaN if any), or along `axis`."""
+    """Smallest element (NaN if any), or along `axis`. Complex: smallest
+    real part, then smallest imaginary part (NumPy's order)."""
     return _minmax(a, "min", axis, stream)
 
 
@@ -469,6 +544,15 @@ class ReductionKernel:
                                reduce_expr="a+b", map_expr="x[i]*y[i]",
                                arguments="float *x, float *y")
         result = krnl(x, y).get()
+
+    `n` is the size of the first array argument. At call time,
+    `slice=slice(start, stop, step)` reduces over the indices that slice
+    selects from range(n) (negative values count from the end, as in
+    NumPy), `range=slice(start, stop, step)` over those indices taken
+    literally; map_expr sees the real index `i` either way. An empty
+    selection gives `neutral`. `out=` (a one-element GPUArray of dtype_out)
+    receives the result, `stream=` orders the launches, `allocator=`
+    allocates the result and the partials.
     """
 
     def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
@@ -489,27 +573,71 @@ class ReductionKernel:
         params = "".join(a.declarator() + ", " for a in self.args)
         self.name = name
         name = name + tools.unique_tag((acc_t, neutral, reduce_expr, map_expr, params, preamble))
-        op = f"{name}_op"
         self._cname = name
-        self.source = (tools.KERNEL_PREAMBLE + "\n" + preamble + "\n"
-                       + _REDUCE_FN.format(name=name, acc_t=acc_t, reduce_expr=reduce_expr)
-                       + _render_stage(f"{name}_s1", acc_t, acc_t, params, f"({neutral})", op,
-                                       f"({map_expr})", "sdata_[0]")
-                       + _render_stage(f"{name}_s2", acc_t, acc_t,
+        self.source = (tools.KERNEL_PREAMBLE + "\n" + preamble + "\n" + _SHFL_FN
+                       + _render_combine(name, acc_t, reduce_expr)
+                       + _USER_STAGE.format(name=f"{name}_s1", out_t=acc_t, acc_t=acc_t,
+                                            params=params, neutral=f"({neutral})",
+                                            op=f"{name}_op", block_fn=f"{name}_block",
+                                            map_expr=f"({map_expr})", block=BLOCK)
+                       + _render_stage(f"{name}_s2", name, acc_t, acc_t,
                                        f"const {acc_t} *__restrict__ part, ", f"({neutral})",
-                                       op, "part[i]", "sdata_[0]"))
+                                       "part[i]", "acc_"))
         self._mods = {}
 
     def _fns(self, ctx):
+        """(pass 1, its resident block count, pass 2) in context `ctx`."""
         fns = self._mods.get(ctx)
         if fns is None:
             kw = {} if self.options is None else {"options": self.options}
             mod = _ew.source_module(self.source, **kw)
-            fns = self._mods[ctx] = (mod.get_function(f"{self._cname}_s1"),
+            s1 = mod.get_function(f"{self._cname}_s1")
+            fns = self._mods[ctx] = (s1, _ew.resident_blocks(s1, ctx, BLOCK),
                                      mod.get_function(f"{self._cname}_s2"))
         return fns
 
-    def __call__(self, *args, stream=None, out=None, allocator=None, range=None, slice=None):
+    def _indices(self, n, range_, slice_):
+        """(start, step, count) of the indices to reduce over."""
+        if range_ is not None and slice_ is not None:
+            raise TypeError(f"{self.name}: give range= or slice=, not both")
+        if slice_ is not None:
+            if not isinstance(slice_, builtins.slice):
+                raise TypeError(f"{self.name}: slice= must be a slice, got "
+                                f"{type(slice_).__name__}")
+            start, stop, step = slice_.indices(n)
+        elif range_ is not None:
+            if not isinstance(range_, (builtins.slice, builtins.range)):
+                raise TypeError(f"{self.name}: range= must be a slice (or a range), got "
+                                f"{type(range_).__name__}")
+            if range_.stop is None:
+                raise ValueError(f"{self.name}: range= needs a stop index, got {range_!r}")
+            start = 0 if range_.start is None else range_.start
+            step = 1 if range_.step is None else range_.step
+            stop = range_.stop
+            for what, v in (("start", start), ("stop", stop), ("step", step)):
+                if not isinstance(v, (int, np.integer)):
+                    raise TypeError(f"{self.name}: range= {what} must be an int, got "
+                                    f"{type(v).__name__}")
+            if step == 0:
+                raise ValueError(f"{self.name}: range= step must not be 0")
+            start, stop, step = int(start), int(stop), int(step)
+        else:
+            return 0, 1, n
+        return start, step, len(builtins.range(start, stop, step))
+
+    def _out(self, out, allocator):
+        from pycudac.gpuarray import GPUArray
+        if out is None:
+            return GPUArray((), self.dtype_out, allocator=allocator)
+        if not isinstance(out, GPUArray):
+            raise TypeError(f"{self.name}: out= must be a GPUArray, got {type(out).__name__}")
+        if out.dtype != self.dtype_out or out.size != 1:
+            raise ValueError(f"{self.name}: out= must hold one element of dtype "
+                             f"{self.dtype_out}, got shape {out.shape} dtype {out.dtype}")
+        return out
+
+    def __call__(self, *args, stream=None, out=None, allocator=None, range=None,  # noqa: A002
+                 slice=None):  # noqa: A002
         from pycudac.gpuarray import GPUArray
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}: expected {len(self.args)} arguments "
@@ -531,15 +659,20 @@ class ReductionKernel:
         if n is None:
             raise ValueError(f"{self.name}: no GPUArray among the arguments to take the "
                              f"element count from")
-        if range is not None or slice is not None:
-            raise NotImplementedError("ReductionKernel: range=/slice= are not supported")
+        start, step, count = self._indices(n, range, slice)
+        allocator = allocator or self.allocator
+        out = self._out(out, allocator)
         ctx = tools.current_context()
-        s1, s2 = self._fns(ctx)
-        grid = builtins.max(1, builtins.min((n + BLOCK - 1) // BLOCK, _ew._max_blocks(ctx)))
-        if out is None:
-            out = GPUArray((), self.dtype_out, allocator=allocator or self.allocator)
-        part = GPUArray((grid,), self.dtype_out)
-        s1(part.ptr, *call_args, n, 0, block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
+        s1, resident, s2 = self._fns(ctx)
+        grid = builtins.max(1, builtins.min((count + BLOCK - 1) // BLOCK, resident))
+        if grid == 1:
+            # one block: pass 1 writes the result (an empty range: neutral)
+            s1(out.ptr, *call_args, n, start, step, count, block=(BLOCK, 1, 1), grid=(1, 1),
+               stream=stream)
+            return out
+        part = GPUArray((grid,), self.dtype_out, allocator=allocator)
+        s1(part.ptr, *call_args, n, start, step, count, block=(BLOCK, 1, 1), grid=(grid, 1),
+           stream=stream)
         s2(out.ptr, part.ptr, grid, 0, block=(BLOCK, 1, 1), grid=(1, 1), stream=stream)
         return out
 

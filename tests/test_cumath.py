@@ -64,8 +64,6 @@ def test_out_and_stream(ga):
     np.testing.assert_allclose(out64.get(), np.cos(x), rtol=2e-6)
     with pytest.raises(ValueError, match="shape"):
         cumath.exp(a, out=ga.empty((3,), np.float32))
-    with pytest.raises(TypeError, match="complex"):
-        cumath.exp(ga.to_gpu(np.zeros(3, np.complex64)))
     with pytest.raises(TypeError, match="GPUArray"):
         cumath.exp(x)
 
@@ -91,3 +89,113 @@ def test_fmod_frexp_ldexp_modf(ga, dtype):
     ef, ei = np.modf(x)
     np.testing.assert_array_equal(f.get(), ef)
     np.testing.assert_array_equal(i.get(), ei)
+
+
+# ------------------------------------------------- complex inputs
+
+COMPLEX_FUNCS = {"fabs": np.abs, "exp": np.exp, "log": np.log, "log10": np.log10,
+                 "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+                 "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+                 "cosh": np.cosh, "tanh": np.tanh}
+
+
+def complex_sample(dtype, seed=0):
+    """Random points, the axes and branch cuts (signed zeros included), |z|
+    near 1 (log's cancellation), tiny |z|, large |z| (overflowing
+    cosh/sinh/exp, tanh's saturated branch)."""
+    rng = np.random.default_rng(seed)
+    vals = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 30.0, -30.0, 800.0, -800.0]
+    special = [complex(a, b) for a in vals for b in vals]
+    near1 = np.exp(1j * rng.uniform(-4, 4, 300)) * (1 + rng.uniform(-1e-3, 1e-3, 300))
+    tiny = rng.uniform(-1e-4, 1e-4, 200) + 1j * rng.uniform(-1e-4, 1e-4, 200)
+    wide = rng.uniform(-3, 3, 1500) + 1j * rng.uniform(-3, 3, 1500)
+    return np.concatenate([wide, special, near1, tiny]).astype(dtype)
+
+
+def assert_complex_close(got, ref, ulps, err_msg):
+    """Each part within `ulps` of its own magnitude, or of |ref| for a part
+    that is tiny next to the other (where the reference's own rounding is
+    that large too)."""
+    assert got.dtype == ref.dtype, (err_msg, got.dtype, ref.dtype)
+    eps = np.finfo(ref.real.dtype).eps
+    g = got.astype(np.complex128)
+    r = ref.astype(np.complex128)
+    both_nan = np.isnan(g) & np.isnan(r)
+    assert not np.any(np.isnan(g) != np.isnan(r)), err_msg
+    for part in (np.real, np.imag):
+        gp, rp = part(g), part(r)
+        same_inf = np.isinf(rp) & (gp == rp)
+        tol = ulps * eps * np.maximum(np.abs(rp), 1e-3 * np.abs(r)) + 1e-300
+        with np.errstate(invalid="ignore"):  # inf - inf where both are inf
+            near = np.abs(gp - rp) <= tol
+        bad = ~(both_nan | same_inf | near)
+        assert not np.any(bad), (err_msg, g[bad][:4], r[bad][:4])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_functions(ga, dtype):
+    from pycudac import cumath
+    z = complex_sample(dtype)
+    a = ga.to_gpu(z)
+    for name, ref in COMPLEX_FUNCS.items():
+        with np.errstate(all="ignore"):
+            expected = ref(z)
+        got = getattr(cumath, name)(a)
+        assert got.dtype == expected.dtype, name
+        if name == "fabs":
+            # |z| is real, like numpy.abs
+            assert got.dtype == np.dtype(dtype).type(0).real.dtype
+        assert_complex_close(got.get().astype(expected.dtype), expected, 8, name)
+
+
+def test_complex_views_and_out(ga):
+    from pycudac import cumath
+    z = complex_sample(np.complex128, 1)[:1500].reshape(50, 30)  # the finite-result part
+    a = ga.to_gpu(z)
+    assert_complex_close(cumath.exp(a[::2, 1:]).get(), np.exp(z[::2, 1:]), 8, "exp view")
+    assert_complex_close(cumath.sqrt(a.T).get(), np.sqrt(z.T), 8, "sqrt of .T")
+    out = ga.empty((50, 30), np.complex128)
+    assert cumath.log(a, out=out) is out
+    assert_complex_close(out.get(), np.log(z), 8, "log out=")
+    mag = ga.empty((50, 30), np.float64)
+    cumath.fabs(a, out=mag)
+    np.testing.assert_allclose(mag.get(), np.abs(z), rtol=4e-16)
+    with pytest.raises(TypeError, match="cannot write complex128 results"):
+        cumath.sin(a, out=ga.empty((50, 30), np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_undefined_functions(ga, dtype):
+    """NumPy defines no complex ceil/floor/fmod/frexp/ldexp/modf; neither do we."""
+    from pycudac import cumath
+    a = ga.to_gpu(np.ones(4, dtype))
+    r = ga.to_gpu(np.ones(4, np.float32))
+    name = np.dtype(dtype).name
+    for what, call in (("ceil", lambda: cumath.ceil(a)), ("floor", lambda: cumath.floor(a)),
+                       ("fmod", lambda: cumath.fmod(a, 2.0)),
+                       ("fmod", lambda: cumath.fmod(r, a)),
+                       ("frexp", lambda: cumath.frexp(a)), ("ldexp", lambda: cumath.ldexp(a, 1)),
+                       ("modf", lambda: cumath.modf(a))):
+        with pytest.raises(TypeError, match=f"cumath.{what}: not defined for complex input "
+                                            f"\\(dtype {name}\\)"):
+            call()
+    with pytest.raises(TypeError, match="cumath.fmod: not defined for complex input"):
+        cumath.fmod(r, 2j)
+    with pytest.raises(TypeError, match="cumath.ldexp: not defined for complex input"):
+        cumath.ldexp(r, np.complex64(1))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_kernels_compile_for_the_gpu(dtype):
+    """NVRTC takes the complex math (no GPU needed; skipped without NVRTC)."""
+    from pycudac import compiler, cumath
+    from pycudac import elementwise as ew
+    try:
+        compiler.compile('extern "C" __global__ void k() {}', arch="sm_90", target="ptx")
+    except Exception as exc:  # no NVRTC library on this machine
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    specs = cumath._complex_specs((("a", np.dtype(dtype)),), None)
+    for variant in ("contig", "strided"):
+        src = ew.render_map_module(specs, variant, "_t", cumath._COMPLEX_SRC)
+        ptx = compiler.compile(src, arch="sm_90", target="ptx", no_extern_c=True).decode()
+        assert ptx.count(".entry") == len(cumath._COMPLEX_FN)

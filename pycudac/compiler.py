@@ -24,7 +24,6 @@ entry is a miss; a full or read-only disk means compiling without caching,
 with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 ``PYCUDAC_CACHE_MAX_BYTES`` caps its size (least recently used entries go).
 """
-import hashlib
 import os
 import stat
 import struct
@@ -35,6 +34,8 @@ import warnings
 from pycudac import _driver
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
+_sha256 = _driver.sha256_impl()  # the store's own: one SHA-256 for keys and checksums
+
 __all__ = [
     "SourceModule", "compile", "module_from_buffer", "module_from_file", "CompileError",
     "CacheWarning", "cache_path", "cache_stats", "cache_clear", "clear_memo",
@@ -43,7 +44,7 @@ __all__ = [
 
 #: Bump when the payload layout or the key recipe changes: old entries then
 #: simply stop matching.
-CACHE_FORMAT_VERSION = 2
+CACHE_FORMAT_VERSION = 3
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30
@@ -236,7 +237,7 @@ def target_for(arch=None, code=None, target=None):
         return "cubin", f"sm_{num}{suffix}"
     major, minor = _driver.Context.get_device().compute_capability()
     cc = major * 10 + minor
-    supported = _nvrtc_archs()
+    supported = _nvrtc_facts()[1]
     if target != "ptx" and cc in supported:
         return "cubin", f"sm_{cc}"
     older = [a for a in supported if a <= cc]
@@ -249,53 +250,73 @@ def target_for(arch=None, code=None, target=None):
     return "ptx", f"compute_{max(older)}"
 
 
-def _nvrtc_archs():
-    return _nvrtc_facts()[1]
+def _device_target(target, sure):
+    """(target, arch, sure) for the current device when no arch is given.
+
+    Choosing between the device's CUBIN and PTX for an older architecture
+    needs NVRTC's list of architectures, and loading NVRTC costs
+    milliseconds. Unless `sure` is asked for (or NVRTC is loaded already),
+    this guesses the device's own architecture, which is right unless the
+    GPU is newer than NVRTC; the cache lookup checks the guess against the
+    entry and asks again, sure, before anything is compiled."""
+    if sure or "nvrtc-facts" in _info_cache:
+        return (*target_for(None, None, target), True)
+    major, minor = _driver.Context.get_device().compute_capability()
+    if target == "ptx":
+        return "ptx", f"compute_{major}{minor}", False
+    return "cubin", f"sm_{major}{minor}", False
+
+
+def _nvrtc_plan(options, incs, arch, code, target):
+    """plan(sure) -> (NVRTC options, target, arch, sure) for _compile_cached.
+    The toolkit's own include directories are not among these options: they
+    follow from NVRTC's identity and CUDA_HOME/CUDA_PATH, which the key
+    holds, and finding them costs stats a warm hit need not pay."""
+    tail = [f"-I{d}" for d in incs]
+
+    def plan(sure):
+        if arch is None and code is None:
+            tgt, arch_s, sure = _device_target(target, sure)
+        else:
+            (tgt, arch_s), sure = target_for(arch, code, target), True
+        return options + [f"--gpu-architecture={arch_s}"] + tail, tgt, arch_s, sure
+    return plan
 
 
 # ---------------------------------------------------------------------------
-# The cache key
+# The compiler's identity: the cache key names it
 
 _info_cache = {}
-_FACTS_TAG = b"pycudac nvrtc facts"
+
+
+def _nvrtc_identity():
+    """'path size=N mtime=T ino=I' of the NVRTC library a compile would use
+    (`_driver.nvrtc_identity`), found with stat alone: a warm hit in a fresh
+    process never loads NVRTC. The file fixes NVRTC's version, so the key
+    needs nothing more from it."""
+    ident = _info_cache.get("nvrtc-identity")
+    if ident is None:
+        ident = _driver.nvrtc_identity(False) or _driver.nvrtc_identity(True)
+        _info_cache["nvrtc-identity"] = ident
+    return ident
 
 
 def _nvrtc_facts():
-    """(compiler_info dict, supported architectures, toolkit include dirs) of
-    the NVRTC in use.
-
-    They go into the key, the target choice and the options of every
-    compile. Loading NVRTC to ask costs milliseconds (a 100 MB library), so
-    the answers are kept in the cache store under a key made from the
-    library's identity, which is found with stat alone: a warm hit in a
-    fresh process then never loads NVRTC."""
+    """(compiler_info dict, supported architectures) of the NVRTC in use.
+    Asking loads NVRTC, so only a compile or a target choice needs these."""
     facts = _info_cache.get("nvrtc-facts")
-    if facts is not None:
-        return facts
-    path = _usable_dir(None)
-    ident = _driver.nvrtc_identity(False) if path is not None else None
-    key = None
-    if ident is not None:
-        key = nvrtc_facts_key(ident)
-        facts = _decode_facts(_driver.cache_load(path, key), ident)
     if facts is None:
         info = _driver.compiler_info("nvrtc")
-        facts = (info, frozenset(_driver.nvrtc_supported_archs()),
-                 _toolkit_includes(info["identity"]))
-        if key is not None and info["identity"] == ident:
-            try:
-                _driver.cache_store(path, key, _encode_facts(facts), _max_bytes())
-            except OSError:
-                pass  # only a slower next start; the compile path warns about the store
-    _info_cache["nvrtc-facts"] = facts
+        facts = (info, frozenset(_driver.nvrtc_supported_archs()))
+        _info_cache["nvrtc-facts"] = facts
     return facts
 
 
 def _toolkit_includes(identity):
     """Include directories of the toolkit that NVRTC (`identity`) belongs
     to, so that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers)
-    resolve as with nvcc. The key names the NVRTC build already, so these
-    paths add no file contents to it."""
+    resolve as with nvcc. The key names the NVRTC build already, and these
+    directories are among the options the key hashes."""
     lib = identity.split(" size=")[0]
     roots = [os.path.dirname(os.path.dirname(lib))]
     roots += [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
@@ -308,56 +329,28 @@ def _toolkit_includes(identity):
 
 
 def _system_includes(compiler):
-    """-I options for the toolkit's own headers (NVRTC only; the simulator
-    brings its own). Searched after the user's directories."""
-    return [f"-I{d}" for d in _nvrtc_facts()[2]] if compiler == "nvrtc" else []
+    """-I options for the toolkit's own headers, searched after the user's
+    directories (NVRTC only; the simulator brings its own)."""
+    if compiler != "nvrtc":
+        return []
+    ident = _nvrtc_identity()
+    env = (ident, os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
+    incs = _info_cache.get(env)
+    if incs is None:
+        incs = _info_cache[env] = [f"-I{d}" for d in _toolkit_includes(ident)]
+    return incs
 
 
-_FACTS_MAGIC = "pycudac-nvrtc-facts 1"
-
-
-def nvrtc_facts_key(ident=None):
-    """The cache key under which the facts of NVRTC `ident` are kept (the
-    include search also depends on CUDA_HOME/CUDA_PATH)."""
-    if ident is None:
-        ident = _driver.nvrtc_identity(False)
-    env = "\0".join(os.environ.get(v, "") for v in ("CUDA_HOME", "CUDA_PATH"))
-    return hashlib.sha256(b"%s\0%d\0%s\0%s" % (
-        _FACTS_TAG, CACHE_FORMAT_VERSION, ident.encode("utf-8", "surrogatepass"),
-        env.encode("utf-8", "surrogatepass"))).hexdigest()
-
-
-def _encode_facts(facts):
-    """Plain lines (read back on every warm start, so no JSON): magic,
-    identity, kind, version, archs, include dirs."""
-    info, archs, includes = facts
-    lines = [_FACTS_MAGIC, info["identity"], info["kind"], info["version"],
-             ",".join(str(a) for a in sorted(archs))] + list(includes)
-    return "\n".join(lines).encode("utf-8", "surrogatepass")
-
-
-def _decode_facts(payload, ident):
-    """The facts in a verified cache payload, or None when it is not one."""
-    if payload is None:
-        return None
-    try:
-        lines = payload.decode("utf-8", "surrogatepass").split("\n")
-        if len(lines) < 5 or lines[0] != _FACTS_MAGIC or lines[1] != ident:
-            return None
-        archs = frozenset(int(a) for a in lines[4].split(",") if a)
-        info = {"kind": lines[2], "identity": lines[1], "version": lines[3]}
-        return info, archs, tuple(lines[5:])
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _compiler_info(compiler):
-    if compiler == "nvrtc":
-        return _nvrtc_facts()[0]
+def _compiler_identity(compiler):
+    """(kind, identity) of `compiler` for the key: NVRTC's library file, or
+    the simulator's compiler and version."""
+    if compiler == "nvrtc":  # with what decides its toolkit include directories
+        return "nvrtc", "\0".join([_nvrtc_identity()] + [
+            f"{v}={os.environ.get(v, '')}" for v in ("CUDA_HOME", "CUDA_PATH")])
     info = _info_cache.get(compiler)
     if info is None:
         info = _info_cache[compiler] = _driver.compiler_info(compiler)
-    return info
+    return info["kind"], f"{info['identity']} version={info['version']}"
 
 
 def _include_files(dirs):
@@ -404,38 +397,29 @@ def _include_fingerprint(dirs):
 
 def cache_key(source, options, name_expressions, target, arch, compiler, backend,
               no_extern_c, include_dirs=()):
-    """SHA-256 hex digest over everything that can change the compiled image."""
-    info = _compiler_info(compiler)
-    parts = []
-
-    def field(tag, data):
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
-        parts.append(b"%s\0%d\0" % (tag, len(data)))
-        parts.append(data)
-
-    field(b"format", str(CACHE_FORMAT_VERSION))
-    field(b"compiler.kind", info["kind"])
-    field(b"compiler.identity", info["identity"])
-    field(b"compiler.version", info["version"])
-    field(b"backend", backend)
-    field(b"target", target)
-    field(b"arch", arch)
-    field(b"options", "\0".join(options))
-    field(b"name_expressions", "\0".join(name_expressions or ()))
-    field(b"no_extern_c", "1" if no_extern_c else "0")
-    field(b"source", source)
+    """SHA-256 hex digest over everything that can change the compiled image:
+    tagged, length-prefixed fields, so no two field lists hash alike."""
+    kind, identity = _compiler_identity(compiler)
+    fields = [(b"format", str(CACHE_FORMAT_VERSION)), (b"compiler.kind", kind),
+              (b"compiler.identity", identity), (b"backend", backend), (b"target", target),
+              (b"arch", arch), (b"options", "\0".join(options)),
+              (b"name_expressions", "\0".join(name_expressions or ())),
+              (b"no_extern_c", "1" if no_extern_c else "0"), (b"source", source)]
     if include_dirs:
         for k, rel, data in _include_files(include_dirs):
-            field(b"include.%d" % k, rel)
-            field(b"include.bytes", data)
-    return hashlib.sha256(b"".join(parts)).hexdigest()
+            fields += [(b"include.%d" % k, rel), (b"include.bytes", data)]
+    parts = []
+    for tag, data in fields:
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        parts += [b"%s\0%d\0" % (tag, len(data)), data]
+    return _sha256(b"".join(parts)).hexdigest()
 
 
 # ---------------------------------------------------------------------------
 # The on-disk cache (the store itself is src/cache.c)
 
-_PAYLOAD_MAGIC = b"PCC2"
+_PAYLOAD_MAGIC = b"PCC3"
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
           "compiles": 0}
 _dir_state = {}        # path -> None (usable) or the reason it is refused
@@ -483,12 +467,19 @@ def _warn_once(path, kind, message):
     warnings.warn(message, CacheWarning, stacklevel=4)
 
 
-def _usable_dir(cache_dir):
-    """The cache directory to use now, or None (disabled or refused)."""
+def _usable_dir(cache_dir, check=True):
+    """The cache directory to use now, or None (disabled or refused).
+
+    A lookup passes check=False: a load checks the directory through its own
+    descriptor (ours, not writable by others, no symlink), so a warm hit
+    needs no separate check; a miss comes back here with check=True (which
+    also creates the directory) before anything is stored."""
     if cache_dir is False or _cache_disabled():
         return None
     path = cache_path(cache_dir)
     if path not in _dir_state:
+        if not check:
+            return path
         _dir_state[path] = _driver.cache_check_dir(path)
     reason = _dir_state[path]
     if reason is not None:
@@ -500,16 +491,15 @@ def _usable_dir(cache_dir):
 
 def _encode_payload(result, target, arch):
     """A compile result as bytes: magic, then length-prefixed fields (target,
-    arch, log, image, PTX or none, then the lowered-name pairs). Read back on
-    every warm start, so no JSON: struct alone."""
-    ptx = result.get("ptx")
-    fields = [target.encode(), arch.encode(),
-              (result.get("log") or "").encode("utf-8", "surrogatepass"), result["image"],
-              b"" if ptx is None else ptx.encode("utf-8", "surrogatepass")]
-    lowered = result.get("lowered") or {}
-    for expr, name in lowered.items():
+    arch, log, image, PTX or none, the options it was compiled with, then the
+    lowered-name pairs). Read back on every warm start, so no JSON: struct
+    alone."""
+    enc = [s.encode("utf-8", "surrogatepass") for s in (
+        result.get("log") or "", result.get("ptx") or "", "\0".join(result["options"]))]
+    fields = [target.encode(), arch.encode(), enc[0], result["image"], enc[1], enc[2]]
+    for expr, name in (result.get("lowered") or {}).items():
         fields += [expr.encode("utf-8", "surrogatepass"), name.encode("utf-8", "surrogatepass")]
-    head = struct.pack("<4sBI", _PAYLOAD_MAGIC, ptx is not None, len(fields))
+    head = struct.pack("<4sBI", _PAYLOAD_MAGIC, result.get("ptx") is not None, len(fields))
     sizes = struct.pack("<%dQ" % len(fields), *map(len, fields))
     return b"".join([head, sizes] + fields)
 
@@ -519,9 +509,9 @@ def _decode_payload(payload, target, arch):
     ours for this target (treated as a miss)."""
     try:
         magic, has_ptx, n = struct.unpack_from("<4sBI", payload)
-        if magic != _PAYLOAD_MAGIC or n < 5 or n % 2 == 0 or has_ptx > 1:
+        if magic != _PAYLOAD_MAGIC or n < 6 or n % 2 or has_ptx > 1:
             return None
-        at = struct.calcsize("<4sBI")
+        at = 9  # struct.calcsize("<4sBI")
         sizes = struct.unpack_from("<%dQ" % n, payload, at)
         at += 8 * n
         if at + sum(sizes) != len(payload):
@@ -532,37 +522,55 @@ def _decode_payload(payload, target, arch):
             at += size
         if fields[0] != target.encode() or fields[1] != arch.encode():
             return None
-        text = [f.decode("utf-8", "surrogatepass") for f in fields[5:]]
-        return {"image": fields[3], "log": fields[2].decode("utf-8", "surrogatepass"),
-                "ptx": fields[4].decode("utf-8", "surrogatepass") if has_ptx else None,
-                "lowered": dict(zip(text[0::2], text[1::2]))}
+        text = [f.decode("utf-8", "surrogatepass") for f in fields[2:3] + fields[4:]]
+        log, ptx, options = text[:3]
+        return {"image": fields[3], "log": log, "ptx": ptx if has_ptx else None,
+                "options": options.split("\0") if options else [],
+                "lowered": dict(zip(text[3::2], text[4::2]))}
     except (struct.error, UnicodeDecodeError, OverflowError, MemoryError):
         return None
 
 
-def _compile_cached(source, options, name_expressions, target, arch, compiler, backend,
-                    no_extern_c, include_dirs, cache_dir):
-    """compile_source's result dict, from the disk cache when possible;
-    the dict also says `from_cache` and `key`."""
-    path = _usable_dir(cache_dir)
-    key = None
+def _cache_fetch(path, key, target, arch):
+    """The verified, decoded entry `key` for this target, or None (a miss)."""
+    payload = _driver.cache_load(path, key)
+    return None if payload is None else _decode_payload(payload, target, arch)
+
+
+def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
+                    include_dirs, cache_dir):
+    """compile_source's result dict, from the disk cache when possible; the
+    dict also says `from_cache`, `key`, `target`, `arch` and `options`.
+
+    plan(sure) -> (options, target, arch, sure): with sure=False it may guess
+    the target (_device_target); a guess that misses is confirmed before
+    anything is compiled or stored."""
+    options, target, arch, sure = plan(False)
+    path = _usable_dir(cache_dir, check=False)
+    key = result = None
     if path is not None:
         key = cache_key(source, options, name_expressions, target, arch, compiler, backend,
                         no_extern_c, include_dirs)
-        payload = _driver.cache_load(path, key)
-        if payload is not None:
-            result = _decode_payload(payload, target, arch)
-            if result is not None:
-                _stats["hits"] += 1
-                result["from_cache"] = True
-                result["key"] = key
-                return result
+        result = _cache_fetch(path, key, target, arch)
+    if result is None and not sure:
+        guess = (target, arch)
+        options, target, arch, sure = plan(True)
+        if path is not None and (target, arch) != guess:
+            key = cache_key(source, options, name_expressions, target, arch, compiler,
+                            backend, no_extern_c, include_dirs)
+            result = _cache_fetch(path, key, target, arch)
+    if result is not None:
+        _stats["hits"] += 1
+        result.update(from_cache=True, key=key, target=target, arch=arch)
+        return result
+    if path is not None:
         _stats["misses"] += 1
+        path = _usable_dir(path)
+    options = options + _system_includes(compiler)
     result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
                                     target, compiler, no_extern_c)
     _stats["compiles"] += 1
-    result["from_cache"] = False
-    result["key"] = key
+    result.update(from_cache=False, key=key, target=target, arch=arch, options=options)
     if path is not None:
         try:
             _driver.cache_store(path, key, _encode_payload(result, target, arch), _max_bytes())
@@ -658,24 +666,36 @@ def _warn_nvcc():
                       UserWarning, stacklevel=3)
 
 
+def _plan(options, include_dirs, arch, code, target, for_module):
+    """(compiler, backend, plan, include dirs) of one compile request: the
+    simulator's compiler for a module on the sim backend, for target="sim",
+    and for compile() there without an architecture; NVRTC otherwise."""
+    nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
+    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
+    arch = arch if arch is not None else opt_arch
+    code = code if code is not None else opt_code
+    if target == "sim" or ((for_module or (arch is None and code is None)) and
+                           _driver.get_backend() == "sim"):
+        if target == "ptx":
+            raise ValueError("compile(target='ptx') needs arch= (e.g. arch='sm_90') on a "
+                             "machine without a CUDA GPU")
+        opts = nvrtc_opts + [f"-I{d}" for d in incs]
+        return "sim", "sim", lambda sure: (opts, "sim", "sim", True), incs
+    # the key says "nvrtc" as backend on both backends: NVRTC's output does
+    # not depend on which one loads it, so compile(arch=...) shares entries
+    return "nvrtc", "nvrtc", _nvrtc_plan(nvrtc_opts, incs, arch, code, target), incs
+
+
 def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
                   name_expressions, keep):
     """Compile (or fetch) and load; returns the _driver.Module with its
     attributes (ptx, cubin, log, source, lowered, signatures...) set."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
-    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
-    if _driver.get_backend() == "sim":
-        compiler, target, arch_s, backend = "sim", "sim", "sim", "sim"
-    else:
-        compiler, backend = "nvrtc", "nvrtc"  # same key as compile(arch=...)
-        target, arch_s = target_for(arch if arch is not None else opt_arch,
-                                    code if code is not None else opt_code)
-        nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
-    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs] + _system_includes(compiler)
-    result = _compile_cached(source, nvrtc_opts, name_expressions, target, arch_s, compiler,
-                             backend, no_extern_c, incs, cache_dir)
+    compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, None, True)
+    result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
+                             incs, cache_dir)
+    target = result["target"]
     mod = module_from_buffer(result["image"])
     mod.lowered = dict(result["lowered"]) or None
     # signatures: parsed from mod.source by the module at first get_function
@@ -684,8 +704,8 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
     mod.ptx = result["ptx"]
     mod.cubin = result["image"] if target == "cubin" else None
     mod.target = target
-    mod.arch = arch_s
-    mod.options = tuple(nvrtc_opts)
+    mod.arch = result["arch"]
+    mod.options = tuple(result["options"])
     mod.cache_key = result["key"]
     mod.from_cache = result["from_cache"]
     mod.keep_dir = _keep_outputs(source, result, target) if keep else None
@@ -777,22 +797,10 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
-    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
-    arch = arch if arch is not None else opt_arch
-    code = code if code is not None else opt_code
-    if target == "sim" or (arch is None and code is None and _driver.get_backend() == "sim"):
-        if target == "ptx":
-            raise ValueError("compile(target='ptx') needs arch= (e.g. arch='sm_90') on a "
-                             "machine without a CUDA GPU")
-        compiler, tgt, arch_s, backend = "sim", "sim", "sim", "sim"
-    else:
-        compiler, backend = "nvrtc", "nvrtc"  # NVRTC's output does not depend on the backend
-        tgt, arch_s = target_for(arch, code, target)
-        nvrtc_opts = nvrtc_opts + [f"--gpu-architecture={arch_s}"]
-    nvrtc_opts = nvrtc_opts + [f"-I{d}" for d in incs] + _system_includes(compiler)
-    result = _compile_cached(source, nvrtc_opts, name_expressions, tgt, arch_s, compiler,
-                             backend, no_extern_c, incs, cache_dir)
+    compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)
+    result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
+                             incs, cache_dir)
+    tgt = result["target"]
     if keep:
         _keep_outputs(source, result, tgt)
     return result["image"]

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,17 +116,26 @@ static int parse_key(PyObject *key_hex, unsigned char key[32], char name[PCC_KEY
 }
 
 /* SHA-256 of [p, p+n) into out[32]. 0, or -1 with an exception. */
-static int payload_sha256(const void *p, size_t n, unsigned char out[32])
+/* The SHA-256 that the key and the entry checksums use (borrowed):
+ * hashlib's, which is OpenSSL's (SHA-NI where the CPU has it). CPython's
+ * built-in one was tried for a warm start without OpenSSL's set-up and was
+ * ten times slower on an entry's bytes. */
+static PyObject *sha256_callable(void)
 {
     if (sha256_fn == NULL) {
         PyObject *hashlib = PyImport_ImportModule("hashlib");
         if (hashlib == NULL)
-            return -1;
+            return NULL;
         sha256_fn = PyObject_GetAttrString(hashlib, "sha256");
         Py_DECREF(hashlib);
-        if (sha256_fn == NULL)
-            return -1;
     }
+    return sha256_fn;
+}
+
+static int payload_sha256(const void *p, size_t n, unsigned char out[32])
+{
+    if (sha256_callable() == NULL)
+        return -1;
     PyObject *view = PyMemoryView_FromMemory((char *)p, (Py_ssize_t)n, PyBUF_READ);
     if (view == NULL)
         return -1;
@@ -185,7 +195,7 @@ static int open_cache_dir(const char *dir, const char **why)
 /* Phase 1 of a load, without the GIL: open and check the entry. Returns the
  * file fd (and *dfd_out) or -1 with *why set. */
 static int open_entry(const char *dir, const char *name, int *dfd_out, uint64_t *size,
-                      const char **why)
+                      time_t *mtime, const char **why)
 {
     int dfd = open_cache_dir(dir, why);
     *dfd_out = dfd;
@@ -212,6 +222,8 @@ static int open_entry(const char *dir, const char *name, int *dfd_out, uint64_t 
         *why = "entry is implausibly large";
     else {
         *size = (uint64_t)st.st_size;
+        if (mtime)
+            *mtime = st.st_mtime;
         return fd;
     }
     close(fd);
@@ -235,6 +247,30 @@ static int read_all(int fd, void *buf, size_t n, off_t off)
     return 0;
 }
 
+/* Reads the header and then the payload in one preadv. 0 or -1. */
+static int read_entry(int fd, unsigned char *header, char *payload, size_t len)
+{
+    struct iovec iov[2] = {{header, PCC_CACHE_HEADER}, {payload, len}};
+    ssize_t r;
+    do
+        r = preadv(fd, iov, 2, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return -1;
+    size_t got = (size_t)r;
+    if (got < PCC_CACHE_HEADER) /* a short read: take the rest piece by piece */
+        return read_all(fd, header + got, PCC_CACHE_HEADER - got, (off_t)got) < 0
+                   ? -1
+                   : read_all(fd, payload, len, PCC_CACHE_HEADER);
+    got -= PCC_CACHE_HEADER;
+    return got == len ? 0 : read_all(fd, payload + got, len - got, (off_t)(PCC_CACHE_HEADER + got));
+}
+
+/* A hit refreshes its entry's mtime for the LRU eviction, unless it is
+ * already less than this old: the order among entries used within the same
+ * minute does not matter, and the write is a syscall on every warm start. */
+#define PCC_CACHE_TOUCH_AFTER_S 60
+
 /* The verified payload of entry `key`, or NULL with *why set (a miss) —
  * or NULL with an exception set (only for failures of Python itself). */
 static PyObject *load_entry(const char *dir, const unsigned char key[32], const char *name,
@@ -242,23 +278,28 @@ static PyObject *load_entry(const char *dir, const unsigned char key[32], const 
 {
     int dfd = -1, fd = -1, ok = 0;
     uint64_t size = 0;
+    time_t mtime = 0;
     unsigned char header[PCC_CACHE_HEADER];
     PyObject *payload = NULL;
 
     Py_BEGIN_ALLOW_THREADS
-    fd = open_entry(dir, name, &dfd, &size, why);
-    if (fd >= 0) {
-        ok = read_all(fd, header, PCC_CACHE_HEADER, 0) == 0;
-        if (!ok)
-            *why = "entry header cannot be read";
-    }
+    fd = open_entry(dir, name, &dfd, &size, &mtime, why);
+    Py_END_ALLOW_THREADS
+    if (fd < 0)
+        goto done;
+    /* the payload is what the file holds past the header; the header must
+     * agree, which is checked once both are read */
+    payload = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(size - PCC_CACHE_HEADER));
+    if (payload == NULL)
+        goto done;
+    char *dst = PyBytes_AS_STRING(payload);
+    size_t len = (size_t)(size - PCC_CACHE_HEADER);
+    Py_BEGIN_ALLOW_THREADS
+    ok = read_entry(fd, header, dst, len) == 0;
     Py_END_ALLOW_THREADS
     if (!ok)
-        goto done;
-
-    uint64_t len = get_u64(header + 48);
-    ok = 0;
-    if (memcmp(header, PCC_CACHE_MAGIC, 8) != 0)
+        *why = "entry cannot be read";
+    else if (memcmp(header, PCC_CACHE_MAGIC, 8) != 0)
         *why = "entry has a bad magic number (not a pycudac cache file)";
     else if (get_u32(header + 8) != PCC_CACHE_FORMAT)
         *why = "entry is from another cache format version";
@@ -266,27 +307,16 @@ static PyObject *load_entry(const char *dir, const unsigned char key[32], const 
         *why = "entry has a bad header size";
     else if (memcmp(header + 16, key, 32) != 0)
         *why = "entry holds another key";
-    else if (len != size - PCC_CACHE_HEADER)
+    else if (get_u64(header + 48) != len)
         *why = "entry length does not match its header (truncated or extended)";
     else
-        ok = 1;
-    if (!ok)
-        goto done;
-
-    payload = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
-    if (payload == NULL)
-        goto done;
-    char *dst = PyBytes_AS_STRING(payload);
-    Py_BEGIN_ALLOW_THREADS
-    ok = read_all(fd, dst, (size_t)len, PCC_CACHE_HEADER) == 0;
-    Py_END_ALLOW_THREADS
-    if (!ok) {
-        *why = "entry payload cannot be read";
+        ok = 2;
+    if (ok != 2) {
         Py_CLEAR(payload);
         goto done;
     }
     unsigned char digest[32];
-    if (payload_sha256(dst, (size_t)len, digest) < 0) {
+    if (payload_sha256(dst, len, digest) < 0) {
         Py_CLEAR(payload);
         goto done;
     }
@@ -295,8 +325,8 @@ static PyObject *load_entry(const char *dir, const unsigned char key[32], const 
         Py_CLEAR(payload);
         goto done;
     }
-    /* A hit: mark it recently used for the LRU eviction. */
-    (void)futimens(fd, NULL);
+    if (time(NULL) - mtime >= PCC_CACHE_TOUCH_AFTER_S)
+        (void)futimens(fd, NULL);
     *why = NULL;
 done:
     if (fd >= 0)
@@ -651,7 +681,16 @@ static PyObject *py_cache_check_dir(PyObject *self, PyObject *args, PyObject *kw
     return PyUnicode_FromString(reason);
 }
 
+static PyObject *py_sha256_impl(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return Py_XNewRef(sha256_callable());
+}
+
 static PyMethodDef cache_methods[] = {
+    {"sha256_impl", py_sha256_impl, METH_NOARGS,
+     "The SHA-256 constructor the cache uses for keys and checksums (hashlib.sha256)."},
     {"cache_load", py_cache_load, METH_VARARGS,
      "cache_load(dir, key_hex) -> bytes or None\n\nThe verified payload of entry `key_hex`, "
      "or None on any miss (absent, truncated, corrupt, wrong key, unsafe file or directory)."},

@@ -9,7 +9,6 @@
  */
 #include <dlfcn.h>
 #include <link.h>
-#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -191,11 +190,15 @@ static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
                 PyErr_Clear();
                 continue;
             }
+            /* one probe per entry: most sys.path entries have no nvidia/ (a warm
+             * cache hit pays for this search on every start) */
+            char dir[1024];
+            int w = snprintf(dir, sizeof dir, "%s/nvidia", base);
+            if (w <= 0 || (size_t)w >= sizeof dir || access(dir, X_OK) != 0)
+                continue;
             const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
             for (size_t k = 0; k < 2; k++) {
-                /* one stat per directory: most sys.path entries have no nvidia/ */
-                char dir[1024];
-                int w = snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
+                w = snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
                 if (w <= 0 || (size_t)w >= sizeof dir || access(dir, X_OK) != 0)
                     continue;
                 for (size_t n = 0; n < N_NVRTC_NAMES; n++) {
@@ -290,15 +293,17 @@ static void *find_nvrtc(char *tried, size_t len)
     return NULL;
 }
 
-/* "realpath size=N mtime=T": names one NVRTC build in every process. */
+/* "path size=N mtime=T ino=I dev=D": names one NVRTC build in every process.
+ * One stat, no realpath (which costs a readlink per path component): the
+ * inode and device already tell two files apart, whatever links lead there. */
 static int identity_of_file(const char *path, char *out, size_t len)
 {
-    char real[PATH_MAX];
     struct stat st;
-    if (realpath(path, real) == NULL || stat(real, &st) != 0)
+    if (stat(path, &st) != 0)
         return -1;
-    snprintf(out, len, "%s size=%lld mtime=%lld", real, (long long)st.st_size,
-             (long long)st.st_mtime);
+    snprintf(out, len, "%s size=%lld mtime=%lld.%09ld ino=%llu dev=%llu", path,
+             (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+             (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
     return 0;
 }
 
@@ -395,7 +400,8 @@ static PyObject *py_nvrtc_identity(PyObject *self, PyObject *args)
 
 static PyMethodDef loader_methods[] = {
     {"nvrtc_identity", py_nvrtc_identity, METH_VARARGS,
-     "nvrtc_identity(load=True): 'realpath size=N mtime=T' of the NVRTC library pycudac uses; "
+     "nvrtc_identity(load=True): 'path size=N mtime=T ino=I dev=D' of the NVRTC library pycudac "
+     "uses; "
      "with load=False, found without loading it (None when only loading would tell)."},
     {"get_backend", py_get_backend, METH_NOARGS,
      "The backend in use, 'cuda' or 'sim' (loads it on first call)."},

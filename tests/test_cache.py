@@ -85,16 +85,47 @@ def test_option_order_and_expression_boundaries_matter():
 
 def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     k = compiler.cache_key(**BASE)
-    info, archs, incs = compiler._nvrtc_facts()
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts",
-                        (dict(info, version="99.9"), archs, incs))
+    ident = compiler._nvrtc_identity()
+    # another NVRTC build: a different file, or the same path rewritten
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity", "/other/libnvrtc.so.13" +
+                        ident[ident.index(" size="):])
     assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts",
-                        (dict(info, identity="/other/libnvrtc"), archs, incs))
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity",
+                        ident.replace(" size=", " size=1"))
     assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-facts", (info, archs, incs))
+    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity", ident)
+    assert compiler.cache_key(**BASE) == k
     monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
     assert compiler.cache_key(**BASE) != k
+
+
+def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
+    """The identity (which stands for NVRTC's version in the key) changes
+    when the library file does: other bytes, another file at the same path.
+    In a fresh process: once NVRTC is loaded, the loaded one is the answer."""
+    code = textwrap.dedent("""
+        import os, sys
+        from pycudac import _driver
+        lib = sys.argv[1]
+        def write(path, n):
+            with open(path, "wb") as f:
+                f.write(bytes(n))
+        write(lib, 100)
+        os.environ["PYCUDAC_NVRTC"] = lib
+        a = _driver.nvrtc_identity(False)
+        write(lib, 101)
+        b = _driver.nvrtc_identity(False)
+        write(lib + ".new", 101)
+        st = os.stat(lib)
+        os.utime(lib + ".new", ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(lib + ".new", lib)  # same path, size and mtime; another inode
+        c = _driver.nvrtc_identity(False)
+        print(a.startswith(lib + " size=100 "), b.startswith(lib + " size=101 "),
+              len({a, b, c}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "libnvrtc.so.13")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "True", "3"], out.stderr
 
 
 def test_editing_an_included_header_changes_the_key(tmp_path):
@@ -489,25 +520,23 @@ def test_sixteen_processes_compile_the_same_source(tmp_path):
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
     assert len({out.strip() for out, _ in outs}) == 1
-    facts = compiler.nvrtc_facts_key()  # the NVRTC facts entry the first compile also wrote
-    names = [n for n in os.listdir(d) if n != facts + ".pcc"]
+    names = os.listdir(d)
     assert len(names) == 1 and names[0].endswith(".pcc"), names  # no temp file left
     assert _driver.cache_verify(str(d), names[0][:-4]) == "ok"
 
 
-def test_nvrtc_facts_come_from_the_cache_without_loading_nvrtc(tmp_path):
-    """A warm start names NVRTC in its keys without dlopen-ing the library."""
-    import subprocess
-    import sys
-    code = ("from pycudac import compiler, _driver\n"
-            "info, archs, incs = compiler._nvrtc_facts()\n"
-            "import ctypes\n"
+def test_warm_hit_in_a_fresh_process_does_not_load_nvrtc(tmp_path):
+    """The key names NVRTC by its file alone: a warm start reads, verifies
+    and returns the entry without dlopen-ing the 100 MB library."""
+    code = ("from pycudac import compiler\n"
+            "img = compiler.compile('__global__ void k(int *a) { *a = 1; }', arch='sm_90')\n"
             "loaded = any('libnvrtc.so' in l for l in open('/proc/self/maps'))\n"
-            "print(info['identity'] == _driver.nvrtc_identity(False), 90 in archs, loaded)\n")
+            "print(img[:4] == b'\\x7fELF', compiler.cache_stats()['process']['hits'], loaded)\n")
     env = dict(os.environ, PYCUDAC_CACHE_DIR=str(tmp_path / "c"))
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
     first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                           text=True, timeout=120)
-    assert first.stdout.split() == ["True", "True", "True"], first.stderr
+                           text=True, timeout=120, cwd=ROOT)
+    assert first.stdout.split() == ["True", "0", "True"], first.stderr
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=120)
-    assert second.stdout.split() == ["True", "True", "False"], second.stderr
+                            text=True, timeout=120, cwd=ROOT)
+    assert second.stdout.split() == ["True", "1", "False"], second.stderr

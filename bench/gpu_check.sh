@@ -146,7 +146,7 @@ if [ -n "$SAN" ]; then
     [ ${#SAN_TESTS[@]} -eq 0 ] && SAN_TESTS=(tests)
     run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
         "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu -x \
-        -k "not fork and not exit and not subprocess and not thread" "${SAN_TESTS[@]}"
+        -k "not fork and not exit and not subprocess and not thread and not slower" "${SAN_TESTS[@]}"
     for s in sanitizer_example sanitizer_pytest; do
         [ -f "$OUTDIR/$s.log" ] && echo "$s: $(grep -h 'ERROR SUMMARY' "$OUTDIR/$s.log" | tail -n 1)" >> "$STAGES"
     done

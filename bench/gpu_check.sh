@@ -139,16 +139,20 @@ if [ -n "$SAN" ]; then
     SAN_ARGS=(--tool memcheck --leak-check full --report-api-errors no --error-exitcode 99)
     run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
         "$PY" examples/hello_gpu.py
-    # a small subset: launch and driver tests, without the ones that fork or
+    # the launch and driver test files on the GPU, without the tests that fork or
     # start subprocesses (the sanitizer follows children and slows them badly)
+    # or compare timings: memory errors first, then the same run for leaks
     SAN_TESTS=()
     for f in tests/test_launch.py tests/test_driver.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
     [ ${#SAN_TESTS[@]} -eq 0 ] && SAN_TESTS=(tests)
-    run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
-        "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu -x \
-        -k "not fork and not exit and not subprocess and not thread and not slower" "${SAN_TESTS[@]}"
-    for s in sanitizer_example sanitizer_pytest; do
-        [ -f "$OUTDIR/$s.log" ] && echo "$s: $(grep -h 'ERROR SUMMARY' "$OUTDIR/$s.log" | tail -n 1)" >> "$STAGES"
+    SAN_K="not fork and not exit and not subprocess and not thread and not slower"
+    run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" --tool memcheck \
+        --report-api-errors no --error-exitcode 99 \
+        "$PY" -m pytest "${PYTEST_ARGS[@]}" -x -k "$SAN_K" "${SAN_TESTS[@]}"
+    run_stage sanitizer_leaks 150 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
+        "$PY" -m pytest "${PYTEST_ARGS[@]}" -x -k "$SAN_K" "${SAN_TESTS[@]}"
+    for s in sanitizer_example sanitizer_pytest sanitizer_leaks; do
+        [ -f "$OUTDIR/$s.log" ] && echo "$s: $(grep -h -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUTDIR/$s.log" | tail -n 2 | tr '\n' ' ')" >> "$STAGES"
     done
 else
     echo "sanitizer: n/a (compute-sanitizer not found)" >> "$STAGES"

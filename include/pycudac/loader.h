@@ -23,7 +23,7 @@ int pcc_loader_init(PyObject *module);
 
 /* The real NVRTC (NULL + exception listing every place tried). */
 const pcc_rtc_table *pcc_rtc_nvrtc(void);
-/* Writes the identity of the NVRTC library ("realpath size=N mtime=T") into
+/* Writes the identity of the NVRTC library ("path size=N mtime=T ino=I dev=D") into
  * out. With allow_load=0 it is found by stat alone; returns 1 when written,
  * 0 when only loading would tell, -1 with an exception. */
 int pcc_nvrtc_identity(char *out, size_t len, int allow_load);

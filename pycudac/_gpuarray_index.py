@@ -292,11 +292,7 @@ class _Plan:
 def _plan(a, index):
     entries = [_entry(i, a) for i in index]
     n_real = builtins.sum(_ndim_of(k, v) for k, v in entries)
-    if n_real > a.ndim:
-        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, "
-                         f"but {n_real} were indexed")
-    if builtins.sum(1 for k, _ in entries if k == "ellipsis") > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    _check_counts(a, n_real, builtins.sum(1 for k, _ in entries if k == "ellipsis"))
     plan = _Plan()
     shape, strides = [], []
     offset = 0
@@ -308,27 +304,9 @@ def _plan(a, index):
             adv_at.append(pos)
             if first_axis is None:
                 first_axis = len(shape)
-        if kind == "ellipsis":
-            for _ in range(a.ndim - n_real):
-                shape.append(a.shape[d])
-                strides.append(a.strides[d])
-                d += 1
-        elif kind == "none":
-            shape.append(1)
-            strides.append(0)
-        elif kind == "slice":
-            start, stop, step = v.indices(a.shape[d])
-            n = len(range(start, stop, step))
-            offset += start * a.strides[d] if n else 0
-            shape.append(n)
-            strides.append(a.strides[d] * step)
-            d += 1
-        elif kind == "int":
-            n = a.shape[d]
-            if v < -n or v >= n:
-                raise IndexError(f"index {v} is out of bounds for axis {d} with size {n}")
-            offset += (v % n) * a.strides[d]
-            d += 1
+        if kind in _BASIC_KINDS:
+            d, off = _basic_step(a, kind, v, d, n_real, shape, strides)
+            offset += off
         elif kind == "bool0":
             plan.parts.append((kind, v, [len(shape)], None))
             shape.append(1)
@@ -491,44 +469,68 @@ def getitem(a, index):
     return _basic_view(a, index)
 
 
-def _basic_view(a, index):
-    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+_BASIC_KINDS = ("ellipsis", "none", "slice", "int")
+
+
+def _check_counts(a, n_real, n_ellipsis):
     if n_real > a.ndim:
         raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, "
                          f"but {n_real} were indexed")
-    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+    if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+
+
+def _basic_step(a, kind, v, d, n_real, shape, strides):
+    """One basic index (a kind of _BASIC_KINDS) at axis d of `a`: appends the
+    view axes it makes to shape/strides; returns (next axis, byte offset)."""
+    if kind == "ellipsis":
+        for _ in range(a.ndim - n_real):
+            shape.append(a.shape[d])
+            strides.append(a.strides[d])
+            d += 1
+        return d, 0
+    if kind == "none":
+        shape.append(1)
+        strides.append(0)
+        return d, 0
+    if kind == "slice":
+        start, stop, step = v.indices(a.shape[d])
+        n = len(range(start, stop, step))
+        shape.append(n)
+        strides.append(a.strides[d] * step)
+        return d + 1, start * a.strides[d] if n else 0
+    n = a.shape[d]
+    if v < -n or v >= n:
+        raise IndexError(f"index {v} is out of bounds for axis {d} with size {n}")
+    return d + 1, (v % n) * a.strides[d]
+
+
+def _basic_kind(i):
+    """(kind, value) of a basic index."""
+    if i is Ellipsis:
+        return "ellipsis", i
+    if i is None:
+        return "none", i
+    if isinstance(i, slice):
+        return "slice", i
+    try:
+        return "int", operator.index(i)
+    except TypeError:
+        raise IndexError(f"only integers, slices (':'), ellipsis ('...'), "
+                         f"numpy.newaxis ('None'), integer or boolean arrays are "
+                         f"valid indices, got {type(i).__name__}") from None
+
+
+def _basic_view(a, index):
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    _check_counts(a, n_real, builtins.sum(1 for i in index if i is Ellipsis))
     shape, strides = [], []
     offset = 0
     d = 0
     for i in index:
-        if i is Ellipsis:
-            for _ in range(a.ndim - n_real):
-                shape.append(a.shape[d])
-                strides.append(a.strides[d])
-                d += 1
-        elif i is None:
-            shape.append(1)
-            strides.append(0)
-        elif isinstance(i, slice):
-            start, stop, step = i.indices(a.shape[d])
-            n = len(range(start, stop, step))
-            offset += start * a.strides[d] if n else 0
-            shape.append(n)
-            strides.append(a.strides[d] * step)
-            d += 1
-        else:
-            try:
-                k = operator.index(i)
-            except TypeError:
-                raise IndexError(f"only integers, slices (':'), ellipsis ('...'), "
-                                 f"numpy.newaxis ('None'), integer or boolean arrays are "
-                                 f"valid indices, got {type(i).__name__}") from None
-            n = a.shape[d]
-            if k < -n or k >= n:
-                raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
-            offset += (k % n) * a.strides[d]
-            d += 1
+        kind, v = _basic_kind(i)
+        d, off = _basic_step(a, kind, v, d, n_real, shape, strides)
+        offset += off
     while d < a.ndim:
         shape.append(a.shape[d])
         strides.append(a.strides[d])

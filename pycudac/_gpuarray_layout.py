@@ -42,14 +42,7 @@ def _is_c(shape, strides, itemsize):
 
 
 def _is_f(shape, strides, itemsize):
-    acc = itemsize
-    for n, s in zip(shape, strides):
-        if n == 0:
-            return True
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
+    return _is_c(shape[::-1], strides[::-1], itemsize)
 
 
 def _layout_of(shape, strides, itemsize):

@@ -25,13 +25,7 @@ sync_tree "$TREE"
 
 echo "== [asan] build with -fsanitize=address,undefined"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
-(cd "$TREE" && PYCUDAC_CFLAGS="${PYCUDAC_CFLAGS:-} $SAN" PYCUDAC_LDFLAGS="-fsanitize=address,undefined" \
-    "$PY" setup.py -q build_ext --inplace 2>&1 | grep -v -e "_BetaConfiguration" -e "warnings.warn(msg" || true)
-SO=$(ls "$TREE"/pycudac/_driver*.so)
-if [ "$(nm -D "$SO" | grep -c __asan_report)" = 0 ]; then
-    echo "asan: $SO is not instrumented" >&2
-    exit 2
-fi
+build_sanitized "$TREE" asan "$SAN" "-fsanitize=address,undefined" __asan_report
 
 LIBASAN=$($CC -print-file-name=libasan.so)
 LIBUBSAN=$($CC -print-file-name=libubsan.so)

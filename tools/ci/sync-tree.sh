@@ -17,3 +17,18 @@ sync_tree() {
     (cd "$tree" && find src include pycudac tests tools -type f ! -name '*.so' ! -name '*.pyc' \
         2>/dev/null | sort | comm -23 - .synced-files | while IFS= read -r f; do rm -f "$f"; done)
 }
+
+# build_sanitized TREE NAME "CFLAGS" "LDFLAGS" SYMBOL: builds the extension in
+# place in TREE with the sanitizer flags (uses $PY) and fails (exit 2) unless
+# the result calls SYMBOL, i.e. really is instrumented.
+build_sanitized() {
+    local tree=$1 name=$2 cflags=$3 ldflags=$4 symbol=$5
+    (cd "$tree" && PYCUDAC_CFLAGS="${PYCUDAC_CFLAGS:-} $cflags" PYCUDAC_LDFLAGS="$ldflags" \
+        "$PY" setup.py -q build_ext --inplace 2>&1 | grep -v -e "_BetaConfiguration" -e "warnings.warn(msg" || true)
+    local so
+    so=$(ls "$tree"/pycudac/_driver*.so)
+    if [ "$(nm -D "$so" | grep -c "$symbol")" = 0 ]; then
+        echo "$name: $so is not instrumented" >&2
+        exit 2
+    fi
+}

@@ -31,13 +31,7 @@ sync_tree "$TREE"
 
 echo "== [tsan] build with -fsanitize=thread"
 SAN="-fsanitize=thread -fno-omit-frame-pointer -g -O1"
-(cd "$TREE" && PYCUDAC_CFLAGS="${PYCUDAC_CFLAGS:-} $SAN" PYCUDAC_LDFLAGS="-fsanitize=thread" \
-    "$PY" setup.py -q build_ext --inplace 2>&1 | grep -v -e "_BetaConfiguration" -e "warnings.warn(msg" || true)
-SO=$(ls "$TREE"/pycudac/_driver*.so)
-if [ "$(nm -D "$SO" | grep -c __tsan_func_entry)" = 0 ]; then
-    echo "tsan: $SO is not instrumented" >&2
-    exit 2
-fi
+build_sanitized "$TREE" tsan "$SAN" "-fsanitize=thread" __tsan_func_entry
 
 LIBTSAN=$($CC -print-file-name=libtsan.so)
 export LD_PRELOAD="$LIBTSAN"

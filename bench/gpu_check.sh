@@ -103,7 +103,7 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # (a missing optional package) must not stop the rest of the suite.
 PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
-run_stage pytest_all 200 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
+run_stage pytest_all 280 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.

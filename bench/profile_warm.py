@@ -32,8 +32,8 @@ class Proxy:
         v = getattr(_driver, name)
         return timed("_driver." + name, v) if callable(v) and not isinstance(v, type) else v
 compiler._driver = Proxy()
-for name in ("cache_key", "_decode_payload", "target_for", "_nvrtc_facts", "normalize_options",
-             "_usable_dir", "module_from_buffer", "_compile_cached", "_build_module",
+for name in ("_key_args", "_compiler_identity", "_device_target", "_nvrtc_facts", "normalize_options",
+             "_plan", "module_from_buffer", "_compile_cached", "_build_module",
              "_system_includes", "_current_context"):
     if hasattr(compiler, name):
         setattr(compiler, name, timed(name, getattr(compiler, name)))

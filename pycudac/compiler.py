@@ -26,7 +26,6 @@ with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 """
 import os
 import stat
-import struct
 import sys
 import tempfile
 import warnings
@@ -34,7 +33,10 @@ import warnings
 from pycudac import _driver
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
-_sha256 = _driver.sha256_impl()  # the store's own: one SHA-256 for keys and checksums
+# The cache hashes with hashlib's SHA-256 (src/cache.c): import it with this
+# module rather than inside the first lookup.
+_driver.sha256_impl()
+
 
 __all__ = [
     "SourceModule", "compile", "module_from_buffer", "module_from_file", "CompileError",
@@ -290,15 +292,11 @@ _info_cache = {}
 
 
 def _nvrtc_identity():
-    """'path size=N mtime=T ino=I' of the NVRTC library a compile would use
-    (`_driver.nvrtc_identity`), found with stat alone: a warm hit in a fresh
-    process never loads NVRTC. The file fixes NVRTC's version, so the key
-    needs nothing more from it."""
-    ident = _info_cache.get("nvrtc-identity")
-    if ident is None:
-        ident = _driver.nvrtc_identity(False) or _driver.nvrtc_identity(True)
-        _info_cache["nvrtc-identity"] = ident
-    return ident
+    """'path size=N mtime=T ino=I dev=D' of the NVRTC library a compile
+    would use (`_driver.nvrtc_identity`), found with stat alone where it can
+    be: a warm hit in a fresh process never loads NVRTC. The file fixes
+    NVRTC's version, so the key needs nothing more from it."""
+    return _driver.nvrtc_key_identity().split("\0", 1)[0]
 
 
 def _nvrtc_facts():
@@ -345,8 +343,7 @@ def _compiler_identity(compiler):
     """(kind, identity) of `compiler` for the key: NVRTC's library file, or
     the simulator's compiler and version."""
     if compiler == "nvrtc":  # with what decides its toolkit include directories
-        return "nvrtc", "\0".join([_nvrtc_identity()] + [
-            f"{v}={os.environ.get(v, '')}" for v in ("CUDA_HOME", "CUDA_PATH")])
+        return "nvrtc", _driver.nvrtc_key_identity()
     info = _info_cache.get(compiler)
     if info is None:
         info = _info_cache[compiler] = _driver.compiler_info(compiler)
@@ -395,31 +392,27 @@ def _include_fingerprint(dirs):
     return tuple(out)
 
 
+def _key_args(source, options, name_expressions, target, arch, compiler, backend,
+              no_extern_c, include_dirs):
+    """cache_key's fields, in the order _driver.cache_key and cache_find take them."""
+    kind, identity = _compiler_identity(compiler)
+    includes = _include_files(include_dirs) if include_dirs else None
+    return (CACHE_FORMAT_VERSION, kind, identity, backend, target, arch, options,
+            name_expressions or (), bool(no_extern_c), source, includes)
+
+
 def cache_key(source, options, name_expressions, target, arch, compiler, backend,
               no_extern_c, include_dirs=()):
-    """SHA-256 hex digest over everything that can change the compiled image:
-    tagged, length-prefixed fields, so no two field lists hash alike."""
-    kind, identity = _compiler_identity(compiler)
-    fields = [(b"format", str(CACHE_FORMAT_VERSION)), (b"compiler.kind", kind),
-              (b"compiler.identity", identity), (b"backend", backend), (b"target", target),
-              (b"arch", arch), (b"options", "\0".join(options)),
-              (b"name_expressions", "\0".join(name_expressions or ())),
-              (b"no_extern_c", "1" if no_extern_c else "0"), (b"source", source)]
-    if include_dirs:
-        for k, rel, data in _include_files(include_dirs):
-            fields += [(b"include.%d" % k, rel), (b"include.bytes", data)]
-    parts = []
-    for tag, data in fields:
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
-        parts += [b"%s\0%d\0" % (tag, len(data)), data]
-    return _sha256(b"".join(parts)).hexdigest()
+    """SHA-256 hex digest over everything that can change the compiled image
+    (src/cache_key.c: tagged, length-prefixed fields, so no two field lists
+    hash alike)."""
+    return _driver.cache_key(*_key_args(source, options, name_expressions, target, arch,
+                                        compiler, backend, no_extern_c, include_dirs))
 
 
 # ---------------------------------------------------------------------------
 # The on-disk cache (the store itself is src/cache.c)
 
-_PAYLOAD_MAGIC = b"PCC3"
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
           "compiles": 0}
 _dir_state = {}        # path -> None (usable) or the reason it is refused
@@ -428,21 +421,11 @@ _warned = set()        # (path, kind) pairs already warned about
 
 def cache_path(cache_dir=None):
     """The cache directory: cache_dir, else $PYCUDAC_CACHE_DIR, else
-    $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac."""
-    if cache_dir:
-        return os.path.abspath(os.fspath(cache_dir))
-    env = os.environ.get("PYCUDAC_CACHE_DIR")
-    if env:
-        return os.path.abspath(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return os.path.join(xdg, "pycudac")
-    return os.path.join(os.path.expanduser("~"), ".cache", "pycudac")
+    $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac (src/cache_key.c)."""
+    return _driver.cache_path(cache_dir)
 
 
-def _cache_disabled():
-    return os.environ.get("PYCUDAC_DISABLE_CACHE", "").strip().lower() in ("1", "true", "yes",
-                                                                           "on")
+_cache_disabled = _driver.cache_disabled
 
 
 def _max_bytes():
@@ -490,51 +473,9 @@ def _usable_dir(cache_dir, check=True):
 
 
 def _encode_payload(result, target, arch):
-    """A compile result as bytes: magic, then length-prefixed fields (target,
-    arch, log, image, PTX or none, the options it was compiled with, then the
-    lowered-name pairs). Read back on every warm start, so no JSON: struct
-    alone."""
-    enc = [s.encode("utf-8", "surrogatepass") for s in (
-        result.get("log") or "", result.get("ptx") or "", "\0".join(result["options"]))]
-    fields = [target.encode(), arch.encode(), enc[0], result["image"], enc[1], enc[2]]
-    for expr, name in (result.get("lowered") or {}).items():
-        fields += [expr.encode("utf-8", "surrogatepass"), name.encode("utf-8", "surrogatepass")]
-    head = struct.pack("<4sBI", _PAYLOAD_MAGIC, result.get("ptx") is not None, len(fields))
-    sizes = struct.pack("<%dQ" % len(fields), *map(len, fields))
-    return b"".join([head, sizes] + fields)
-
-
-def _decode_payload(payload, target, arch):
-    """The compile result stored in a payload, or None if it is not one of
-    ours for this target (treated as a miss)."""
-    try:
-        magic, has_ptx, n = struct.unpack_from("<4sBI", payload)
-        if magic != _PAYLOAD_MAGIC or n < 6 or n % 2 or has_ptx > 1:
-            return None
-        at = 9  # struct.calcsize("<4sBI")
-        sizes = struct.unpack_from("<%dQ" % n, payload, at)
-        at += 8 * n
-        if at + sum(sizes) != len(payload):
-            return None
-        fields = []
-        for size in sizes:
-            fields.append(payload[at:at + size])
-            at += size
-        if fields[0] != target.encode() or fields[1] != arch.encode():
-            return None
-        text = [f.decode("utf-8", "surrogatepass") for f in fields[2:3] + fields[4:]]
-        log, ptx, options = text[:3]
-        return {"image": fields[3], "log": log, "ptx": ptx if has_ptx else None,
-                "options": options.split("\0") if options else [],
-                "lowered": dict(zip(text[3::2], text[4::2]))}
-    except (struct.error, UnicodeDecodeError, OverflowError, MemoryError):
-        return None
-
-
-def _cache_fetch(path, key, target, arch):
-    """The verified, decoded entry `key` for this target, or None (a miss)."""
-    payload = _driver.cache_load(path, key)
-    return None if payload is None else _decode_payload(payload, target, arch)
+    """A compile result as the bytes of a cache entry (format: src/cache_key.c)."""
+    return _driver.cache_encode(target, arch, result.get("log"), result["image"],
+                                result.get("ptx"), result["options"], result.get("lowered"))
 
 
 def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
@@ -546,19 +487,19 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
     the target (_device_target); a guess that misses is confirmed before
     anything is compiled or stored."""
     options, target, arch, sure = plan(False)
-    path = _usable_dir(cache_dir, check=False)
-    key = result = None
-    if path is not None:
-        key = cache_key(source, options, name_expressions, target, arch, compiler, backend,
-                        no_extern_c, include_dirs)
-        result = _cache_fetch(path, key, target, arch)
+    if include_dirs and _usable_dir(cache_dir, check=False) is None:
+        include_dirs = ()  # no cache: no need to read every header for a key
+    # one C call: directory, key, entry read, verify and decode
+    path, key, result = _driver.cache_find(cache_dir, *_key_args(
+        source, options, name_expressions, target, arch, compiler, backend, no_extern_c,
+        include_dirs))
     if result is None and not sure:
         guess = (target, arch)
         options, target, arch, sure = plan(True)
         if path is not None and (target, arch) != guess:
-            key = cache_key(source, options, name_expressions, target, arch, compiler,
-                            backend, no_extern_c, include_dirs)
-            result = _cache_fetch(path, key, target, arch)
+            path, key, result = _driver.cache_find(cache_dir, *_key_args(
+                source, options, name_expressions, target, arch, compiler, backend,
+                no_extern_c, include_dirs))
     if result is not None:
         _stats["hits"] += 1
         result.update(from_cache=True, key=key, target=target, arch=arch)

@@ -3,6 +3,7 @@
  * lives in its own file and adds its types and functions here; this file
  * only calls them in order.
  */
+#include "pycudac/cache.h"
 #include "pycudac/context.h"
 #include "pycudac/errors.h"
 #include "pycudac/function.h"
@@ -26,7 +27,7 @@ PyMODINIT_FUNC PyInit__driver(void)
     if (pcc_errors_init(m) < 0 || pcc_loader_init(m) < 0 || pcc_device_init(m) < 0 ||
         pcc_context_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
         pcc_event_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
-        pcc_cache_init(m) < 0 || pcc_function_init(m) < 0) {
+        pcc_cache_init(m) < 0 || pcc_cache_key_init(m) < 0 || pcc_function_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

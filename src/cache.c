@@ -34,14 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pycudac/module.h"
+#include "pycudac/cache.h"
 
 #define PCC_CACHE_MAGIC "PCCCACHE"
 #define PCC_CACHE_FORMAT 1u
 #define PCC_CACHE_HEADER 88 /* 8 magic + 4 format + 4 header size + 32 key + 8 len + 32 sha */
-#define PCC_CACHE_SUFFIX ".pcc"
 #define PCC_CACHE_TMP_PREFIX ".tmp-"
-#define PCC_KEY_HEX 64
 /* Refuse absurd entries before allocating for them. */
 #define PCC_CACHE_MAX_ENTRY ((uint64_t)1 << 32)
 /* Temporary files older than this were left by a crashed writer. */
@@ -80,7 +78,7 @@ static uint64_t get_u64(const unsigned char *p)
 }
 
 /* key_hex (64 lowercase or uppercase hex digits) → 32 bytes. 0 or -1 + ValueError. */
-static int parse_key(PyObject *key_hex, unsigned char key[32], char name[PCC_KEY_HEX + 8])
+static int parse_key(PyObject *key_hex, unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
 {
     Py_ssize_t n;
     const char *s = PyUnicode_Check(key_hex) ? PyUnicode_AsUTF8AndSize(key_hex, &n) : NULL;
@@ -106,16 +104,20 @@ static int parse_key(PyObject *key_hex, unsigned char key[32], char name[PCC_KEY
         }
         key[i] = (unsigned char)v;
     }
+    pcc_entry_name(key, name);
+    return 0;
+}
+
+void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
+{
     static const char hexd[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) {
         name[2 * i] = hexd[key[i] >> 4];
         name[2 * i + 1] = hexd[key[i] & 15];
     }
     memcpy(name + PCC_KEY_HEX, PCC_CACHE_SUFFIX, sizeof PCC_CACHE_SUFFIX);
-    return 0;
 }
 
-/* SHA-256 of [p, p+n) into out[32]. 0, or -1 with an exception. */
 /* The SHA-256 that the key and the entry checksums use (borrowed):
  * hashlib's, which is OpenSSL's (SHA-NI where the CPU has it). CPython's
  * built-in one was tried for a warm start without OpenSSL's set-up and was
@@ -132,7 +134,7 @@ static PyObject *sha256_callable(void)
     return sha256_fn;
 }
 
-static int payload_sha256(const void *p, size_t n, unsigned char out[32])
+int pcc_sha256(const void *p, size_t n, unsigned char out[32])
 {
     if (sha256_callable() == NULL)
         return -1;
@@ -271,10 +273,8 @@ static int read_entry(int fd, unsigned char *header, char *payload, size_t len)
  * minute does not matter, and the write is a syscall on every warm start. */
 #define PCC_CACHE_TOUCH_AFTER_S 60
 
-/* The verified payload of entry `key`, or NULL with *why set (a miss) —
- * or NULL with an exception set (only for failures of Python itself). */
-static PyObject *load_entry(const char *dir, const unsigned char key[32], const char *name,
-                            const char **why)
+PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const char *name,
+                         const char **why)
 {
     int dfd = -1, fd = -1, ok = 0;
     uint64_t size = 0;
@@ -316,7 +316,7 @@ static PyObject *load_entry(const char *dir, const unsigned char key[32], const 
         goto done;
     }
     unsigned char digest[32];
-    if (payload_sha256(dst, len, digest) < 0) {
+    if (pcc_sha256(dst, len, digest) < 0) {
         Py_CLEAR(payload);
         goto done;
     }
@@ -341,7 +341,7 @@ done:
  * caller releases it), key the 32 key bytes, name the entry's file name.
  * 0, or -1 with an exception and nothing to release. */
 static int parse_entry_args(PyObject *args, const char *fmt, PyObject **dir_obj,
-                            unsigned char key[32], char name[PCC_KEY_HEX + 8])
+                            unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
 {
     PyObject *key_hex;
     *dir_obj = NULL;
@@ -359,11 +359,11 @@ static PyObject *py_cache_load(PyObject *self, PyObject *args)
     (void)self;
     PyObject *dir_obj;
     unsigned char key[32];
-    char name[PCC_KEY_HEX + 8];
+    char name[PCC_ENTRY_NAME_LEN];
     if (parse_entry_args(args, "O&U:cache_load", &dir_obj, key, name) < 0)
         return NULL;
     const char *why = NULL;
-    PyObject *out = load_entry(PyBytes_AS_STRING(dir_obj), key, name, &why);
+    PyObject *out = pcc_cache_load(PyBytes_AS_STRING(dir_obj), key, name, &why);
     Py_DECREF(dir_obj);
     if (out == NULL && !PyErr_Occurred())
         Py_RETURN_NONE;
@@ -376,11 +376,11 @@ static PyObject *py_cache_verify(PyObject *self, PyObject *args)
     (void)self;
     PyObject *dir_obj;
     unsigned char key[32];
-    char name[PCC_KEY_HEX + 8];
+    char name[PCC_ENTRY_NAME_LEN];
     if (parse_entry_args(args, "O&U:cache_verify", &dir_obj, key, name) < 0)
         return NULL;
     const char *why = NULL;
-    PyObject *payload = load_entry(PyBytes_AS_STRING(dir_obj), key, name, &why);
+    PyObject *payload = pcc_cache_load(PyBytes_AS_STRING(dir_obj), key, name, &why);
     Py_DECREF(dir_obj);
     if (payload != NULL) {
         Py_DECREF(payload);
@@ -413,7 +413,7 @@ static int write_all(int fd, const void *buf, size_t n)
 }
 
 typedef struct {
-    char name[PCC_KEY_HEX + 8];
+    char name[PCC_ENTRY_NAME_LEN];
     uint64_t size;
     struct timespec mtime;
 } cache_file;
@@ -572,7 +572,7 @@ static PyObject *py_cache_store(PyObject *self, PyObject *args, PyObject *kwargs
         return NULL;
     PyObject *out = NULL;
     unsigned char key[32], header[PCC_CACHE_HEADER];
-    char name[PCC_KEY_HEX + 8];
+    char name[PCC_ENTRY_NAME_LEN];
     if (parse_key(key_hex, key, name) < 0)
         goto done;
     if ((uint64_t)payload.len > PCC_CACHE_MAX_ENTRY - PCC_CACHE_HEADER) {
@@ -584,7 +584,7 @@ static PyObject *py_cache_store(PyObject *self, PyObject *args, PyObject *kwargs
     put_u32(header + 12, PCC_CACHE_HEADER);
     memcpy(header + 16, key, 32);
     put_u64(header + 48, (uint64_t)payload.len);
-    if (payload_sha256(payload.buf, (size_t)payload.len, header + 56) < 0)
+    if (pcc_sha256(payload.buf, (size_t)payload.len, header + 56) < 0)
         goto done;
 
     const char *dir = PyBytes_AS_STRING(dir_obj), *why = NULL;

@@ -178,7 +178,22 @@ static int file_in_dir(const char *dir, char *out, size_t outlen, char *tried, s
     return NVRTC_NONE;
 }
 
-/* The nvidia-cuda-nvrtc wheel: <sys.path entry>/nvidia/{cu13,cuda_nvrtc}/lib. */
+/* A sys.path entry that pip installs wheels into. */
+static int is_packages_dir(const char *p)
+{
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    static const char *const names[] = {"site-packages", "dist-packages"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t k = strlen(names[i]);
+        if (n >= k && memcmp(p + n - k, names[i], k) == 0 && (n == k || p[n - k - 1] == '/'))
+            return 1;
+    }
+    return 0;
+}
+
+/* The nvidia-cuda-nvrtc wheel: <site-packages>/nvidia/{cu13,cuda_nvrtc}/lib. */
 static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
 {
     PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
@@ -190,23 +205,21 @@ static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
                 PyErr_Clear();
                 continue;
             }
-            /* one probe per entry: most sys.path entries have no nvidia/ (a warm
-             * cache hit pays for this search on every start) */
+            /* A warm cache hit pays for this search on every start: only
+             * site-packages-like entries, one probe for nvidia/ in each, then
+             * the files themselves (a syscall costs microseconds in a VM). */
             char dir[1024];
             int w = snprintf(dir, sizeof dir, "%s/nvidia", base);
-            if (w <= 0 || (size_t)w >= sizeof dir || access(dir, X_OK) != 0)
+            if (!is_packages_dir(base) || w <= 0 || (size_t)w >= sizeof dir ||
+                access(dir, X_OK) != 0)
                 continue;
-            const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
-            for (size_t k = 0; k < 2; k++) {
-                w = snprintf(dir, sizeof dir, "%s/%s", base, subdirs[k]);
-                if (w <= 0 || (size_t)w >= sizeof dir || access(dir, X_OK) != 0)
-                    continue;
+            const char *const subdirs[] = {"cu13/lib", "cuda_nvrtc/lib"};
+            for (size_t k = 0; k < 2; k++)
                 for (size_t n = 0; n < N_NVRTC_NAMES; n++) {
-                    w = snprintf(out, outlen, "%s/%s", dir, nvrtc_names[n]);
+                    w = snprintf(out, outlen, "%s/%s/%s", dir, subdirs[k], nvrtc_names[n]);
                     if (w > 0 && (size_t)w < outlen && access(out, R_OK) == 0)
                         return NVRTC_FILE;
                 }
-            }
         }
     }
     note_tried(tried, len, "site-packages/nvidia/{cu13,cuda_nvrtc}/lib (nvidia-cuda-nvrtc wheel)");
@@ -398,7 +411,38 @@ static PyObject *py_nvrtc_identity(PyObject *self, PyObject *args)
     return PyUnicode_FromString(ident);
 }
 
+/* What names NVRTC in the cache key: its library file (looked up once per
+ * process, without loading it where stat can tell) and CUDA_HOME/CUDA_PATH,
+ * which pick the toolkit headers a compile adds. */
+static PyObject *py_nvrtc_key_identity(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    static char file[2048];
+    if (file[0] == '\0') {
+        char ident[2048];
+        int r = pcc_nvrtc_identity(ident, sizeof ident, 0);
+        if (r == 0)
+            r = pcc_nvrtc_identity(ident, sizeof ident, 1);
+        if (r < 0)
+            return NULL;
+        memcpy(file, ident, sizeof file);
+    }
+    const char *home = getenv("CUDA_HOME"), *path = getenv("CUDA_PATH");
+    char buf[8192];
+    int n = snprintf(buf, sizeof buf, "%s%cCUDA_HOME=%s%cCUDA_PATH=%s", file, 0,
+                     home ? home : "", 0, path ? path : "");
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        PyErr_SetString(PyExc_ValueError, "CUDA_HOME or CUDA_PATH is implausibly long");
+        return NULL;
+    }
+    return PyUnicode_DecodeFSDefaultAndSize(buf, n);
+}
+
 static PyMethodDef loader_methods[] = {
+    {"nvrtc_key_identity", py_nvrtc_key_identity, METH_NOARGS,
+     "nvrtc_key_identity() -> 'identity\\0CUDA_HOME=...\\0CUDA_PATH=...': what names NVRTC in "
+     "the cache key (the library file as nvrtc_identity says, found once per process)."},
     {"nvrtc_identity", py_nvrtc_identity, METH_VARARGS,
      "nvrtc_identity(load=True): 'path size=N mtime=T ino=I dev=D' of the NVRTC library pycudac "
      "uses; "

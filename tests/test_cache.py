@@ -85,18 +85,72 @@ def test_option_order_and_expression_boundaries_matter():
 
 def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     k = compiler.cache_key(**BASE)
+    full = _driver.nvrtc_key_identity()
     ident = compiler._nvrtc_identity()
+    assert full.startswith(ident + "\0CUDA_HOME=")
     # another NVRTC build: a different file, or the same path rewritten
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity", "/other/libnvrtc.so.13" +
-                        ident[ident.index(" size="):])
-    assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity",
-                        ident.replace(" size=", " size=1"))
-    assert compiler.cache_key(**BASE) != k
-    monkeypatch.setitem(compiler._info_cache, "nvrtc-identity", ident)
+    for other in ("/other/libnvrtc.so.13" + ident[ident.index(" size="):],
+                  ident.replace(" size=", " size=1")):
+        monkeypatch.setattr(_driver, "nvrtc_key_identity",
+                            lambda o=other: o + full[len(ident):])
+        assert compiler.cache_key(**BASE) != k
+    monkeypatch.undo()
     assert compiler.cache_key(**BASE) == k
+    # CUDA_HOME picks the toolkit headers a compile adds
+    monkeypatch.setenv("CUDA_HOME", "/opt/elsewhere/cuda")
+    assert compiler.cache_key(**BASE) != k
+    monkeypatch.undo()
     monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
     assert compiler.cache_key(**BASE) != k
+
+
+def test_key_is_sha256_of_the_documented_fields(tmp_path):
+    """src/cache_key.c hashes tag NUL length NUL bytes for each field in a
+    fixed order; recomputed here with hashlib from that description."""
+    import hashlib
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "a.h").write_bytes(b"#define A 1\n")
+    args = dict(BASE, options=["-DA", "--gpu-architecture=sm_90"], name_expressions=["f<1>"],
+                source=SRC + "// \u00e9\n", include_dirs=[str(inc)])
+    kind, identity = compiler._compiler_identity("nvrtc")
+    fields = [(b"format", str(compiler.CACHE_FORMAT_VERSION)), (b"compiler.kind", kind),
+              (b"compiler.identity", identity), (b"backend", "nvrtc"), (b"target", "cubin"),
+              (b"arch", "sm_90"), (b"options", "-DA\0--gpu-architecture=sm_90"),
+              (b"name_expressions", "f<1>"), (b"no_extern_c", "0"),
+              (b"source", args["source"]), (b"include.0", "a.h"),
+              (b"include.bytes", b"#define A 1\n")]
+    h = hashlib.sha256()
+    for tag, data in fields:
+        data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        h.update(b"%s\0%d\0" % (tag, len(data)) + data)
+    assert compiler.cache_key(**args) == h.hexdigest()
+
+
+def test_payload_round_trip_and_damage():
+    """An entry's payload decodes to what was encoded; any damage (every
+    truncation, flipped bytes) decodes to None (a miss) or to a dict, never
+    a crash or an exception."""
+    import random
+    result = {"image": bytes(range(256)) * 3, "log": "warning: x\u00e9", "ptx": ".version 8",
+              "options": ["-DA", "--gpu-architecture=sm_90"],
+              "lowered": {"f<1>": "_Z1fILi1EEvv", "g": "g"}}
+    p = compiler._encode_payload(result, "cubin", "sm_90")
+    assert _driver.cache_decode(p, "cubin", "sm_90") == result
+    assert _driver.cache_decode(p, "cubin", "sm_80") is None
+    assert _driver.cache_decode(p, "ptx", "sm_90") is None
+    bare = dict(result, ptx=None, options=[], lowered={}, log="")
+    assert _driver.cache_decode(compiler._encode_payload(bare, "ptx", "compute_90"), "ptx",
+                                "compute_90") == bare
+    for n in range(len(p)):
+        assert _driver.cache_decode(p[:n], "cubin", "sm_90") is None
+    rng = random.Random(7)
+    for _ in range(3000):
+        b = bytearray(p)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        out = _driver.cache_decode(bytes(b), "cubin", "sm_90")
+        assert out is None or isinstance(out, dict)
 
 
 def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
@@ -428,9 +482,32 @@ def test_cache_path_precedence(monkeypatch, tmp_path):
     assert compiler.cache_path(tmp_path / "c") == str(tmp_path / "c")
     monkeypatch.delenv("PYCUDAC_CACHE_DIR")
     assert compiler.cache_path() == str(tmp_path / "x" / "pycudac")
-    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/xdg")  # not absolute: ignored
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
     assert compiler.cache_path() == str(tmp_path / "h" / ".cache" / "pycudac")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h") + "//")
+    assert compiler.cache_path() == str(tmp_path / "h" / ".cache" / "pycudac")
+    monkeypatch.setenv("HOME", "/")
+    assert compiler.cache_path() == "/.cache/pycudac"
+    # the same answers as os.path for the spellings abspath normalizes
+    monkeypatch.chdir(tmp_path)
+    for spelling in ("rel/dir", "./a/../b", str(tmp_path) + "//x/./y/", "//net/share",
+                     "/a/b/..", "/"):
+        monkeypatch.setenv("PYCUDAC_CACHE_DIR", spelling)
+        assert compiler.cache_path() == os.path.abspath(spelling), spelling
+        assert compiler.cache_path(spelling) == os.path.abspath(spelling), spelling
+    monkeypatch.delenv("PYCUDAC_CACHE_DIR")
+    monkeypatch.delenv("HOME")  # the password database's home, as os.path.expanduser
+    assert compiler.cache_path() == os.path.join(os.path.expanduser("~"), ".cache", "pycudac")
+
+
+@pytest.mark.parametrize("value,off", [("1", True), (" TRUE ", True), ("yes", True),
+                                       ("On", True), ("0", False), ("", False),
+                                       ("no", False), ("1x", False)])
+def test_disable_cache_spellings(monkeypatch, value, off):
+    monkeypatch.setenv("PYCUDAC_DISABLE_CACHE", value)
+    assert compiler._cache_disabled() is off
 
 
 def test_stats_and_clear(cache):

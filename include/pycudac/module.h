@@ -20,6 +20,5 @@ typedef struct {
 
 int pcc_module_init(PyObject *module);
 int pcc_compile_init(PyObject *module);
-int pcc_cache_init(PyObject *module);
 
 #endif

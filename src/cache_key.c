@@ -1,0 +1,601 @@
+/*
+ * cache_key.c — the lookup side of the compile cache: which directory, which
+ * key, and what an entry's payload holds. The store itself is cache.c.
+ *
+ * A warm start (source → loaded module in a fresh process) pays for every
+ * first call of Python code, so the whole lookup is one C call, cache_find:
+ * resolve the directory from the environment, hash the key, read and verify
+ * the entry, decode its payload. compiler.py's cache_path, cache_key and the
+ * payload helpers are this file's functions too, so each rule exists once.
+ *
+ * The key is SHA-256 over tagged, length-prefixed fields:
+ *   tag NUL decimal-length NUL bytes, for each field in a fixed order
+ * (format, compiler.kind, compiler.identity, backend, target, arch, options
+ * joined by NUL, name_expressions joined by NUL, no_extern_c, source, then
+ * include.<k>/include.bytes pairs), so no two field lists hash alike.
+ *
+ * The payload ("PCC3") is: magic, has_ptx (1 byte), field count (u32), one
+ * u64 size per field, then the fields: target, arch, log, image, ptx,
+ * options joined by NUL, then (name expression, lowered name) pairs. All
+ * little-endian; text is UTF-8 (surrogatepass, like the source).
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pycudac/cache.h"
+
+#define PAYLOAD_MAGIC "PCC3"
+#define PAYLOAD_HEAD 9 /* magic, has_ptx, field count */
+#define PAYLOAD_FIXED 6 /* target, arch, log, image, ptx, options */
+
+/* ---- the directory ----------------------------------------------------------- */
+
+/* The value of environment variable `name` as str (decoded as os.environ
+ * does), or NULL without an exception when unset or empty. */
+static PyObject *env_str(const char *name, int *failed)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return NULL;
+    PyObject *s = PyUnicode_DecodeFSDefault(v);
+    if (s == NULL)
+        *failed = 1;
+    return s;
+}
+
+static int cache_disabled(void)
+{
+    const char *v = getenv("PYCUDAC_DISABLE_CACHE");
+    if (v == NULL)
+        return 0;
+    while (isspace((unsigned char)*v))
+        v++;
+    size_t n = strlen(v);
+    while (n > 0 && isspace((unsigned char)v[n - 1]))
+        n--;
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (strlen(yes[i]) == n && strncasecmp(v, yes[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* An absolute path that os.path.abspath would return unchanged: no empty,
+ * "." or ".." component, no trailing slash, and not the "//" that POSIX
+ * keeps at the start. */
+static int is_normal_abs(const char *p)
+{
+    if (p[0] != '/' || p[1] == '/')
+        return 0;
+    if (p[1] == '\0')
+        return 1;
+    for (const char *c = p + 1;;) {
+        const char *end = strchr(c, '/');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (end == NULL)
+            return 1;
+        c = end + 1;
+    }
+}
+
+/* os.path.<fn>(arg), for the cases the fast paths leave to Python. */
+static PyObject *posixpath_call(const char *fn, PyObject *arg)
+{
+    PyObject *mod = PyImport_ImportModule("posixpath");
+    if (mod == NULL)
+        return NULL;
+    PyObject *out = PyObject_CallMethod(mod, fn, "O", arg);
+    Py_DECREF(mod);
+    return out;
+}
+
+/* os.path.abspath(path) */
+static PyObject *abspath(PyObject *path)
+{
+    const char *s = PyUnicode_Check(path) ? PyUnicode_AsUTF8(path) : NULL;
+    if (s != NULL && is_normal_abs(s))
+        return Py_NewRef(path);
+    PyErr_Clear();
+    return posixpath_call("abspath", path);
+}
+
+/* os.path.join(base, tail) for a relative tail without a leading slash. */
+static PyObject *join(PyObject *base, const char *tail)
+{
+    Py_ssize_t n = PyUnicode_GetLength(base);
+    if (n < 0)
+        return NULL;
+    int slash = n == 0 || PyUnicode_ReadChar(base, n - 1) == '/';
+    return PyUnicode_FromFormat("%U%s%s", base, slash ? "" : "/", tail);
+}
+
+/* compiler.cache_path: cache_dir, else $PYCUDAC_CACHE_DIR, else
+ * $XDG_CACHE_HOME/pycudac (when absolute), else ~/.cache/pycudac. */
+static PyObject *cache_path(PyObject *cache_dir)
+{
+    int given = cache_dir != NULL && cache_dir != Py_None ? PyObject_IsTrue(cache_dir) : 0;
+    if (given < 0)
+        return NULL;
+    if (given) {
+        PyObject *p = PyOS_FSPath(cache_dir);
+        if (p == NULL)
+            return NULL;
+        PyObject *out = abspath(p);
+        Py_DECREF(p);
+        return out;
+    }
+    int failed = 0;
+    PyObject *env = env_str("PYCUDAC_CACHE_DIR", &failed);
+    if (env != NULL) {
+        PyObject *out = abspath(env);
+        Py_DECREF(env);
+        return out;
+    }
+    PyObject *xdg = failed ? NULL : env_str("XDG_CACHE_HOME", &failed);
+    if (xdg != NULL) {
+        PyObject *out = PyUnicode_READ_CHAR(xdg, 0) == '/' ? join(xdg, "pycudac") : NULL;
+        Py_DECREF(xdg);
+        if (out != NULL || PyErr_Occurred())
+            return out;
+    }
+    if (failed)
+        return NULL;
+    /* os.path.expanduser("~"): $HOME without its trailing slashes, "/" if
+     * that leaves nothing; Python asks the password database without HOME */
+    const char *home = getenv("HOME");
+    PyObject *h;
+    if (home != NULL) {
+        size_t n = strlen(home);
+        while (n > 0 && home[n - 1] == '/')
+            n--;
+        h = n ? PyUnicode_DecodeFSDefaultAndSize(home, (Py_ssize_t)n)
+              : PyUnicode_FromString("/");
+    } else {
+        PyObject *tilde = PyUnicode_FromString("~");
+        h = tilde ? posixpath_call("expanduser", tilde) : NULL;
+        Py_XDECREF(tilde);
+    }
+    if (h == NULL)
+        return NULL;
+    PyObject *out = join(h, ".cache/pycudac");
+    Py_DECREF(h);
+    return out;
+}
+
+/* ---- the key ----------------------------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} growbuf;
+
+static int put(growbuf *g, const void *p, size_t n)
+{
+    if (g->len + n > g->cap) {
+        size_t cap = g->cap ? g->cap : 4096;
+        while (cap < g->len + n)
+            cap *= 2;
+        char *b = PyMem_Realloc(g->buf, cap);
+        if (b == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->buf = b;
+        g->cap = cap;
+    }
+    memcpy(g->buf + g->len, p, n);
+    g->len += n;
+    return 0;
+}
+
+/* One tagged field: tag NUL length NUL bytes. */
+static int put_field(growbuf *g, const char *tag, const char *p, size_t n)
+{
+    char head[96];
+    int h = snprintf(head, sizeof head, "%s%c%zu%c", tag, 0, n, 0);
+    if (h < 0 || (size_t)h >= sizeof head) {
+        PyErr_SetString(PyExc_ValueError, "cache key: field tag too long");
+        return -1;
+    }
+    return put(g, head, (size_t)h) < 0 ? -1 : put(g, p, n);
+}
+
+/* UTF-8 (surrogatepass) bytes of str `s`, as a new bytes object. */
+static PyObject *utf8(PyObject *s, const char *what)
+{
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "cache key: %s must be str, not %.100s", what,
+                     Py_TYPE(s)->tp_name);
+        return NULL;
+    }
+    return PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+}
+
+static int put_str_field(growbuf *g, const char *tag, PyObject *s)
+{
+    PyObject *b = utf8(s, tag);
+    if (b == NULL)
+        return -1;
+    int rc = put_field(g, tag, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+    Py_DECREF(b);
+    return rc;
+}
+
+/* A sequence of str joined by NUL, as one field. */
+static int put_joined_field(growbuf *g, const char *tag, PyObject *seq)
+{
+    PyObject *fast = PySequence_Fast(seq, "cache key: options and name expressions must be "
+                                          "sequences of str");
+    if (fast == NULL)
+        return -1;
+    growbuf j = {0};
+    int rc = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *b = utf8(PySequence_Fast_GET_ITEM(fast, i), tag);
+        if (b == NULL) {
+            rc = -1;
+            break;
+        }
+        rc = (i > 0 && put(&j, "", 1) < 0) ||
+                     put(&j, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b)) < 0
+                 ? -1
+                 : 0;
+        Py_DECREF(b);
+    }
+    Py_DECREF(fast);
+    if (rc == 0)
+        rc = put_field(g, tag, j.buf ? j.buf : "", j.len);
+    PyMem_Free(j.buf);
+    return rc;
+}
+
+typedef struct {
+    PyObject *format, *kind, *identity, *backend, *target, *arch, *options, *exprs, *source,
+        *includes;
+    int no_extern_c;
+} key_args;
+
+/* The key's digest. `includes` (None or a list of (k, relative path,
+ * bytes)) are the files under include_dirs. 0, or -1 with an exception. */
+static int key_digest(const key_args *a, unsigned char out[32])
+{
+    growbuf g = {0};
+    PyObject *fmt = PyObject_Str(a->format);
+    int rc = fmt == NULL || put_str_field(&g, "format", fmt) < 0 ||
+             put_str_field(&g, "compiler.kind", a->kind) < 0 ||
+             put_str_field(&g, "compiler.identity", a->identity) < 0 ||
+             put_str_field(&g, "backend", a->backend) < 0 ||
+             put_str_field(&g, "target", a->target) < 0 ||
+             put_str_field(&g, "arch", a->arch) < 0 ||
+             put_joined_field(&g, "options", a->options) < 0 ||
+             put_joined_field(&g, "name_expressions", a->exprs) < 0 ||
+             put_field(&g, "no_extern_c", a->no_extern_c ? "1" : "0", 1) < 0 ||
+             put_str_field(&g, "source", a->source) < 0
+                 ? -1
+                 : 0;
+    Py_XDECREF(fmt);
+    if (rc == 0 && a->includes != NULL && a->includes != Py_None) {
+        PyObject *fast = PySequence_Fast(a->includes, "cache key: includes must be a list");
+        Py_ssize_t n = fast ? PySequence_Fast_GET_SIZE(fast) : 0;
+        rc = fast ? 0 : -1;
+        for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(fast, i), *rel;
+            Py_ssize_t k;
+            Py_buffer data;
+            char tag[32];
+            if (!PyArg_ParseTuple(item, "nUy*:cache key include", &k, &rel, &data)) {
+                rc = -1;
+                break;
+            }
+            snprintf(tag, sizeof tag, "include.%zd", k);
+            rc = put_str_field(&g, tag, rel) < 0 ||
+                         put_field(&g, "include.bytes", data.buf, (size_t)data.len) < 0
+                     ? -1
+                     : 0;
+            PyBuffer_Release(&data);
+        }
+        Py_XDECREF(fast);
+    }
+    if (rc == 0)
+        rc = pcc_sha256(g.buf ? g.buf : "", g.len, out);
+    PyMem_Free(g.buf);
+    return rc;
+}
+
+static PyObject *parse_key_args(PyObject *args, const char *fmt, PyObject **first, key_args *a)
+{
+    a->includes = NULL;
+    if (first != NULL)
+        return PyArg_ParseTuple(args, fmt, first, &a->format, &a->kind, &a->identity,
+                                &a->backend, &a->target, &a->arch, &a->options, &a->exprs,
+                                &a->no_extern_c, &a->source, &a->includes)
+                   ? Py_None
+                   : NULL;
+    return PyArg_ParseTuple(args, fmt, &a->format, &a->kind, &a->identity, &a->backend,
+                            &a->target, &a->arch, &a->options, &a->exprs, &a->no_extern_c,
+                            &a->source, &a->includes)
+               ? Py_None
+               : NULL;
+}
+
+/* ---- the payload ------------------------------------------------------------- */
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static PyObject *text(const char *p, uint64_t n)
+{
+    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "surrogatepass");
+}
+
+/* The compile result a payload holds, as compiler.py's dict (image, log,
+ * ptx, options, lowered) — or None when it is not one of ours for
+ * target/arch (a miss), or NULL with an exception (Python failures only). */
+static PyObject *decode_payload(PyObject *payload, const char *target, const char *arch)
+{
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(payload);
+    uint64_t len = (uint64_t)PyBytes_GET_SIZE(payload);
+    if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 1)
+        Py_RETURN_NONE;
+    uint32_t n = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 |
+                 (uint32_t)p[8] << 24;
+    if (n < PAYLOAD_FIXED || n % 2 || n > (len - PAYLOAD_HEAD) / 8)
+        Py_RETURN_NONE;
+    uint64_t at = PAYLOAD_HEAD + 8ull * n, total = at;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t s = get_u64(p + PAYLOAD_HEAD + 8ull * i);
+        if (s > len - total)
+            Py_RETURN_NONE;
+        total += s;
+    }
+    if (total != len)
+        Py_RETURN_NONE;
+    const char *f[PAYLOAD_FIXED];
+    uint64_t fs[PAYLOAD_FIXED];
+    for (uint32_t i = 0; i < PAYLOAD_FIXED; i++) {
+        fs[i] = get_u64(p + PAYLOAD_HEAD + 8ull * i);
+        f[i] = (const char *)p + at;
+        at += fs[i];
+    }
+    if (fs[0] != strlen(target) || memcmp(f[0], target, fs[0]) != 0 || fs[1] != strlen(arch) ||
+        memcmp(f[1], arch, fs[1]) != 0)
+        Py_RETURN_NONE;
+    PyObject *log = text(f[2], fs[2]);
+    PyObject *image = PyBytes_FromStringAndSize(f[3], (Py_ssize_t)fs[3]);
+    PyObject *ptx = p[4] ? text(f[4], fs[4]) : Py_NewRef(Py_None);
+    PyObject *opts = PyList_New(0), *lowered = PyDict_New(), *out = NULL;
+    if (!log || !image || !ptx || !opts || !lowered)
+        goto fail;
+    for (const char *o = f[5], *end = f[5] + fs[5]; fs[5] > 0;) {
+        const char *z = memchr(o, '\0', (size_t)(end - o));
+        PyObject *s = text(o, (uint64_t)((z ? z : end) - o));
+        if (s == NULL || PyList_Append(opts, s) < 0) {
+            Py_XDECREF(s);
+            goto fail;
+        }
+        Py_DECREF(s);
+        if (z == NULL)
+            break;
+        o = z + 1;
+    }
+    for (uint32_t i = PAYLOAD_FIXED; i < n; i += 2) {
+        uint64_t s0 = get_u64(p + PAYLOAD_HEAD + 8ull * i);
+        uint64_t s1 = get_u64(p + PAYLOAD_HEAD + 8ull * (i + 1));
+        PyObject *expr = text((const char *)p + at, s0);
+        PyObject *name = expr ? text((const char *)p + at + s0, s1) : NULL;
+        int bad = name == NULL || PyDict_SetItem(lowered, expr, name) < 0;
+        Py_XDECREF(expr);
+        Py_XDECREF(name);
+        if (bad)
+            goto fail;
+        at += s0 + s1;
+    }
+    out = Py_BuildValue("{sOsOsOsOsO}", "image", image, "log", log, "ptx", ptx, "options", opts,
+                        "lowered", lowered);
+fail:
+    if (out == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear(); /* not text we wrote: a miss */
+        out = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(log);
+    Py_XDECREF(image);
+    Py_XDECREF(ptx);
+    Py_XDECREF(opts);
+    Py_XDECREF(lowered);
+    return out;
+}
+
+/* cache_encode(target, arch, log, image, ptx, options, lowered) -> payload */
+static PyObject *py_cache_encode(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *target, *arch, *log, *ptx, *options, *lowered;
+    Py_buffer image;
+    if (!PyArg_ParseTuple(args, "UUOy*OOO:cache_encode", &target, &arch, &log, &image, &ptx,
+                          &options, &lowered))
+        return NULL;
+    PyObject *parts = PyList_New(0), *out = NULL, *opts_joined = NULL, *items = NULL;
+    PyObject *empty = PyUnicode_FromString(""), *nul = PyUnicode_FromStringAndSize("\0", 1);
+    if (!parts || !empty || !nul)
+        goto done;
+    opts_joined = PyUnicode_Join(nul, options);
+    if (opts_joined == NULL)
+        goto done;
+    PyObject *fixed[] = {target, arch, log == Py_None ? empty : log, NULL,
+                         ptx == Py_None ? empty : ptx, opts_joined};
+    for (int i = 0; i < PAYLOAD_FIXED; i++) {
+        PyObject *b = i == 3 ? PyBytes_FromStringAndSize(image.buf, image.len)
+                             : utf8(fixed[i], "payload field");
+        if (b == NULL || PyList_Append(parts, b) < 0) {
+            Py_XDECREF(b);
+            goto done;
+        }
+        Py_DECREF(b);
+    }
+    if (lowered != Py_None) {
+        items = PyDict_Items(lowered);
+        if (items == NULL)
+            goto done;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+            PyObject *kv = PyList_GET_ITEM(items, i);
+            for (int k = 0; k < 2; k++) {
+                PyObject *b = utf8(PyTuple_GET_ITEM(kv, k), "lowered name");
+                if (b == NULL || PyList_Append(parts, b) < 0) {
+                    Py_XDECREF(b);
+                    goto done;
+                }
+                Py_DECREF(b);
+            }
+        }
+    }
+    Py_ssize_t n = PyList_GET_SIZE(parts), total = PAYLOAD_HEAD + 8 * n;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += PyBytes_GET_SIZE(PyList_GET_ITEM(parts, i));
+    out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL)
+        goto done;
+    unsigned char *w = (unsigned char *)PyBytes_AS_STRING(out);
+    memcpy(w, PAYLOAD_MAGIC, 4);
+    w[4] = ptx != Py_None;
+    for (int k = 0; k < 4; k++)
+        w[5 + k] = (unsigned char)((uint32_t)n >> (8 * k));
+    unsigned char *data = w + PAYLOAD_HEAD + 8 * n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = PyList_GET_ITEM(parts, i);
+        uint64_t s = (uint64_t)PyBytes_GET_SIZE(b);
+        for (int k = 0; k < 8; k++)
+            w[PAYLOAD_HEAD + 8 * i + k] = (unsigned char)(s >> (8 * k));
+        memcpy(data, PyBytes_AS_STRING(b), (size_t)s);
+        data += s;
+    }
+done:
+    PyBuffer_Release(&image);
+    Py_XDECREF(parts);
+    Py_XDECREF(items);
+    Py_XDECREF(opts_joined);
+    Py_XDECREF(empty);
+    Py_XDECREF(nul);
+    return out;
+}
+
+static PyObject *py_cache_decode(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *payload;
+    const char *target, *arch;
+    if (!PyArg_ParseTuple(args, "Sss:cache_decode", &payload, &target, &arch))
+        return NULL;
+    return decode_payload(payload, target, arch);
+}
+
+/* ---- Python functions ----------------------------------------------------------- */
+
+static PyObject *hex_of(const unsigned char key[32])
+{
+    char name[PCC_ENTRY_NAME_LEN];
+    pcc_entry_name(key, name);
+    return PyUnicode_FromStringAndSize(name, PCC_KEY_HEX);
+}
+
+static PyObject *py_cache_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    key_args a;
+    unsigned char key[32];
+    if (parse_key_args(args, "OUUUUUOOpU|O:cache_key", NULL, &a) == NULL ||
+        key_digest(&a, key) < 0)
+        return NULL;
+    return hex_of(key);
+}
+
+static PyObject *py_cache_path(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cache_dir = Py_None;
+    if (!PyArg_ParseTuple(args, "|O:cache_path", &cache_dir))
+        return NULL;
+    return cache_path(cache_dir);
+}
+
+static PyObject *py_cache_disabled(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(cache_disabled());
+}
+
+/* cache_find(cache_dir, <cache_key's arguments>) -> (path, key, result):
+ * path None when the cache is off (cache_dir False or
+ * PYCUDAC_DISABLE_CACHE), and then key and result are None too; result
+ * None on a miss. */
+static PyObject *py_cache_find(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cache_dir;
+    key_args a;
+    if (parse_key_args(args, "OOUUUUUOOpU|O:cache_find", &cache_dir, &a) == NULL)
+        return NULL;
+    if (cache_dir == Py_False || cache_disabled())
+        return Py_BuildValue("(OOO)", Py_None, Py_None, Py_None);
+    PyObject *path = cache_path(cache_dir), *dir = NULL, *key_hex = NULL, *result = NULL;
+    PyObject *out = NULL;
+    unsigned char key[32];
+    if (path == NULL || key_digest(&a, key) < 0 || (key_hex = hex_of(key)) == NULL ||
+        !PyUnicode_FSConverter(path, &dir))
+        goto done;
+    const char *target = PyUnicode_AsUTF8(a.target), *arch = PyUnicode_AsUTF8(a.arch);
+    if (target == NULL || arch == NULL)
+        goto done;
+    char name[PCC_ENTRY_NAME_LEN];
+    pcc_entry_name(key, name);
+    const char *why = NULL;
+    PyObject *payload = pcc_cache_load(PyBytes_AS_STRING(dir), key, name, &why);
+    if (payload == NULL && PyErr_Occurred())
+        goto done;
+    result = payload ? decode_payload(payload, target, arch) : Py_NewRef(Py_None);
+    Py_XDECREF(payload);
+done:
+    if (result != NULL)
+        out = PyTuple_Pack(3, path, key_hex, result);
+    Py_XDECREF(path);
+    Py_XDECREF(dir);
+    Py_XDECREF(key_hex);
+    Py_XDECREF(result);
+    return out;
+}
+
+static PyMethodDef cache_key_methods[] = {
+    {"cache_key", py_cache_key, METH_VARARGS,
+     "cache_key(format, kind, identity, backend, target, arch, options, name_expressions, "
+     "no_extern_c, source, includes=None) -> SHA-256 hex digest\n\nincludes: None or a list "
+     "of (directory index, relative path, bytes) for the files under include_dirs."},
+    {"cache_find", py_cache_find, METH_VARARGS,
+     "cache_find(cache_dir, <cache_key's arguments>) -> (path, key, result)\n\nThe whole "
+     "lookup: the directory (None when the cache is off), the key, and the decoded entry "
+     "(a dict) or None on a miss."},
+    {"cache_path", py_cache_path, METH_VARARGS,
+     "cache_path(cache_dir=None) -> the cache directory: cache_dir, else $PYCUDAC_CACHE_DIR, "
+     "else $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac (absolute)."},
+    {"cache_disabled", py_cache_disabled, METH_NOARGS,
+     "True when PYCUDAC_DISABLE_CACHE is 1, true, yes or on."},
+    {"cache_encode", py_cache_encode, METH_VARARGS,
+     "cache_encode(target, arch, log, image, ptx, options, lowered) -> payload bytes."},
+    {"cache_decode", py_cache_decode, METH_VARARGS,
+     "cache_decode(payload, target, arch) -> the result dict, or None when the payload is not "
+     "one of ours for that target."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_cache_key_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, cache_key_methods);
+}

@@ -244,6 +244,8 @@ static int context_release(PccContext *self, int raise)
     }
     if (rc != CUDA_SUCCESS && raise)
         return pcc_raise(rc, call);
+    if (rc != CUDA_SUCCESS)
+        pcc_note_failed_free(rc, call);
     return 0;
 }
 

@@ -21,6 +21,9 @@ int pcc_poison_code;
 int pcc_forked;
 int pcc_backend_loaded;
 unsigned long pcc_skipped_frees;
+static unsigned long failed_frees;
+static int last_failed_free_code;
+static const char *last_failed_free_call = "";
 
 static char poison_message[1024];
 static PyObject *last_launched; /* Function object most recently launched */
@@ -198,6 +201,13 @@ int pcc_skip_free(void)
     return 0;
 }
 
+void pcc_note_failed_free(CUresult rc, const char *call)
+{
+    failed_frees++;
+    last_failed_free_code = (int)rc;
+    last_failed_free_call = call;
+}
+
 void pcc_note_launch(PyObject *func)
 {
     if (func != last_launched) {
@@ -237,8 +247,10 @@ static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return Py_BuildValue("{s:k,s:i,s:i}", "skipped_frees", pcc_skipped_frees, "poison_code",
-                         pcc_poison_code, "forked", pcc_forked);
+    return Py_BuildValue("{s:k,s:i,s:i,s:k,s:i,s:s}", "skipped_frees", pcc_skipped_frees,
+                         "poison_code", pcc_poison_code, "forked", pcc_forked, "failed_frees",
+                         failed_frees, "last_failed_free_code", last_failed_free_code,
+                         "last_failed_free_call", last_failed_free_call);
 }
 
 /* For tests of the mapping table: raise the exception a CUresult maps to. */

@@ -32,6 +32,8 @@ static int host_release(PccHostAllocation *h, int raise)
     h->ptr = NULL;
     if (rc != CUDA_SUCCESS && raise)
         return pcc_raise(rc, call);
+    if (rc != CUDA_SUCCESS)
+        pcc_note_failed_free(rc, call);
     return 0;
 }
 

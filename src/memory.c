@@ -197,6 +197,8 @@ static int alloc_release(PccDeviceAllocation *a, int raise)
     pcc_ctx_leave(&g);
     if (rc != CUDA_SUCCESS && raise)
         return pcc_raise(rc, call);
+    if (rc != CUDA_SUCCESS)
+        pcc_note_failed_free(rc, call);
     return 0;
 }
 

@@ -52,6 +52,10 @@ static inline int pcc_ready(void)
  * backend never came up). Counts the skipped free. */
 int pcc_skip_free(void);
 
+/* A destructor's free that the driver refused (nothing may be raised
+ * there): counted, with the last code and call, for _debug_counters. */
+void pcc_note_failed_free(CUresult rc, const char *call);
+
 /* Remember the kernel launched last, for the message of a later sticky
  * error. `func` is a Function object (borrowed; a reference is kept). */
 void pcc_note_launch(PyObject *func);

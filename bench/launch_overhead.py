@@ -28,6 +28,9 @@ import sys
 import sysconfig
 import time
 
+# NumPy's BLAS threads would spin on the CPU this measures: one is enough.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")

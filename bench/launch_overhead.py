@@ -18,9 +18,13 @@ in alternating rounds, the median of many batches, in ns per call:
   (d) noop      the same loops calling a C function (METH_FASTCALL |
                 METH_KEYWORDS, returns None) with the same arguments: the
                 floor no launch API can go under
+      Noop()    the same, an object called through its vectorcall slot as a
+                Function is (Python 3.11+ specializes calls of builtin
+                functions and methods, not of such objects)
   loop          the bare `for _ in range(n): pass`
 
-pycudac's own cost is the difference to the matching noop line.
+pycudac's own cost is the difference to the matching noop line ((a) and (c)
+to the Noop() line: the same kind of callee).
 """
 import os
 import subprocess
@@ -40,19 +44,55 @@ STUB_LIB = os.path.join(OUT, "libstub_cuda.so")
 NOOP_SRC = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-/* Accepts anything and does nothing: the cost of a vectorcall from Python. */
+#include <structmember.h>
+/* Accept anything and do nothing: what a call from Python costs. `noop` is a
+ * builtin function (the interpreter has specialized calls for those); a
+ * Noop instance is called like a pycudac Function, through its vectorcall
+ * slot. */
 static PyObject *noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
     (void)self; (void)args; (void)nargs; (void)kwnames;
     Py_RETURN_NONE;
 }
+typedef struct { PyObject_HEAD vectorcallfunc vectorcall; } Noop;
+static PyObject *noop_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                 PyObject *kwnames)
+{
+    (void)self; (void)args; (void)nargsf; (void)kwnames;
+    Py_RETURN_NONE;
+}
+static PyObject *noop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args; (void)kwds;
+    Noop *o = (Noop *)type->tp_alloc(type, 0);
+    if (o)
+        o->vectorcall = noop_vectorcall;
+    return (PyObject *)o;
+}
+static PyMemberDef noop_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Noop, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+static PyTypeObject NoopType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "_noop.Noop", .tp_basicsize = sizeof(Noop),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Noop, vectorcall), .tp_call = PyVectorcall_Call,
+    .tp_new = noop_new, .tp_members = noop_members};
 static PyMethodDef methods[] = {
     {"noop", (PyCFunction)(void (*)(void))noop, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}};
 static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, .m_name = "_noop", .m_size = -1,
                                  .m_methods = methods};
-PyMODINIT_FUNC PyInit__noop(void) { return PyModule_Create(&def); }
+PyMODINIT_FUNC PyInit__noop(void)
+{
+    if (PyType_Ready(&NoopType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&def);
+    if (m && PyModule_AddObjectRef(m, "Noop", (PyObject *)&NoopType) < 0)
+        Py_CLEAR(m);
+    return m;
+}
 """
 
 SRC = r"""
@@ -79,8 +119,8 @@ def build():
                                "-fvisibility=hidden", "-I" + os.path.join(ROOT, "include"),
                                STUB_SRC, "-o", STUB_LIB])
     noop_lib = os.path.join(OUT, "_noop" + sysconfig.get_config_var("EXT_SUFFIX"))
-    if not os.path.exists(noop_lib):
-        src = os.path.join(OUT, "_noop.c")
+    src = os.path.join(OUT, "_noop.c")
+    if not os.path.exists(src) or open(src).read() != NOOP_SRC or not os.path.exists(noop_lib):
         with open(src, "w") as fh:
             fh.write(NOOP_SRC)
         subprocess.check_call([cc(), "-O2", "-Wall", "-Wextra", "-fPIC", "-shared",
@@ -95,7 +135,7 @@ def variants():
     from pycudac.compiler import SourceModule
     from pycudac.gpuarray import vec
     sys.path.insert(0, OUT)
-    from _noop import noop
+    from _noop import Noop, noop
 
     backend = drv.get_backend()
     if backend != "cuda":
@@ -106,6 +146,7 @@ def variants():
     ptr = drv.mem_alloc(4096)
     v4 = vec.make_float4(1, 2, 3, 4)
     f.prepare("Pi")
+    noop_obj = Noop()
     clock = time.perf_counter_ns
 
     # Each loop is written out (no helper taking the callable) so that the
@@ -119,6 +160,13 @@ def variants():
 
     def noop_empty(n):
         f_, p, s_ = noop, ptr, s
+        t0 = clock()
+        for _ in range(n):
+            f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
+        return (clock() - t0) / n
+
+    def noopobj_empty(n):
+        f_, p, s_ = noop_obj, ptr, s
         t0 = clock()
         for _ in range(n):
             f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
@@ -154,6 +202,14 @@ def variants():
               block=(1, 1, 1), grid=(1, 1), stream=s_)
         return (clock() - t0) / n
 
+    def noopobj_k16(n):
+        g, p, s_, v = noop_obj, ptr, s, v4
+        t0 = clock()
+        for _ in range(n):
+            g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
+              block=(1, 1, 1), grid=(1, 1), stream=s_)
+        return (clock() - t0) / n
+
     def loop(n):
         t0 = clock()
         for _ in range(n):
@@ -164,7 +220,8 @@ def variants():
     return keep, {"(a) empty call": empty, "(b) prepared_async_call": prepared,
                   "(c) k16 call": k16, "(d) noop, empty's args": noop_empty,
                   "(d) noop, prepared's args": noop_prepared, "(d) noop, k16's args": noop_k16,
-                  "loop alone": loop}
+                  "(d) Noop(), empty's args": noopobj_empty,
+                  "(d) Noop(), k16's args": noopobj_k16, "loop alone": loop}
 
 
 def main():
@@ -194,12 +251,12 @@ def main():
     print(f"== launch overhead on the stub driver ({n} calls a batch, median of {rounds} "
           f"batches, ns per call)")
     med = {k: statistics.median(v) for k, v in samples.items()}
-    ref = {"(a) empty call": "(d) noop, empty's args",
+    ref = {"(a) empty call": "(d) Noop(), empty's args",
            "(b) prepared_async_call": "(d) noop, prepared's args",
-           "(c) k16 call": "(d) noop, k16's args"}
+           "(c) k16 call": "(d) Noop(), k16's args"}
     for name, m in med.items():
         extra = f"   pycudac's own: {m - med[ref[name]]:6.1f}" if name in ref else ""
-        print(f"  {name:<28} {m:7.1f}  (min {min(samples[name]):6.1f}){extra}", flush=True)
+        print(f"  {name:<30} {m:7.1f}  (min {min(samples[name]):6.1f}){extra}", flush=True)
         if args.json:
             with open(args.json, "a") as fh:
                 fh.write(json.dumps({"bench": "launch_overhead", "metric": name,

@@ -94,6 +94,28 @@ static void store_int(char *dst, unsigned long long v, size_t n)
     }
 }
 
+/* The value of an exact int of one digit (|v| < 2**30), read without a
+ * call: 1, else 0 (then PyLong_AsLongLongAndOverflow decides). */
+static inline int small_int(PyObject *o, long long *v)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return 0;
+    *v = PyUnstable_Long_CompactValue((PyLongObject *)o);
+    return 1;
+#else
+    Py_ssize_t n = Py_SIZE(o);
+    if (n < -1 || n > 1)
+        return 0;
+    *v = n * (long long)((PyLongObject *)o)->ob_digit[0];
+    return 1;
+#endif
+}
+
+/* Bytes of the integer kinds, without a call into function_plan.c. */
+static const unsigned char int_size[] = {[PK_I8] = 1, [PK_U8] = 1, [PK_I16] = 2, [PK_U16] = 2,
+                                         [PK_I32] = 4, [PK_U32] = 4, [PK_I64] = 8, [PK_U64] = 8};
+
 static int is_signed_kind(int k) { return k == PK_I8 || k == PK_I16 || k == PK_I32 || k == PK_I64; }
 
 
@@ -197,14 +219,14 @@ have:
     if (is_signed_kind(k)) {
         if (r == 1 || sv < smin[k] || sv > smax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        store_int(dst, (unsigned long long)sv, pcc_kind_size(k));
+        store_int(dst, (unsigned long long)sv, int_size[k]);
     } else {
         if (r == 0 && sv < 0)
             return range_error(f, i, arg, NULL, range_text(k));
         unsigned long long u = r == 1 ? uv : (unsigned long long)sv;
         if (u > umax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        store_int(dst, u, pcc_kind_size(k));
+        store_int(dst, u, int_size[k]);
     }
     return 0;
 }
@@ -545,7 +567,19 @@ store:
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
-    if (PyArray_IsScalar(arg, Void)) {
+    if (PyArray_CheckExact(arg)) {
+        /* A 0-d structured array (gpuarray.vec.make_float4(...) is one): a
+         * buffer export costs a format string and an allocation per call, so
+         * once a dtype's export was accepted here, later arrays of that very
+         * dtype that are C-contiguous and of the right size (what decides an
+         * export's outcome) are copied directly. */
+        PyArrayObject *a = (PyArrayObject *)arg;
+        if ((PyObject *)PyArray_DESCR(a) == p->bytes_dtype && PyArray_IS_C_CONTIGUOUS(a) &&
+            (size_t)PyArray_NBYTES(a) == p->size) {
+            memcpy(dst, PyArray_DATA(a), p->size);
+            return 0;
+        }
+    } else if (PyArray_IsScalar(arg, Void)) {
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
          * directly, without the temporary array a buffer export makes. */
         PyVoidScalarObject *v = (PyVoidScalarObject *)arg;
@@ -565,12 +599,16 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
                          Py_TYPE(arg)->tp_name);
     }
     int rc = 0;
-    if ((size_t)view.len != p->size)
+    if ((size_t)view.len != p->size) {
         rc = arg_error(f, i, PyExc_TypeError,
                        "expected %s of exactly %zu bytes, got %s of %zd bytes", hint, p->size,
                        Py_TYPE(arg)->tp_name, view.len);
-    else
+    } else {
         memcpy(dst, view.buf, p->size);
+        if (PyArray_CheckExact(arg) && (PyObject *)PyArray_DESCR((PyArrayObject *)arg) !=
+                                           p->bytes_dtype)
+            Py_XSETREF(p->bytes_dtype, Py_NewRef((PyObject *)PyArray_DESCR((PyArrayObject *)arg)));
+    }
     PyBuffer_Release(&view);
     return rc;
 }
@@ -776,6 +814,59 @@ void pcc_call_state_clear(pcc_call_state *cs)
 
 /* --------------------------------------------------------------- pack */
 
+/* The common arguments, inline and without a call where the value allows:
+ * a DeviceAllocation or an int for a pointer, an int in range for an integer,
+ * a float for float or double. 0 when stored; 1 when the argument needs
+ * conv_one, which converts everything else and makes every refusal. */
+static inline int pack_fast(const pcc_param *p, PyObject *arg, char *dst)
+{
+    PyTypeObject *t = Py_TYPE(arg);
+    int k = p->kind;
+    if (t == &PyLong_Type) {
+        long long v;
+        if (!small_int(arg, &v)) {
+            int overflow = 0; /* an exact int raises nothing here */
+            v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            if (overflow != 0)
+                return 1;
+        }
+        if (k >= PK_I8 && k <= PK_U64) {
+            if (is_signed_kind(k) ? v < smin[k] || v > smax[k]
+                                  : v < 0 || (unsigned long long)v > umax[k])
+                return 1;
+            store_int(dst, (unsigned long long)v, int_size[k]);
+            return 0;
+        }
+        if (k == PK_PTR && v >= 0) {
+            CUdeviceptr dp = (CUdeviceptr)v;
+            memcpy(dst, &dp, sizeof dp);
+            return 0;
+        }
+        return 1;
+    }
+    if (t == &PyFloat_Type) {
+        double d = PyFloat_AS_DOUBLE(arg);
+        if (k == PK_F32) {
+            float v = (float)d;
+            if (isinf(v) && isfinite(d))
+                return 1;
+            memcpy(dst, &v, 4);
+            return 0;
+        }
+        if (k == PK_F64) {
+            memcpy(dst, &d, 8);
+            return 0;
+        }
+        return 1;
+    }
+    if (t == pcc_st.DeviceAllocation && (k == PK_PTR || (k == PK_UNTYPED && p->size == 8)) &&
+        !((PccDeviceAllocation *)arg)->freed) {
+        memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+        return 0;
+    }
+    return 1;
+}
+
 static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_state *cs)
 {
     pcc_param *p = &f->params[i];
@@ -783,53 +874,12 @@ static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_st
     int r;
     switch (p->kind) {
     case PK_PTR:
-        /* fast path: a DeviceAllocation exactly, or a plain int */
-        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation)) {
-            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
-            if (!d->freed) {
-                memcpy(dst, &d->ptr, sizeof d->ptr);
-                return 0;
-            }
-        }
-        if (PyLong_CheckExact(arg)) {
-            int overflow = 0;
-            long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
-            if (overflow == 0 && v >= 0) {
-                CUdeviceptr dp = (CUdeviceptr)v;
-                memcpy(dst, &dp, sizeof dp);
-                return 0;
-            }
-        }
         return conv_ptr(f, i, arg, dst, cs);
-    case PK_F32:
-        if (PyFloat_CheckExact(arg)) {
-            double d = PyFloat_AS_DOUBLE(arg);
-            float v = (float)d;
-            if (!(isinf(v) && isfinite(d))) {
-                memcpy(dst, &v, 4);
-                return 0;
-            }
-        }
-        break;
-    case PK_F64:
-        if (PyFloat_CheckExact(arg)) {
-            double d = PyFloat_AS_DOUBLE(arg);
-            memcpy(dst, &d, 8);
-            return 0;
-        }
-        break;
     case PK_VEC:
         return conv_vec(f, i, arg, dst);
     case PK_STRUCT:
         return conv_bytes(f, i, arg, dst, "a numpy scalar (structured dtype) or buffer");
     case PK_UNTYPED:
-        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation) && p->size == 8) {
-            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
-            if (!d->freed) {
-                memcpy(dst, &d->ptr, sizeof d->ptr);
-                return 0;
-            }
-        }
         return conv_untyped(f, i, arg, dst, cs);
     default:
         break;
@@ -858,8 +908,9 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
                      nargs == 1 ? "was" : "were");
         return -1;
     }
-    for (int i = 0; i < f->nparams; i++)
-        if (conv_one(f, i, args[i], buf, cs) < 0)
+    const pcc_param *p = f->params;
+    for (int i = 0; i < f->nparams; i++, p++)
+        if (pack_fast(p, args[i], buf + p->offset) != 0 && conv_one(f, i, args[i], buf, cs) < 0)
             return -1;
     return 0;
 }

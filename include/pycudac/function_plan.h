@@ -36,6 +36,9 @@ typedef struct {
     size_t offset, size;
     PyObject *name;  /* str or NULL */
     PyObject *ctype; /* str or NULL */
+    /* PK_VEC/PK_STRUCT/PK_UNTYPED: the dtype of the last ndarray whose buffer
+     * export was accepted for this parameter (strong), or NULL */
+    PyObject *bytes_dtype;
 } pcc_param;
 
 typedef struct {

@@ -13,6 +13,9 @@
 #include <math.h>
 #include <string.h>
 
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h> /* ob_digit, for small_int; 3.11 has it from Python.h */
+#endif
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 

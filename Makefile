@@ -24,7 +24,7 @@ FULL := $(filter true 1,$(CI) $(PYCUDAC_FULL_TEST))
 # pytest, with exit status 5 (nothing collected) turned into a failure
 RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
 
-.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz fuzz-long gpu-check bench clean
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz fuzz-long gpu-check bench launch-overhead clean
 
 all: build
 
@@ -77,6 +77,15 @@ fuzz-long: build
 # On the device machine: system python3, GPU suite, whole suite on cuda, benchmarks.
 gpu-check:
 	bash bench/gpu_check.sh
+
+# pycudac's own host time per launch, on the CPU: a stub libcuda that does
+# nothing (bench/stub_libcuda.c) under bench/launch_overhead.py.
+bench/out/libstub_cuda.so: bench/stub_libcuda.c include/pycudac/cudadrv.h
+	mkdir -p bench/out
+	$(CC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude $< -o $@
+
+launch-overhead: build bench/out/libstub_cuda.so
+	$(VPY) bench/launch_overhead.py
 
 clean:
 	rm -rf build pycudac/*.so $(VENV)

@@ -279,14 +279,9 @@ static int parse_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid
     return 0;
 }
 
-/* parse_dims, remembering the last tuple: tuples are immutable, so the same
- * object (kept alive here) always means the same, already checked, dims. */
-static int dims_of(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+/* parse_dims, remembering the tuple for dims_of. */
+static int parse_and_remember_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
 {
-    if (o == f->last_dims[grid]) {
-        memcpy(out, f->last_parsed[grid], sizeof f->last_parsed[grid]);
-        return 0;
-    }
     if (parse_dims(f, o, out, grid) < 0)
         return -1;
     if (PyTuple_CheckExact(o)) {
@@ -294,6 +289,17 @@ static int dims_of(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
         memcpy(f->last_parsed[grid], out, sizeof f->last_parsed[grid]);
     }
     return 0;
+}
+
+/* The last tuple parsed is remembered: tuples are immutable, so the same
+ * object (kept alive here) always means the same, already checked, dims. */
+static inline int dims_of(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+{
+    if (o == f->last_dims[grid]) {
+        memcpy(out, f->last_parsed[grid], sizeof f->last_parsed[grid]);
+        return 0;
+    }
+    return parse_and_remember_dims(f, o, out, grid);
 }
 
 static int parse_shared(PccFunction *f, PyObject *o, unsigned int *out)
@@ -385,8 +391,10 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
         return NULL;
     if (o->shared && parse_shared(f, o->shared, &shared) < 0)
         return NULL;
-    if (o->stream != NULL && o->stream != Py_None &&
-        pcc_stream_arg(o->stream, &stream, "stream") < 0)
+    if (o->stream != NULL && pcc_st.Stream && Py_IS_TYPE(o->stream, pcc_st.Stream))
+        stream = ((PccStream *)o->stream)->stream; /* the common case, inline */
+    else if (o->stream != NULL && o->stream != Py_None &&
+             pcc_stream_arg(o->stream, &stream, "stream") < 0)
         return NULL;
     if (f->argsize > STACK_ARGS) {
         buf = PyMem_Malloc(f->argsize);
@@ -479,7 +487,8 @@ done:
         pcc_drv.cuEventDestroy(ev0);
     if (ev1 && !pcc_skip_free())
         pcc_drv.cuEventDestroy(ev1);
-    pcc_call_state_clear(&cs);
+    if (cs.handlers)
+        pcc_call_state_clear(&cs);
     if (buf != stackbuf)
         PyMem_Free(buf);
     return result;

@@ -2,32 +2,30 @@
  * function_pack.c — Python arguments to a kernel's parameter bytes.
  *
  * pcc_pack_args converts each argument by its plan entry (function_plan.c)
- * straight into the caller's buffer. DeviceAllocation, int and float touch no
- * Python object beyond reading their value; GPUArray (gpudata),
- * __cuda_array_interface__, __dlpack__, pinned and managed numpy arrays,
- * In/Out/InOut, vectors and structs take the slower paths below them. Every
- * refusal names the kernel, the parameter (position, name, declared type)
- * and what was given.
+ * straight into the caller's buffer. DeviceAllocation, int and float take
+ * pack_fast, inline, reading only their value; numbers of other types,
+ * vectors and structs take conv_one and the converters above it; pointers
+ * given any other way are src/function_ptr.c's. Every refusal names the
+ * kernel, the parameter (position, name, declared type) and what was given.
  */
 #include "pycudac/function_plan.h"
 
 #include <math.h>
 #include <string.h>
 
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h> /* ob_digit, for small_int; 3.11 has it from Python.h */
+#endif
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 
 #include "pycudac/memory.h"
 
-static PyObject *s_gpudata, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
-static PyObject *handler_class; /* pycudac._args.ArgumentHandler, imported on first need */
-static PyObject *driver_module; /* pycudac._driver (for mem_alloc) */
 
 
 /* ------------------------------------------------------------- errors */
 
-/* "kernel 'k' argument 2 'n' (int): <msg>"; always returns -1. */
-static int arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...)
+int pcc_arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,8 +55,7 @@ static int arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...)
     return -1;
 }
 
-/* Re-raises the current exception's text inside an argument error. */
-static int arg_error_from_current(PccFunction *f, int i, PyObject *exc_type)
+int pcc_arg_error_from_current(PccFunction *f, int i, PyObject *exc_type)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -69,7 +66,7 @@ static int arg_error_from_current(PccFunction *f, int i, PyObject *exc_type)
     Py_XDECREF(tb);
     if (text == NULL)
         return -1;
-    arg_error(f, i, exc_type, "%U", text);
+    pcc_arg_error(f, i, exc_type, "%U", text);
     Py_DECREF(text);
     return -1;
 }
@@ -93,6 +90,28 @@ static void store_int(char *dst, unsigned long long v, size_t n)
     default: memcpy(dst, &v, 8);
     }
 }
+
+/* The value of an exact int of one digit (|v| < 2**30), read without a
+ * call: 1, else 0 (then PyLong_AsLongLongAndOverflow decides). */
+static inline int small_int(PyObject *o, long long *v)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return 0;
+    *v = PyUnstable_Long_CompactValue((PyLongObject *)o);
+    return 1;
+#else
+    Py_ssize_t n = Py_SIZE(o);
+    if (n < -1 || n > 1)
+        return 0;
+    *v = n * (long long)((PyLongObject *)o)->ob_digit[0];
+    return 1;
+#endif
+}
+
+/* Bytes of the integer kinds, without a call into function_plan.c. */
+static const unsigned char int_size[] = {[PK_I8] = 1, [PK_U8] = 1, [PK_I16] = 2, [PK_U16] = 2,
+                                         [PK_I32] = 4, [PK_U32] = 4, [PK_I64] = 8, [PK_U64] = 8};
 
 static int is_signed_kind(int k) { return k == PK_I8 || k == PK_I16 || k == PK_I32 || k == PK_I64; }
 
@@ -150,7 +169,7 @@ static int int_value(PyObject *arg, long long *sv, unsigned long long *uv, PyObj
 
 static int range_error(PccFunction *f, int i, PyObject *arg, PyObject *shown, const char *range)
 {
-    int rc = arg_error(f, i, PyExc_OverflowError, "%S is out of range (%s)",
+    int rc = pcc_arg_error(f, i, PyExc_OverflowError, "%S is out of range (%s)",
                        shown ? shown : arg, range);
     Py_XDECREF(shown);
     return rc;
@@ -191,20 +210,20 @@ static int conv_int(PccFunction *f, int i, PyObject *arg, int k, char *dst)
     r = int_value(arg, &sv, &uv, &shown);
 have:
     if (r == -2 || r == -1)
-        return r == -1 ? arg_error_from_current(f, i, PyExc_TypeError) : -2;
+        return r == -1 ? pcc_arg_error_from_current(f, i, PyExc_TypeError) : -2;
     if (r == 2)
         return range_error(f, i, arg, shown, range_text(k));
     if (is_signed_kind(k)) {
         if (r == 1 || sv < smin[k] || sv > smax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        store_int(dst, (unsigned long long)sv, pcc_kind_size(k));
+        store_int(dst, (unsigned long long)sv, int_size[k]);
     } else {
         if (r == 0 && sv < 0)
             return range_error(f, i, arg, NULL, range_text(k));
         unsigned long long u = r == 1 ? uv : (unsigned long long)sv;
         if (u > umax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        store_int(dst, u, pcc_kind_size(k));
+        store_int(dst, u, int_size[k]);
     }
     return 0;
 }
@@ -253,14 +272,14 @@ static int float_value(PccFunction *f, int i, PyObject *arg, double *out)
     if (PyLong_Check(arg)) {
         *out = PyLong_AsDouble(arg);
         if (*out == -1.0 && PyErr_Occurred())
-            return arg_error_from_current(f, i, PyExc_OverflowError);
+            return pcc_arg_error_from_current(f, i, PyExc_OverflowError);
         return 0;
     }
     if (PyArray_IsScalar(arg, Floating) || PyArray_IsScalar(arg, Integer) ||
         PyArray_IsScalar(arg, Bool)) {
         PyObject *x = PyNumber_Float(arg);
         if (x == NULL)
-            return arg_error_from_current(f, i, PyExc_TypeError);
+            return pcc_arg_error_from_current(f, i, PyExc_TypeError);
         *out = PyFloat_AS_DOUBLE(x);
         Py_DECREF(x);
         return 0;
@@ -279,263 +298,17 @@ static int conv_float(PccFunction *f, int i, PyObject *arg, int k, char *dst)
     } else if (k == PK_F32) {
         float v = (float)d;
         if (isinf(v) && isfinite(d))
-            return arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);
+            return pcc_arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);
         memcpy(dst, &v, 4);
     } else {
         int overflow;
         unsigned short h = k == PK_F16 ? pcc_double_to_minifloat(d, 5, 10, &overflow)
                                        : pcc_double_to_minifloat(d, 8, 7, &overflow);
         if (overflow)
-            return arg_error(f, i, PyExc_OverflowError, "%R is too large for %s", arg,
+            return pcc_arg_error(f, i, PyExc_OverflowError, "%R is too large for %s", arg,
                              k == PK_F16 ? "float16 (max 65504)" : "bfloat16");
         memcpy(dst, &h, 2);
     }
-    return 0;
-}
-
-/* ----------------------------------------------------------- pointers */
-
-static PyObject *driver_attr(const char *name)
-{
-    if (driver_module == NULL) {
-        driver_module = PyImport_ImportModule("pycudac._driver");
-        if (driver_module == NULL)
-            return NULL;
-    }
-    return PyObject_GetAttrString(driver_module, name);
-}
-
-static int is_handler(PyObject *arg)
-{
-    if (handler_class == NULL) {
-        PyObject *m = PyImport_ImportModule("pycudac._args");
-        if (m == NULL)
-            return -1;
-        handler_class = PyObject_GetAttrString(m, "ArgumentHandler");
-        Py_DECREF(m);
-        if (handler_class == NULL)
-            return -1;
-    }
-    return PyObject_IsInstance(arg, handler_class);
-}
-
-/* int(obj) as a device address (0..2^64-1). */
-static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
-                          const char *what)
-{
-    PyObject *v = PyLong_Check(obj) ? (Py_INCREF(obj), obj) : PyNumber_Long(obj);
-    if (v == NULL)
-        return arg_error_from_current(f, i, PyExc_TypeError);
-    int neg = 0;
-    unsigned long long u = 0;
-    int overflow = 0;
-    long long sv = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow < 0 || (overflow == 0 && sv < 0)) {
-        neg = 1;
-    } else if (overflow == 0) {
-        u = (unsigned long long)sv;
-    } else {
-        u = PyLong_AsUnsignedLongLong(v);
-        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            neg = 2;
-        }
-    }
-    if (sv == -1 && overflow == 0 && PyErr_Occurred()) {
-        Py_DECREF(v);
-        return -1;
-    }
-    if (neg) {
-        arg_error(f, i, PyExc_OverflowError, "%s %S is not a device address (0..2**64-1)",
-                  what, v);
-        Py_DECREF(v);
-        return -1;
-    }
-    Py_DECREF(v);
-    *out = (CUdeviceptr)u;
-    return 0;
-}
-
-static int alloc_ptr(PccFunction *f, int i, PyObject *a, CUdeviceptr *out)
-{
-    PccDeviceAllocation *d = (PccDeviceAllocation *)a;
-    if (d->freed)
-        return arg_error(f, i, PyExc_ValueError, "the DeviceAllocation was freed");
-    *out = d->ptr;
-    return 0;
-}
-
-/* A NumPy array: device-reachable when its memory is a mapped pinned
- * HostAllocation or managed memory; else the host-array TypeError. */
-static int array_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
-{
-    PyArrayObject *arr = (PyArrayObject *)arg;
-    PyObject *b = PyArray_BASE(arr);
-    for (int depth = 0; b != NULL && depth < 64; depth++) {
-        if (pcc_st.HostAllocation && PyObject_TypeCheck(b, pcc_st.HostAllocation)) {
-            PccHostAllocation *h = (PccHostAllocation *)b;
-            if (h->freed)
-                return arg_error(f, i, PyExc_ValueError, "the pinned host memory was freed");
-            CUdeviceptr base = 0;
-            CUresult rc = pcc_drv.cuMemHostGetDevicePointer(&base, h->ptr, 0);
-            if (rc != CUDA_SUCCESS)
-                return arg_error(f, i, PyExc_TypeError,
-                                 "this pinned host array is not mapped into the device's "
-                                 "address space (allocate it with "
-                                 "host_alloc_flags.DEVICEMAP, or copy it with In/Out/InOut)");
-            *out = base + (CUdeviceptr)((char *)PyArray_DATA(arr) - (char *)h->ptr);
-            return 0;
-        }
-        if (pcc_st.DeviceAllocation && pcc_is_device_allocation(b)) {
-            PccDeviceAllocation *d = (PccDeviceAllocation *)b;
-            if (d->kind != PCC_MEM_MANAGED)
-                break;
-            if (d->freed)
-                return arg_error(f, i, PyExc_ValueError, "the managed memory was freed");
-            *out = (CUdeviceptr)(uintptr_t)PyArray_DATA(arr);
-            return 0;
-        }
-        if (PyArray_Check(b))
-            b = PyArray_BASE((PyArrayObject *)b);
-        else if (PyMemoryView_Check(b))
-            b = PyMemoryView_GET_BUFFER(b)->obj;
-        else
-            break;
-    }
-    return arg_error(f, i, PyExc_TypeError,
-                     "got a host numpy.ndarray (dtype %S, %zd elements), which the GPU cannot "
-                     "read; wrap it as drv.In(a), drv.Out(a) or drv.InOut(a) to copy it, or "
-                     "pass a device array (gpuarray.to_gpu(a))",
-                     (PyObject *)PyArray_DESCR(arr), (Py_ssize_t)PyArray_SIZE(arr));
-}
-
-/* Minimal DLPack (v0.x ABI): only what we read. */
-typedef struct {
-    void *data;
-    struct { int32_t device_type, device_id; } device;
-    int32_t ndim;
-    struct { uint8_t code, bits; uint16_t lanes; } dtype;
-    int64_t *shape, *strides;
-    uint64_t byte_offset;
-} pcc_dltensor;
-
-static int dlpack_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
-{
-    PyObject *cap = PyObject_CallMethodNoArgs(arg, s_dlpack);
-    if (cap == NULL)
-        return arg_error_from_current(f, i, PyExc_TypeError);
-    pcc_dltensor *t = PyCapsule_IsValid(cap, "dltensor") ? PyCapsule_GetPointer(cap, "dltensor")
-                                                          : NULL;
-    int rc = 0;
-    if (t == NULL) {
-        PyErr_Clear();
-        rc = arg_error(f, i, PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
-    } else if (t->device.device_type != 2 && t->device.device_type != 3 &&
-               t->device.device_type != 13) {
-        rc = arg_error(f, i, PyExc_TypeError,
-                       "the DLPack tensor lives on device type %d, not on a CUDA device",
-                       (int)t->device.device_type);
-    } else {
-        *out = (CUdeviceptr)(uintptr_t)t->data + t->byte_offset;
-    }
-    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */
-    return rc;
-}
-
-static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
-                          CUdeviceptr *out);
-
-/* A pointer parameter. */
-static int conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs)
-{
-    CUdeviceptr p = 0;
-    PyObject *attr;
-    if (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) {
-        if (alloc_ptr(f, i, arg, &p) < 0)
-            return -1;
-        goto store;
-    }
-    if (arg == Py_None)
-        goto store;
-    if (PyBool_Check(arg))
-        return arg_error(f, i, PyExc_TypeError, "got bool, which is not a device pointer");
-    if (PyLong_Check(arg)) {
-        if (address_of_int(f, i, arg, &p, "address") < 0)
-            return -1;
-        goto store;
-    }
-    if (PyArray_Check(arg)) {
-        if (array_ptr(f, i, arg, &p) < 0)
-            return -1;
-        goto store;
-    }
-    int h = is_handler(arg);
-    if (h < 0)
-        return -1;
-    if (h) {
-        if (record_handler(f, i, arg, cs, &p) < 0)
-            return -1;
-        goto store;
-    }
-    /* GPUArray-like: obj.gpudata */
-    attr = PyObject_GetAttr(arg, s_gpudata);
-    if (attr != NULL) {
-        int rc = 0;
-        if (attr == Py_None)
-            p = 0;
-        else if (pcc_st.DeviceAllocation && pcc_is_device_allocation(attr))
-            rc = alloc_ptr(f, i, attr, &p);
-        else
-            rc = address_of_int(f, i, attr, &p, "gpudata");
-        Py_DECREF(attr);
-        if (rc < 0)
-            return -1;
-        goto store;
-    }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-        return -1;
-    PyErr_Clear();
-    attr = PyObject_GetAttr(arg, s_cai);
-    if (attr != NULL) {
-        PyObject *data = PyDict_Check(attr) ? PyDict_GetItemWithError(attr, s_data) : NULL;
-        int rc;
-        if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1)
-            rc = address_of_int(f, i, PyTuple_GET_ITEM(data, 0), &p,
-                                "__cuda_array_interface__ data");
-        else
-            rc = PyErr_Occurred() ? -1
-                                  : arg_error(f, i, PyExc_TypeError,
-                                              "its __cuda_array_interface__ has no 'data' tuple");
-        Py_DECREF(attr);
-        if (rc < 0)
-            return -1;
-        goto store;
-    }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-        return -1;
-    PyErr_Clear();
-    if (PyObject_HasAttr(arg, s_dlpack)) {
-        if (dlpack_ptr(f, i, arg, &p) < 0)
-            return -1;
-        goto store;
-    }
-    if (PyIndex_Check(arg) && !PyArray_IsScalar(arg, Bool)) {
-        if (address_of_int(f, i, arg, &p, "address") < 0)
-            return -1;
-        goto store;
-    }
-    if (PyObject_CheckBuffer(arg))
-        return arg_error(f, i, PyExc_TypeError,
-                         "got %s, a host buffer, which the GPU cannot read; copy it to the "
-                         "device (gpuarray.to_gpu) or wrap a numpy array in In/Out/InOut",
-                         Py_TYPE(arg)->tp_name);
-    return arg_error(f, i, PyExc_TypeError,
-                     "expected a device pointer (DeviceAllocation, GPUArray, int address, "
-                     "None, an object with __cuda_array_interface__, or In/Out/InOut of a "
-                     "numpy array), got %s",
-                     Py_TYPE(arg)->tp_name);
-store:
-    memcpy(dst, &p, sizeof p);
     return 0;
 }
 
@@ -545,13 +318,25 @@ store:
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
-    if (PyArray_IsScalar(arg, Void)) {
+    if (PyArray_CheckExact(arg)) {
+        /* A 0-d structured array (gpuarray.vec.make_float4(...) is one): a
+         * buffer export costs a format string and an allocation per call, so
+         * once a dtype's export was accepted here, later arrays of that very
+         * dtype that are C-contiguous and of the right size (what decides an
+         * export's outcome) are copied directly. */
+        PyArrayObject *a = (PyArrayObject *)arg;
+        if ((PyObject *)PyArray_DESCR(a) == p->bytes_dtype && PyArray_IS_C_CONTIGUOUS(a) &&
+            (size_t)PyArray_NBYTES(a) == p->size) {
+            memcpy(dst, PyArray_DATA(a), p->size);
+            return 0;
+        }
+    } else if (PyArray_IsScalar(arg, Void)) {
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
          * directly, without the temporary array a buffer export makes. */
         PyVoidScalarObject *v = (PyVoidScalarObject *)arg;
         size_t n = (size_t)PyDataType_ELSIZE(v->descr);
         if (n != p->size)
-            return arg_error(f, i, PyExc_TypeError,
+            return pcc_arg_error(f, i, PyExc_TypeError,
                              "expected %s of exactly %zu bytes, got %s of %zu bytes", hint,
                              p->size, Py_TYPE(arg)->tp_name, n);
         memcpy(dst, v->obval, n);
@@ -560,17 +345,21 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
     Py_buffer view;
     if (PyUnicode_Check(arg) || PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) {
         PyErr_Clear();
-        return arg_error(f, i, PyExc_TypeError,
+        return pcc_arg_error(f, i, PyExc_TypeError,
                          "expected %s of exactly %zu bytes, got %s", hint, p->size,
                          Py_TYPE(arg)->tp_name);
     }
     int rc = 0;
-    if ((size_t)view.len != p->size)
-        rc = arg_error(f, i, PyExc_TypeError,
+    if ((size_t)view.len != p->size) {
+        rc = pcc_arg_error(f, i, PyExc_TypeError,
                        "expected %s of exactly %zu bytes, got %s of %zd bytes", hint, p->size,
                        Py_TYPE(arg)->tp_name, view.len);
-    else
+    } else {
         memcpy(dst, view.buf, p->size);
+        if (PyArray_CheckExact(arg) && (PyObject *)PyArray_DESCR((PyArrayObject *)arg) !=
+                                           p->bytes_dtype)
+            Py_XSETREF(p->bytes_dtype, Py_NewRef((PyObject *)PyArray_DESCR((PyArrayObject *)arg)));
+    }
     PyBuffer_Release(&view);
     return rc;
 }
@@ -583,14 +372,14 @@ static int conv_vec(PccFunction *f, int i, PyObject *arg, char *dst)
     if (p->elem_kind && (PyTuple_Check(arg) || PyList_Check(arg))) {
         Py_ssize_t n = PySequence_Fast_GET_SIZE(arg);
         if (n != p->elem_count)
-            return arg_error(f, i, PyExc_TypeError, "expected %d components, got a %s of %zd",
+            return pcc_arg_error(f, i, PyExc_TypeError, "expected %d components, got a %s of %zd",
                              p->elem_count, Py_TYPE(arg)->tp_name, n);
         size_t es = pcc_kind_size(p->elem_kind);
         for (Py_ssize_t k = 0; k < n; k++) {
             int r = conv_scalar(f, i, PySequence_Fast_GET_ITEM(arg, k), p->elem_kind,
                                 dst + (size_t)k * es);
             if (r == -2)
-                return arg_error(f, i, PyExc_TypeError, "component %zd: expected %s, got %s",
+                return pcc_arg_error(f, i, PyExc_TypeError, "component %zd: expected %s, got %s",
                                  k, p->elem_kind >= PK_F16 ? "a number" : "an int",
                                  Py_TYPE(PySequence_Fast_GET_ITEM(arg, k))->tp_name);
             if (r < 0)
@@ -642,14 +431,14 @@ static int conv_untyped(PccFunction *f, int i, PyObject *arg, char *dst, pcc_cal
         return 0;
     }
     if (PyFloat_CheckExact(arg))
-        return arg_error(f, i, PyExc_TypeError,
+        return pcc_arg_error(f, i, PyExc_TypeError,
                          "a Python float is ambiguous for an untyped parameter; pass a numpy "
                          "scalar of the parameter's type (numpy.float32(x) or numpy.float64(x))");
     if (n == 8 && (arg == Py_None || (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) ||
                    (PyArray_Check(arg)) || !PyObject_CheckBuffer(arg)))
-        return conv_ptr(f, i, arg, dst, cs);
+        return pcc_conv_ptr(f, i, arg, dst, cs);
     if (PyArray_Check(arg))
-        return arg_error(f, i, PyExc_TypeError,
+        return pcc_arg_error(f, i, PyExc_TypeError,
                          "got a numpy.ndarray; a host array cannot be passed by value to an "
                          "untyped parameter (use In/Out/InOut for a pointer)");
     return conv_bytes(f, i, arg, dst, "a numpy scalar or buffer");
@@ -692,89 +481,60 @@ static const char *expected_text(int k)
     }
 }
 
-/* --------------------------------------------------------- In/Out/InOut */
-
-static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
-                          CUdeviceptr *out)
-{
-    *out = 0;
-    if (cs->pack_only)
-        return arg_error(f, i, PyExc_TypeError,
-                         "In/Out/InOut arguments get a temporary device buffer only when the "
-                         "kernel is launched; pack() cannot show their bytes");
-    if (cs->handlers == NULL) {
-        cs->handlers = PyMem_Calloc((size_t)f->nparams, sizeof(pcc_handler_rec));
-        if (cs->handlers == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    pcc_handler_rec *r = &cs->handlers[cs->nhandlers];
-    memset(r, 0, sizeof *r);
-    r->handler = arg;
-    r->offset = f->params[i].offset;
-    cs->nhandlers++;
-    PyObject *ci = PyObject_GetAttr(arg, s_copy_in), *co = ci ? PyObject_GetAttr(arg, s_copy_out)
-                                                              : NULL;
-    if (co == NULL) {
-        Py_XDECREF(ci);
-        return -1;
-    }
-    r->copy_in = PyObject_IsTrue(ci);
-    r->copy_out = PyObject_IsTrue(co);
-    Py_DECREF(ci);
-    Py_DECREF(co);
-    r->array = PyObject_GetAttr(arg, s_array);
-    if (r->array == NULL)
-        return -1;
-    int flags = PyBUF_C_CONTIGUOUS | (r->copy_out ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {
-        PyErr_Clear();
-        const char *why = "its array does not export a C-contiguous buffer (use "
-                          "numpy.ascontiguousarray)";
-        if (PyArray_Check(r->array)) {
-            PyArrayObject *a = (PyArrayObject *)r->array;
-            if (r->copy_out && !PyArray_ISWRITEABLE(a))
-                why = "its array is read-only, so the kernel's output cannot be copied back";
-            else if (!PyArray_IS_C_CONTIGUOUS(a))
-                why = "its array is not C-contiguous (the copy back would miss the "
-                      "original); pass numpy.ascontiguousarray(a) and copy back yourself";
-        }
-        return arg_error(f, i, PyExc_ValueError, "%s: %s", Py_TYPE(arg)->tp_name, why);
-    }
-    r->has_view = 1;
-    if (r->view.len > 0) {
-        PyObject *mem_alloc = driver_attr("mem_alloc");
-        if (mem_alloc == NULL)
-            return -1;
-        r->alloc = PyObject_CallFunction(mem_alloc, "n", r->view.len);
-        Py_DECREF(mem_alloc);
-        if (r->alloc == NULL)
-            return -1;
-        if (!(pcc_st.DeviceAllocation && pcc_is_device_allocation(r->alloc))) {
-            PyErr_SetString(PyExc_SystemError, "mem_alloc did not return a DeviceAllocation");
-            return -1;
-        }
-        *out = ((PccDeviceAllocation *)r->alloc)->ptr;
-    }
-    return 0;
-}
-
-void pcc_call_state_clear(pcc_call_state *cs)
-{
-    for (int k = 0; k < cs->nhandlers; k++) {
-        pcc_handler_rec *r = &cs->handlers[k];
-        if (r->has_view)
-            PyBuffer_Release(&r->view);
-        Py_XDECREF(r->array);
-        Py_XDECREF(r->alloc);
-    }
-    PyMem_Free(cs->handlers);
-    cs->handlers = NULL;
-    cs->nhandlers = 0;
-}
-
 /* --------------------------------------------------------------- pack */
+
+/* The common arguments, inline and without a call where the value allows:
+ * a DeviceAllocation or an int for a pointer, an int in range for an integer,
+ * a float for float or double. 0 when stored; 1 when the argument needs
+ * conv_one, which converts everything else and makes every refusal. */
+static inline int pack_fast(const pcc_param *p, PyObject *arg, char *dst)
+{
+    PyTypeObject *t = Py_TYPE(arg);
+    int k = p->kind;
+    if (t == &PyLong_Type) {
+        long long v;
+        if (!small_int(arg, &v)) {
+            int overflow = 0; /* an exact int raises nothing here */
+            v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            if (overflow != 0)
+                return 1;
+        }
+        if (k >= PK_I8 && k <= PK_U64) {
+            if (is_signed_kind(k) ? v < smin[k] || v > smax[k]
+                                  : v < 0 || (unsigned long long)v > umax[k])
+                return 1;
+            store_int(dst, (unsigned long long)v, int_size[k]);
+            return 0;
+        }
+        if (k == PK_PTR && v >= 0) {
+            CUdeviceptr dp = (CUdeviceptr)v;
+            memcpy(dst, &dp, sizeof dp);
+            return 0;
+        }
+        return 1;
+    }
+    if (t == &PyFloat_Type) {
+        double d = PyFloat_AS_DOUBLE(arg);
+        if (k == PK_F32) {
+            float v = (float)d;
+            if (isinf(v) && isfinite(d))
+                return 1;
+            memcpy(dst, &v, 4);
+            return 0;
+        }
+        if (k == PK_F64) {
+            memcpy(dst, &d, 8);
+            return 0;
+        }
+        return 1;
+    }
+    if (t == pcc_st.DeviceAllocation && (k == PK_PTR || (k == PK_UNTYPED && p->size == 8)) &&
+        !((PccDeviceAllocation *)arg)->freed) {
+        memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+        return 0;
+    }
+    return 1;
+}
 
 static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_state *cs)
 {
@@ -783,53 +543,12 @@ static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_st
     int r;
     switch (p->kind) {
     case PK_PTR:
-        /* fast path: a DeviceAllocation exactly, or a plain int */
-        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation)) {
-            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
-            if (!d->freed) {
-                memcpy(dst, &d->ptr, sizeof d->ptr);
-                return 0;
-            }
-        }
-        if (PyLong_CheckExact(arg)) {
-            int overflow = 0;
-            long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
-            if (overflow == 0 && v >= 0) {
-                CUdeviceptr dp = (CUdeviceptr)v;
-                memcpy(dst, &dp, sizeof dp);
-                return 0;
-            }
-        }
-        return conv_ptr(f, i, arg, dst, cs);
-    case PK_F32:
-        if (PyFloat_CheckExact(arg)) {
-            double d = PyFloat_AS_DOUBLE(arg);
-            float v = (float)d;
-            if (!(isinf(v) && isfinite(d))) {
-                memcpy(dst, &v, 4);
-                return 0;
-            }
-        }
-        break;
-    case PK_F64:
-        if (PyFloat_CheckExact(arg)) {
-            double d = PyFloat_AS_DOUBLE(arg);
-            memcpy(dst, &d, 8);
-            return 0;
-        }
-        break;
+        return pcc_conv_ptr(f, i, arg, dst, cs);
     case PK_VEC:
         return conv_vec(f, i, arg, dst);
     case PK_STRUCT:
         return conv_bytes(f, i, arg, dst, "a numpy scalar (structured dtype) or buffer");
     case PK_UNTYPED:
-        if (Py_IS_TYPE(arg, pcc_st.DeviceAllocation) && p->size == 8) {
-            PccDeviceAllocation *d = (PccDeviceAllocation *)arg;
-            if (!d->freed) {
-                memcpy(dst, &d->ptr, sizeof d->ptr);
-                return 0;
-            }
-        }
         return conv_untyped(f, i, arg, dst, cs);
     default:
         break;
@@ -837,9 +556,9 @@ static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_st
     r = conv_scalar(f, i, arg, p->kind, dst);
     if (r == -2) {
         if (PyArray_Check(arg))
-            return arg_error(f, i, PyExc_TypeError, "%s, got a numpy.ndarray (use a scalar: "
+            return pcc_arg_error(f, i, PyExc_TypeError, "%s, got a numpy.ndarray (use a scalar: "
                              "a[()] or a.item())", expected_text(p->kind));
-        return arg_error(f, i, PyExc_TypeError, "%s, got %s", expected_text(p->kind),
+        return pcc_arg_error(f, i, PyExc_TypeError, "%s, got %s", expected_text(p->kind),
                          Py_TYPE(arg)->tp_name);
     }
     return r;
@@ -858,8 +577,9 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
                      nargs == 1 ? "was" : "were");
         return -1;
     }
-    for (int i = 0; i < f->nparams; i++)
-        if (conv_one(f, i, args[i], buf, cs) < 0)
+    const pcc_param *p = f->params;
+    for (int i = 0; i < f->nparams; i++, p++)
+        if (pack_fast(p, args[i], buf + p->offset) != 0 && conv_one(f, i, args[i], buf, cs) < 0)
             return -1;
     return 0;
 }
@@ -870,16 +590,5 @@ int pcc_pack_init(PyObject *module)
     if (PyArray_API == NULL) {
         import_array1(-1);
     }
-#define INTERN(var, text)                                                                      \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
-        return -1;
-    INTERN(s_gpudata, "gpudata");
-    INTERN(s_cai, "__cuda_array_interface__");
-    INTERN(s_dlpack, "__dlpack__");
-    INTERN(s_array, "array");
-    INTERN(s_copy_in, "copy_in");
-    INTERN(s_copy_out, "copy_out");
-    INTERN(s_data, "data");
-#undef INTERN
-    return 0;
+    return pcc_ptr_init(module);
 }

@@ -100,6 +100,7 @@ void pcc_plan_clear(PccFunction *f)
         for (int i = 0; i < f->nparams; i++) {
             Py_XDECREF(f->params[i].name);
             Py_XDECREF(f->params[i].ctype);
+            Py_XDECREF(f->params[i].bytes_dtype);
         }
         PyMem_Free(f->params);
         f->params = NULL;

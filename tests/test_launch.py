@@ -114,6 +114,25 @@ def test_integer_range_edges(mod, name, code, lo, hi):
             f.pack(*_ints_args(**{name: bad}))
 
 
+def test_integers_around_one_digit(mod):
+    """Ints of one internal digit (|v| < 2**30) are read without a call;
+    the values on both sides of that edge convert alike."""
+    f = mod.get_function("ints")
+    for v in (2**30 - 1, 2**30, 2**30 + 1, -(2**30 - 1), -(2**30), -(2**30) - 1, 0, -1, 1):
+        b = _ints_bytes(f, e=v, g=v, k=abs(v))
+        assert b["e"] == struct.pack("<i", v) and b["g"] == struct.pack("<q", v)
+        assert b["k"] == struct.pack("<Q", abs(v))
+        if v < 0:
+            with pytest.raises(OverflowError, match="'f'.*unsigned int"):
+                f.pack(*_ints_args(f=v))
+            with pytest.raises(OverflowError, match="'a'.*signed char"):
+                f.pack(*_ints_args(a=v - 200))
+    p = mod.get_function("ptrs")
+    assert p.pack(2**30, 2**30 - 1) == struct.pack("<QQ", 2**30, 2**30 - 1)
+    with pytest.raises(OverflowError, match="argument 2 'b'"):
+        p.pack(0, -(2**30))
+
+
 def test_integer_numpy_scalars_and_bool(mod):
     f = mod.get_function("ints")
     b = _ints_bytes(f, e=np.int16(-5), f=np.uint64(7), g=np.int8(-1), a=True, h=np.bool_(True))
@@ -246,6 +265,30 @@ def test_vector_params(mod):
         f.pack((1, 2, 3, 2 ** 40), (0, 0), (0, 0), (0, 0, 0, 0), (1, 1, 1))
     with pytest.raises(TypeError, match="float4|float2"):
         f.pack((1, 2, 3, 4), 1.0, (0, 0), (0, 0, 0, 0), (1, 1, 1))
+
+
+def test_vec_arrays_of_one_dtype_repeatedly(mod):
+    """The packer remembers the dtype of the last ndarray accepted for a
+    vector or struct parameter and then copies such arrays without a buffer
+    export: what the array holds now, and every refusal, must not change."""
+    from pycudac.gpuarray import vec
+    f = mod.get_function("vecs")
+    off_b = {e.name: e for e in f.param_layout}["b"].offset
+    rest = ((0, 0), (0, 0, 0, 0), (1, 1, 1))
+    v = vec.make_float2(1, 2)
+    for k in range(3):  # the first call remembers the dtype, the others use it
+        v["x"] = k
+        raw = f.pack((0, 0, 0, 0), v, *rest)
+        assert struct.unpack_from("<2f", raw, off_b) == (k, 2.0)
+    assert struct.unpack_from("<2f", f.pack((0, 0, 0, 0), vec.make_float2(5, 6), *rest),
+                              off_b) == (5.0, 6.0)
+    with pytest.raises(TypeError, match="argument 2 'b' \\(float2\\).*8 bytes.*16"):
+        f.pack((0, 0, 0, 0), np.zeros(2, vec.float2), *rest)
+    a = np.arange(4, dtype=np.float32)
+    assert struct.unpack_from("<2f", f.pack((0, 0, 0, 0), a[:2], *rest), off_b) == (0.0, 1.0)
+    with pytest.raises(TypeError, match="argument 2 'b'"):
+        f.pack((0, 0, 0, 0), a[::2], *rest)  # same dtype, 8 bytes, not contiguous
+    assert struct.unpack_from("<2f", f.pack((0, 0, 0, 0), a[2:], *rest), off_b) == (2.0, 3.0)
 
 
 def test_struct_params(mod):

@@ -1,7 +1,7 @@
 /*
- * function_plan.h — private to src/function.c, function_plan.c and
- * function_pack.c: the Function object's layout, its per-parameter plan,
- * and the packer.
+ * function_plan.h — private to src/function.c, function_plan.c,
+ * function_pack.c and function_ptr.c: the Function object's layout, its
+ * per-parameter plan, and the packer.
  */
 #ifndef PYCUDAC_FUNCTION_PLAN_H
 #define PYCUDAC_FUNCTION_PLAN_H
@@ -36,6 +36,9 @@ typedef struct {
     size_t offset, size;
     PyObject *name;  /* str or NULL */
     PyObject *ctype; /* str or NULL */
+    /* PK_VEC/PK_STRUCT/PK_UNTYPED: the dtype of the last ndarray whose buffer
+     * export was accepted for this parameter (strong), or NULL */
+    PyObject *bytes_dtype;
 } pcc_param;
 
 typedef struct {
@@ -98,6 +101,14 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
                   pcc_call_state *cs);
 void pcc_call_state_clear(pcc_call_state *cs);
 
+/* "kernel 'k' argument 2 'n' (int): <msg>" as `exc`; always returns -1. */
+int pcc_arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...);
+/* Re-raises the current exception's text inside an argument error. -1. */
+int pcc_arg_error_from_current(PccFunction *f, int i, PyObject *exc_type);
+/* Parameter i (a pointer, or an untyped 8-byte one) from anything but the
+ * inline cases; In/Out/InOut are recorded in `cs`. 0 or -1 (src/function_ptr.c). */
+int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs);
+
 /* prepare(): apply PyCUDA-style argument types ("PiP" or dtypes). 0/-1. */
 int pcc_plan_prepare(PccFunction *f, PyObject *arg_types);
 
@@ -111,6 +122,7 @@ size_t pcc_kind_size(int kind);
 unsigned short pcc_double_to_minifloat(double d, int ebits, int mbits, int *overflow);
 
 int pcc_plan_init(PyObject *module); /* also runs pcc_pack_init */
-int pcc_pack_init(PyObject *module);
+int pcc_pack_init(PyObject *module); /* also runs pcc_ptr_init */
+int pcc_ptr_init(PyObject *module);
 
 #endif

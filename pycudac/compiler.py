@@ -394,8 +394,10 @@ def _include_fingerprint(dirs):
 
 def _key_args(source, options, name_expressions, target, arch, compiler, backend,
               no_extern_c, include_dirs):
-    """cache_key's fields, in the order _driver.cache_key and cache_find take them."""
-    kind, identity = _compiler_identity(compiler)
+    """cache_key's fields, in the order _driver.cache_key and cache_find take them.
+    NVRTC's identity is left to the C side (None): one Python call less on
+    a warm start."""
+    kind, identity = ("nvrtc", None) if compiler == "nvrtc" else _compiler_identity(compiler)
     includes = _include_files(include_dirs) if include_dirs else None
     return (CACHE_FORMAT_VERSION, kind, identity, backend, target, arch, options,
             name_expressions or (), bool(no_extern_c), source, includes)
@@ -578,9 +580,7 @@ def clear_memo():
     _memo.clear()
 
 
-def _current_context():
-    get = getattr(getattr(_driver, "Context", None), "get_current", None)
-    return get() if get is not None else None
+_current_context = _driver.Context.get_current
 
 
 def _keep_outputs(source, result, target):
@@ -638,18 +638,14 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
                              incs, cache_dir)
     target = result["target"]
     mod = module_from_buffer(result["image"])
-    mod.lowered = dict(result["lowered"]) or None
     # signatures: parsed from mod.source by the module at first get_function
-    mod.source = source
-    mod.log = result["log"]
-    mod.ptx = result["ptx"]
-    mod.cubin = result["image"] if target == "cubin" else None
-    mod.target = target
-    mod.arch = result["arch"]
-    mod.options = tuple(result["options"])
-    mod.cache_key = result["key"]
-    mod.from_cache = result["from_cache"]
-    mod.keep_dir = _keep_outputs(source, result, target) if keep else None
+    mod.lowered = dict(result["lowered"]) or None
+    mod.__dict__.update(
+        source=source, log=result["log"],
+        ptx=result["ptx"], cubin=result["image"] if target == "cubin" else None,
+        target=target, arch=result["arch"], options=tuple(result["options"]),
+        cache_key=result["key"], from_cache=result["from_cache"],
+        keep_dir=_keep_outputs(source, result, target) if keep else None)
     return mod
 
 

@@ -145,7 +145,12 @@ int pcc_sha256(const void *p, size_t n, unsigned char out[32])
     Py_DECREF(view);
     if (h == NULL)
         return -1;
-    PyObject *digest = PyObject_CallMethod(h, "digest", NULL);
+    static PyObject *digest_name;
+    if (digest_name == NULL && (digest_name = PyUnicode_InternFromString("digest")) == NULL) {
+        Py_DECREF(h);
+        return -1;
+    }
+    PyObject *digest = PyObject_CallMethodNoArgs(h, digest_name);
     Py_DECREF(h);
     if (digest == NULL)
         return -1;

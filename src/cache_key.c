@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "pycudac/cache.h"
+#include "pycudac/loader.h"
 
 #define PAYLOAD_MAGIC "PCC3"
 #define PAYLOAD_HEAD 9 /* magic, has_ptx, field count */
@@ -215,13 +216,37 @@ static PyObject *utf8(PyObject *s, const char *what)
     return PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
 }
 
+/* str `s` as UTF-8: *p and *n point into s's own UTF-8 form (nothing to
+ * release) unless it holds lone surrogates, which only an encode with
+ * surrogatepass can write: then *tmp is that bytes object, to release. */
+static int utf8_view(PyObject *s, const char *what, const char **p, size_t *n, PyObject **tmp)
+{
+    *tmp = NULL;
+    if (PyUnicode_Check(s)) {
+        Py_ssize_t len;
+        *p = PyUnicode_AsUTF8AndSize(s, &len);
+        if (*p != NULL) {
+            *n = (size_t)len;
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    if ((*tmp = utf8(s, what)) == NULL)
+        return -1;
+    *p = PyBytes_AS_STRING(*tmp);
+    *n = (size_t)PyBytes_GET_SIZE(*tmp);
+    return 0;
+}
+
 static int put_str_field(growbuf *g, const char *tag, PyObject *s)
 {
-    PyObject *b = utf8(s, tag);
-    if (b == NULL)
+    const char *p;
+    size_t n;
+    PyObject *tmp;
+    if (utf8_view(s, tag, &p, &n, &tmp) < 0)
         return -1;
-    int rc = put_field(g, tag, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
-    Py_DECREF(b);
+    int rc = put_field(g, tag, p, n);
+    Py_XDECREF(tmp);
     return rc;
 }
 
@@ -236,16 +261,15 @@ static int put_joined_field(growbuf *g, const char *tag, PyObject *seq)
     int rc = 0;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
-        PyObject *b = utf8(PySequence_Fast_GET_ITEM(fast, i), tag);
-        if (b == NULL) {
+        const char *p;
+        size_t len;
+        PyObject *tmp;
+        if (utf8_view(PySequence_Fast_GET_ITEM(fast, i), tag, &p, &len, &tmp) < 0) {
             rc = -1;
             break;
         }
-        rc = (i > 0 && put(&j, "", 1) < 0) ||
-                     put(&j, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b)) < 0
-                 ? -1
-                 : 0;
-        Py_DECREF(b);
+        rc = (i > 0 && put(&j, "", 1) < 0) || put(&j, p, len) < 0 ? -1 : 0;
+        Py_XDECREF(tmp);
     }
     Py_DECREF(fast);
     if (rc == 0)
@@ -265,10 +289,21 @@ typedef struct {
 static int key_digest(const key_args *a, unsigned char out[32])
 {
     growbuf g = {0};
+    PyObject *ident = a->identity;
+    if (ident == Py_None) { /* NVRTC's: the warm path asks nothing of Python */
+        if (PyUnicode_CompareWithASCIIString(a->kind, "nvrtc") != 0) {
+            PyErr_SetString(PyExc_TypeError, "cache key: identity=None is only for NVRTC");
+            return -1;
+        }
+        if ((ident = pcc_nvrtc_key_identity()) == NULL)
+            return -1;
+    } else {
+        Py_INCREF(ident);
+    }
     PyObject *fmt = PyObject_Str(a->format);
     int rc = fmt == NULL || put_str_field(&g, "format", fmt) < 0 ||
              put_str_field(&g, "compiler.kind", a->kind) < 0 ||
-             put_str_field(&g, "compiler.identity", a->identity) < 0 ||
+             put_str_field(&g, "compiler.identity", ident) < 0 ||
              put_str_field(&g, "backend", a->backend) < 0 ||
              put_str_field(&g, "target", a->target) < 0 ||
              put_str_field(&g, "arch", a->arch) < 0 ||
@@ -279,6 +314,7 @@ static int key_digest(const key_args *a, unsigned char out[32])
                  ? -1
                  : 0;
     Py_XDECREF(fmt);
+    Py_DECREF(ident);
     if (rc == 0 && a->includes != NULL && a->includes != Py_None) {
         PyObject *fast = PySequence_Fast(a->includes, "cache key: includes must be a list");
         Py_ssize_t n = fast ? PySequence_Fast_GET_SIZE(fast) : 0;
@@ -512,7 +548,7 @@ static PyObject *py_cache_key(PyObject *self, PyObject *args)
     (void)self;
     key_args a;
     unsigned char key[32];
-    if (parse_key_args(args, "OUUUUUOOpU|O:cache_key", NULL, &a) == NULL ||
+    if (parse_key_args(args, "OUOUUUOOpU|O:cache_key", NULL, &a) == NULL ||
         key_digest(&a, key) < 0)
         return NULL;
     return hex_of(key);
@@ -543,15 +579,26 @@ static PyObject *py_cache_find(PyObject *self, PyObject *args)
     (void)self;
     PyObject *cache_dir;
     key_args a;
-    if (parse_key_args(args, "OOUUUUUOOpU|O:cache_find", &cache_dir, &a) == NULL)
+    if (parse_key_args(args, "OOUOUUUOOpU|O:cache_find", &cache_dir, &a) == NULL)
         return NULL;
     if (cache_dir == Py_False || cache_disabled())
         return Py_BuildValue("(OOO)", Py_None, Py_None, Py_None);
     PyObject *path = cache_path(cache_dir), *dir = NULL, *key_hex = NULL, *result = NULL;
     PyObject *out = NULL;
     unsigned char key[32];
-    if (path == NULL || key_digest(&a, key) < 0 || (key_hex = hex_of(key)) == NULL ||
-        !PyUnicode_FSConverter(path, &dir))
+    if (path == NULL || key_digest(&a, key) < 0 || (key_hex = hex_of(key)) == NULL)
+        goto done;
+    /* the directory as bytes: ASCII is the same in every filesystem
+     * encoding; anything else goes through FSConverter */
+    Py_ssize_t dlen;
+    const char *d8 = PyUnicode_Check(path) && PyUnicode_IS_ASCII(path)
+                         ? PyUnicode_AsUTF8AndSize(path, &dlen)
+                         : NULL;
+    if (d8 != NULL && strlen(d8) == (size_t)dlen)
+        dir = PyBytes_FromStringAndSize(d8, dlen);
+    else if (PyErr_Clear(), !PyUnicode_FSConverter(path, &dir))
+        goto done;
+    if (dir == NULL)
         goto done;
     const char *target = PyUnicode_AsUTF8(a.target), *arch = PyUnicode_AsUTF8(a.arch);
     if (target == NULL || arch == NULL)
@@ -577,7 +624,8 @@ done:
 static PyMethodDef cache_key_methods[] = {
     {"cache_key", py_cache_key, METH_VARARGS,
      "cache_key(format, kind, identity, backend, target, arch, options, name_expressions, "
-     "no_extern_c, source, includes=None) -> SHA-256 hex digest\n\nincludes: None or a list "
+     "no_extern_c, source, includes=None) -> SHA-256 hex digest\n\nidentity: the "
+     "compiler's, or None for NVRTC's own (nvrtc_key_identity). includes: None or a list "
      "of (directory index, relative path, bytes) for the files under include_dirs."},
     {"cache_find", py_cache_find, METH_VARARGS,
      "cache_find(cache_dir, <cache_key's arguments>) -> (path, key, result)\n\nThe whole "

@@ -167,13 +167,26 @@ static void note_tried(char *tried, size_t len, const char *place)
  * then the loader's own search by soname. */
 enum { NVRTC_NONE = 0, NVRTC_FILE = 1, NVRTC_LOADED = 2, NVRTC_SONAME = 3 };
 
-static int file_in_dir(const char *dir, char *out, size_t outlen, char *tried, size_t len)
+/* A regular file at `path` (one stat, kept in *st for the identity: a warm
+ * start pays for every syscall of this search). */
+static int is_file(const char *path, struct stat *st)
 {
-    for (size_t i = 0; i < N_NVRTC_NAMES; i++) {
-        int n = snprintf(out, outlen, "%s/%s", dir, nvrtc_names[i]);
-        if (n > 0 && (size_t)n < outlen && access(out, R_OK) == 0)
+    return stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* out = "<dir>/<name>", then is_file. */
+static int probe(char *out, size_t outlen, const char *dir, const char *name, struct stat *st)
+{
+    int n = snprintf(out, outlen, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < outlen && is_file(out, st);
+}
+
+static int file_in_dir(const char *dir, char *out, size_t outlen, struct stat *st, char *tried,
+                       size_t len)
+{
+    for (size_t i = 0; i < N_NVRTC_NAMES; i++)
+        if (probe(out, outlen, dir, nvrtc_names[i], st))
             return NVRTC_FILE;
-    }
     note_tried(tried, len, dir);
     return NVRTC_NONE;
 }
@@ -194,7 +207,7 @@ static int is_packages_dir(const char *p)
 }
 
 /* The nvidia-cuda-nvrtc wheel: <site-packages>/nvidia/{cu13,cuda_nvrtc}/lib. */
-static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
+static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried, size_t len)
 {
     PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
     if (sys_path != NULL && PyList_Check(sys_path)) {
@@ -206,20 +219,31 @@ static int file_in_wheel(char *out, size_t outlen, char *tried, size_t len)
                 continue;
             }
             /* A warm cache hit pays for this search on every start: only
-             * site-packages-like entries, one probe for nvidia/ in each, then
-             * the files themselves (a syscall costs microseconds in a VM). */
-            char dir[1024];
-            int w = snprintf(dir, sizeof dir, "%s/nvidia", base);
-            if (!is_packages_dir(base) || w <= 0 || (size_t)w >= sizeof dir ||
-                access(dir, X_OK) != 0)
+             * site-packages-like entries; the likeliest file first, then
+             * one probe for nvidia/ before the rest (a syscall costs
+             * microseconds in a VM). */
+            if (!is_packages_dir(base))
                 continue;
-            const char *const subdirs[] = {"cu13/lib", "cuda_nvrtc/lib"};
-            for (size_t k = 0; k < 2; k++)
-                for (size_t n = 0; n < N_NVRTC_NAMES; n++) {
-                    w = snprintf(out, outlen, "%s/%s/%s", dir, subdirs[k], nvrtc_names[n]);
-                    if (w > 0 && (size_t)w < outlen && access(out, R_OK) == 0)
+            int blen = (int)strlen(base); /* without trailing slashes: one spelling */
+            while (blen > 1 && base[blen - 1] == '/')
+                blen--;
+            char dir[1024];
+            int w = snprintf(dir, sizeof dir, "%.*s/nvidia/cu13/lib", blen, base);
+            if (w <= 0 || (size_t)w >= sizeof dir)
+                continue;
+            if (probe(out, outlen, dir, nvrtc_names[0], st))
+                return NVRTC_FILE;
+            snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
+            struct stat dst;
+            if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode))
+                continue;
+            const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+            for (size_t k = 0; k < 2; k++) {
+                snprintf(dir, sizeof dir, "%.*s/%s", blen, base, subdirs[k]);
+                for (size_t n = 0; n < N_NVRTC_NAMES; n++)
+                    if (probe(out, outlen, dir, nvrtc_names[n], st))
                         return NVRTC_FILE;
-                }
+            }
         }
     }
     note_tried(tried, len, "site-packages/nvidia/{cu13,cuda_nvrtc}/lib (nvidia-cuda-nvrtc wheel)");
@@ -247,12 +271,13 @@ static int find_loaded_nvrtc(struct dl_phdr_info *info, size_t size, void *data)
     return ls->found;
 }
 
-static int locate_nvrtc(char *out, size_t outlen, char *tried, size_t len)
+/* Where NVRTC is (out) and how it was found; for NVRTC_FILE, *st is its stat. */
+static int locate_nvrtc(char *out, size_t outlen, struct stat *st, char *tried, size_t len)
 {
     const char *explicit_path = getenv("PYCUDAC_NVRTC");
     if (explicit_path && *explicit_path) {
         snprintf(out, outlen, "%s", explicit_path);
-        if (access(out, R_OK) == 0)
+        if (is_file(out, st))
             return NVRTC_FILE;
         note_tried(tried, len, "PYCUDAC_NVRTC=");
         note_tried(tried, len, explicit_path);
@@ -264,25 +289,26 @@ static int locate_nvrtc(char *out, size_t outlen, char *tried, size_t len)
     if (ls.found)
         return NVRTC_LOADED;
     note_tried(tried, len, "libraries already loaded in this process");
-    int found = file_in_wheel(out, outlen, tried, len);
+    int found = file_in_wheel(out, outlen, st, tried, len);
     const char *envs[] = {"CUDA_HOME", "CUDA_PATH"};
     for (size_t i = 0; i < 2 && !found; i++) {
         const char *root = getenv(envs[i]);
         if (root && *root) {
             char dir[1024];
             snprintf(dir, sizeof dir, "%s/lib64", root);
-            found = file_in_dir(dir, out, outlen, tried, len);
+            found = file_in_dir(dir, out, outlen, st, tried, len);
         }
     }
     if (!found)
-        found = file_in_dir("/usr/local/cuda/lib64", out, outlen, tried, len);
+        found = file_in_dir("/usr/local/cuda/lib64", out, outlen, st, tried, len);
     return found ? found : NVRTC_SONAME;
 }
 
 static void *find_nvrtc(char *tried, size_t len)
 {
     char where[1024];
-    int how = locate_nvrtc(where, sizeof where, tried, len);
+    struct stat st;
+    int how = locate_nvrtc(where, sizeof where, &st, tried, len);
     if (how == NVRTC_FILE || how == NVRTC_LOADED) {
         void *h = dlopen(where, RTLD_NOW | RTLD_LOCAL);
         if (h) {
@@ -309,14 +335,19 @@ static void *find_nvrtc(char *tried, size_t len)
 /* "path size=N mtime=T ino=I dev=D": names one NVRTC build in every process.
  * One stat, no realpath (which costs a readlink per path component): the
  * inode and device already tell two files apart, whatever links lead there. */
+static void format_identity(const char *path, const struct stat *st, char *out, size_t len)
+{
+    snprintf(out, len, "%s size=%lld mtime=%lld.%09ld ino=%llu dev=%llu", path,
+             (long long)st->st_size, (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+             (unsigned long long)st->st_ino, (unsigned long long)st->st_dev);
+}
+
 static int identity_of_file(const char *path, char *out, size_t len)
 {
     struct stat st;
     if (stat(path, &st) != 0)
         return -1;
-    snprintf(out, len, "%s size=%lld mtime=%lld.%09ld ino=%llu dev=%llu", path,
-             (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-             (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+    format_identity(path, &st, out, len);
     return 0;
 }
 
@@ -334,9 +365,12 @@ int pcc_nvrtc_identity(char *out, size_t len, int allow_load)
         return 1;
     }
     char where[1024], tried[2048] = "";
-    int how = locate_nvrtc(where, sizeof where, tried, sizeof tried);
-    if (how == NVRTC_FILE && identity_of_file(where, out, len) == 0)
+    struct stat st;
+    int how = locate_nvrtc(where, sizeof where, &st, tried, sizeof tried);
+    if (how == NVRTC_FILE) {
+        format_identity(where, &st, out, len);
         return 1;
+    }
     if (PyErr_Occurred())
         return -1;
     return 0; /* only loading it would tell */
@@ -414,10 +448,8 @@ static PyObject *py_nvrtc_identity(PyObject *self, PyObject *args)
 /* What names NVRTC in the cache key: its library file (looked up once per
  * process, without loading it where stat can tell) and CUDA_HOME/CUDA_PATH,
  * which pick the toolkit headers a compile adds. */
-static PyObject *py_nvrtc_key_identity(PyObject *self, PyObject *unused)
+PyObject *pcc_nvrtc_key_identity(void)
 {
-    (void)self;
-    (void)unused;
     static char file[2048];
     if (file[0] == '\0') {
         char ident[2048];
@@ -437,6 +469,13 @@ static PyObject *py_nvrtc_key_identity(PyObject *self, PyObject *unused)
         return NULL;
     }
     return PyUnicode_DecodeFSDefaultAndSize(buf, n);
+}
+
+static PyObject *py_nvrtc_key_identity(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return pcc_nvrtc_key_identity();
 }
 
 static PyMethodDef loader_methods[] = {

@@ -367,6 +367,8 @@ static PyMethodDef Module_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Module_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict,
+     "What compiler.py records about the module (ptx, log, source, arch...).", NULL},
     {"lowered", Module_get_lowered, Module_set_lowered,
      "dict: name expression -> lowered (mangled) name, or None.", NULL},
     {"signatures", Module_get_signatures, Module_set_signatures,

@@ -88,14 +88,16 @@ def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     full = _driver.nvrtc_key_identity()
     ident = compiler._nvrtc_identity()
     assert full.startswith(ident + "\0CUDA_HOME=")
+    # the key names NVRTC by its identity: the C side's own when given None
+    args = list(compiler._key_args(**dict(BASE, compiler="nvrtc")))
+    assert args[2] is None and _driver.cache_key(*args) == k
+    args[2] = full
+    assert _driver.cache_key(*args) == k
     # another NVRTC build: a different file, or the same path rewritten
     for other in ("/other/libnvrtc.so.13" + ident[ident.index(" size="):],
                   ident.replace(" size=", " size=1")):
-        monkeypatch.setattr(_driver, "nvrtc_key_identity",
-                            lambda o=other: o + full[len(ident):])
-        assert compiler.cache_key(**BASE) != k
-    monkeypatch.undo()
-    assert compiler.cache_key(**BASE) == k
+        args[2] = other + full[len(ident):]
+        assert _driver.cache_key(*args) != k
     # CUDA_HOME picks the toolkit headers a compile adds
     monkeypatch.setenv("CUDA_HOME", "/opt/elsewhere/cuda")
     assert compiler.cache_key(**BASE) != k
@@ -180,6 +182,38 @@ def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "libnvrtc.so.13")],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["True", "True", "3"], out.stderr
+
+
+def test_nvrtc_found_in_the_wheel_of_site_packages(tmp_path):
+    """The nvidia-cuda-nvrtc wheel's layouts (cu13/lib, and cuda_nvrtc/lib
+    of the CUDA 12 wheels) under a sys.path entry named site-packages or
+    dist-packages; any other sys.path entry is not searched."""
+    code = textwrap.dedent("""
+        import os, sys
+        from pycudac import _driver
+        root = sys.argv[1]
+        def fake(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "wb").close()
+            return path
+        os.environ.pop("PYCUDAC_NVRTC", None)
+        other = fake(os.path.join(root, "plain", "nvidia", "cu13", "lib", "libnvrtc.so.13"))
+        sys.path.insert(0, os.path.join(root, "plain"))
+        first = _driver.nvrtc_identity(False)
+        cu12 = fake(os.path.join(root, "dist-packages", "nvidia", "cuda_nvrtc", "lib",
+                                 "libnvrtc.so.12"))
+        sys.path.insert(0, os.path.join(root, "dist-packages"))
+        second = _driver.nvrtc_identity(False)
+        cu13 = fake(os.path.join(root, "site-packages", "nvidia", "cu13", "lib",
+                                 "libnvrtc.so.13"))
+        sys.path.insert(0, os.path.join(root, "site-packages") + "/")
+        third = _driver.nvrtc_identity(False)
+        print(not (first or "").startswith(other + " "), second.startswith(cu12 + " size=0 "),
+              third.startswith(cu13 + " size=0 "))
+    """)
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "True", "True"], out.stderr
 
 
 def test_editing_an_included_header_changes_the_key(tmp_path):

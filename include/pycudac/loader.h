@@ -27,6 +27,11 @@ const pcc_rtc_table *pcc_rtc_nvrtc(void);
  * out. With allow_load=0 it is found by stat alone; returns 1 when written,
  * 0 when only loading would tell, -1 with an exception. */
 int pcc_nvrtc_identity(char *out, size_t len, int allow_load);
+
+/* New reference: NVRTC's identity for the cache key (the library file,
+ * looked up once per process, then CUDA_HOME and CUDA_PATH as they are now):
+ * 'identity\0CUDA_HOME=...\0CUDA_PATH=...'. NULL with an exception. */
+PyObject *pcc_nvrtc_key_identity(void);
 /* The compiler that makes modules for the loaded backend. */
 const pcc_rtc_table *pcc_rtc_for_backend(void);
 

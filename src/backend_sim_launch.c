@@ -35,7 +35,7 @@
 typedef struct sim_worker {
     pthread_t owner;
     int pool_index;         /* its slot in workers[], set before its thread starts */
-    volatile sig_atomic_t in_kernel;
+    int in_kernel; /* atomic: the fault handler of any thread reads it */
     int fiber_mode;
     sim_block block;
     sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
@@ -63,6 +63,12 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SIM_MAX_WORKERS 256
 static sim_worker *workers[SIM_MAX_WORKERS]; /* [0]: the launching thread */
 static int nworkers;                          /* pool threads, not counting slot 0 */
+
+static void set_in_kernel(sim_worker *w, int v)
+{
+    __atomic_store_n(&w->in_kernel, v, __ATOMIC_RELAXED);
+}
+
 static unsigned long long launch_gen;
 static int participants, active;
 
@@ -93,7 +99,7 @@ void sim_flush_output(void)
 _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
 {
     sim_worker *w = tls_worker;
-    w->in_kernel = 0;
+    set_in_kernel(w, 0);
     w->fail_code = code;
     w->fault_sig = 0;
     w->fault_thread = *t;
@@ -153,16 +159,23 @@ long long sim_api_clock64(void)
 static const int fault_sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction prev_action[4];
 
+/* The scan reads other threads' slots while they change them (a new pool
+ * thread, another thread's launch): every field it reads is accessed
+ * atomically (lock-free, so safe in a signal handler), and only the
+ * faulting thread's own slot can match. */
 static sim_worker *worker_of_this_thread(void)
 {
     pthread_t self = pthread_self();
-    for (int i = 0; i <= nworkers && i < SIM_MAX_WORKERS; i++) {
-        sim_worker *w = workers[i];
-        if (w && w->in_kernel && pthread_equal(w->owner, self))
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
+            pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), self))
             return w;
     }
     return NULL;
 }
+
 
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
@@ -170,7 +183,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
      * TLS access could allocate. Workers are found by thread id. */
     sim_worker *w = worker_of_this_thread();
     if (w != NULL) {
-        w->in_kernel = 0;
+        set_in_kernel(w, 0);
         w->fail_code = sig == SIGILL   ? CUDA_ERROR_ILLEGAL_INSTRUCTION
                        : sig == SIGFPE ? CUDA_ERROR_LAUNCH_FAILED
                                        : CUDA_ERROR_ILLEGAL_ADDRESS;
@@ -376,7 +389,7 @@ static void run_plain(sim_worker *w, pcc_sim_dim3 bidx)
 static void run_blocks(sim_worker *w)
 {
     tls_worker = w;
-    w->owner = pthread_self();
+    __atomic_store_n(&w->owner, pthread_self(), __ATOMIC_RELAXED);
     w->fiber_mode = L.k->uses_sync != 0;
     int nthreads = (int)(L.block.x * L.block.y * L.block.z);
     if ((w->fiber_mode && sim_block_reserve(&w->block, nthreads) < 0) ||
@@ -400,7 +413,7 @@ static void run_blocks(sim_worker *w)
     pt->gridDim = L.grid;
     pt->dynamic_shared = w->shared;
     if (sigsetjmp(w->jmp, 1) != 0) {
-        w->in_kernel = 0;
+        set_in_kernel(w, 0);
         if (w->fiber_mode)
             sim_block_escaped(&w->block);
         record_failure(w);
@@ -413,12 +426,12 @@ static void run_blocks(sim_worker *w)
             break;
         pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
                              (unsigned int)(b / gxy)};
-        w->in_kernel = 1;
+        set_in_kernel(w, 1);
         if (w->fiber_mode)
             sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
         else
             run_plain(w, bidx);
-        w->in_kernel = 0;
+        set_in_kernel(w, 0);
     }
 }
 
@@ -452,8 +465,8 @@ static void *pool_main(void *arg)
 static void pool_after_fork(void)
 {
     for (int i = 1; i < SIM_MAX_WORKERS; i++)
-        workers[i] = NULL;
-    nworkers = 0;
+        __atomic_store_n(&workers[i], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&nworkers, 0, __ATOMIC_RELEASE);
     pthread_mutex_init(&sim_launch_lock, NULL);
     pthread_mutex_init(&pool_lock, NULL);
     pthread_mutex_init(&err_lock, NULL);
@@ -469,9 +482,10 @@ static void ensure_pool(void)
     if (workers[0] != NULL)
         return;
     pthread_atfork(NULL, NULL, pool_after_fork);
-    workers[0] = calloc(1, sizeof(sim_worker));
-    if (workers[0] == NULL)
+    sim_worker *w0 = calloc(1, sizeof(sim_worker));
+    if (w0 == NULL)
         return;
+    __atomic_store_n(&workers[0], w0, __ATOMIC_RELEASE);
     int total = sim_cpu_count();
     const char *env = getenv("PYCUDAC_SIM_THREADS");
     if (env && atoi(env) > 0)
@@ -496,16 +510,16 @@ static void ensure_pool(void)
         pthread_sigmask(SIG_SETMASK, &all, &old);
         w->pool_index = i;
         pthread_mutex_lock(&pool_lock);
-        workers[i] = w;
-        nworkers = i;
+        __atomic_store_n(&workers[i], w, __ATOMIC_RELEASE);
+        __atomic_store_n(&nworkers, i, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&pool_lock);
         int rc = pthread_create(&tid, &attr, pool_main, w);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         pthread_attr_destroy(&attr);
         if (rc != 0) {
             pthread_mutex_lock(&pool_lock);
-            workers[i] = NULL;
-            nworkers = i - 1;
+            __atomic_store_n(&workers[i], NULL, __ATOMIC_RELEASE);
+            __atomic_store_n(&nworkers, i - 1, __ATOMIC_RELEASE);
             pthread_mutex_unlock(&pool_lock);
             free(w);
             break;

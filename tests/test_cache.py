@@ -315,6 +315,29 @@ def test_bad_entry_is_a_miss_and_is_rewritten(cache, damage):
     assert _driver.cache_verify(str(cache), key) == "ok"
 
 
+def test_entry_of_another_format_or_checksum_is_a_miss(cache):
+    """The header says format 2 (CRC-32 checksums); a format-1 entry (whose
+    checksum was SHA-256) or a wrong CRC is a miss, recompiled and replaced."""
+    import struct
+    import zlib
+    src = unique_src()
+    good = compiler.compile(src, arch="sm_90")
+    (name,) = entries(cache)
+    path, key = cache / name, name[:-4]
+    data = path.read_bytes()
+    assert data[:8] == b"PCCCACHE" and struct.unpack_from("<I", data, 8)[0] == 2
+    assert struct.unpack_from("<I", data, 56)[0] == zlib.crc32(data[88:])
+    assert data[60:88] == bytes(28)
+    path.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
+    assert "format" in _driver.cache_verify(str(cache), key)
+    path.write_bytes(data[:56] + struct.pack("<I", zlib.crc32(data[88:]) ^ 1) + data[60:])
+    assert "checksum" in _driver.cache_verify(str(cache), key)
+    before = counts()
+    assert compiler.compile(src, arch="sm_90") == good
+    assert delta(before, "compiles") == 1
+    assert _driver.cache_verify(str(cache), key) == "ok"
+
+
 def test_entry_with_another_key_is_a_miss(cache):
     s1, s2 = unique_src(), unique_src().replace("*= s", "+= s")
     img1 = compiler.compile(s1, arch="sm_90")

@@ -612,7 +612,7 @@ def _plan(options, include_dirs, arch, code, target, for_module):
     simulator's compiler for a module on the sim backend, for target="sim",
     and for compile() there without an architecture; NVRTC otherwise."""
     nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
-    incs = [os.fspath(d) for d in (include_dirs or ())] + opt_incs
+    incs = [os.fspath(d) for d in include_dirs] + opt_incs if include_dirs else opt_incs
     arch = arch if arch is not None else opt_arch
     code = code if code is not None else opt_code
     if target == "sim" or ((for_module or (arch is None and code is None)) and
@@ -677,8 +677,8 @@ class SourceModule:
         exprs = tuple(name_expressions) if name_expressions else ()
         incs = tuple(include_dirs) if include_dirs else ()
         fp = ()
-        if incs or any(o.startswith(("-I", "--include-path")) for o in opts
-                       if isinstance(o, str)):
+        if incs or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
+                                 if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
                _current_context())

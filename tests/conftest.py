@@ -32,3 +32,20 @@ def backend():
     if b is None:
         pytest.skip(why)
     return b
+
+
+@pytest.fixture(scope="session")
+def autoinit():
+    """pycudac.autoinit's context (the test modules of arrays and kernels use
+    it through `pytestmark = pytest.mark.usefixtures("autoinit")`)."""
+    try:
+        import pycudac.autoinit as ai
+    except Exception as exc:  # reported as the skip reason
+        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
+    return ai.context
+
+
+@pytest.fixture(scope="session")
+def ga(autoinit):
+    from pycudac import gpuarray
+    return gpuarray

@@ -10,15 +10,7 @@ DOMAIN = {"log": (0.1, 5), "log10": (0.1, 5), "sqrt": (0, 5), "asin": (-0.9, 0.9
           "acos": (-0.9, 0.9)}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-
-
-@pytest.fixture(scope="module")
-def ga():
-    from pycudac import gpuarray
-    return gpuarray
+pytestmark = pytest.mark.usefixtures("autoinit")  # ga and autoinit: conftest.py
 
 
 def tol(dtype):

@@ -9,15 +9,7 @@ ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uin
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-
-
-@pytest.fixture(scope="module")
-def ga():
-    from pycudac import gpuarray
-    return gpuarray
+pytestmark = pytest.mark.usefixtures("autoinit")  # ga and autoinit: conftest.py
 
 
 def sample(dtype, shape=(6, 5), seed=0, nonzero=False, positive=False):

@@ -5,35 +5,13 @@ import gc
 import numpy as np
 import pytest
 
+from _arrays import sample
+
 ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # pragma: no cover
-        pytest.skip(f"no context: {exc}")
-
-
-@pytest.fixture(scope="module")
-def ga():
-    from pycudac import gpuarray
-    return gpuarray
-
-
-def sample(dtype, shape=(5, 7), seed=0):
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), shape).astype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
+pytestmark = pytest.mark.usefixtures("autoinit")  # ga and autoinit: conftest.py
 
 
 # ------------------------------------------------------------------ basics

@@ -11,15 +11,7 @@ DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.uint64, np.float16, np.floa
           np.complex64, np.complex128]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-
-
-@pytest.fixture(scope="module")
-def ga():
-    from pycudac import gpuarray
-    return gpuarray
+pytestmark = pytest.mark.usefixtures("autoinit")  # ga and autoinit: conftest.py
 
 
 def sample(dtype, n, seed=0):

@@ -13,15 +13,7 @@ import pytest
 from pycudac import scan
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-
-
-@pytest.fixture(scope="module")
-def ga():
-    from pycudac import gpuarray
-    return gpuarray
+pytestmark = pytest.mark.usefixtures("autoinit")  # ga and autoinit: conftest.py
 
 
 @pytest.fixture(scope="module")

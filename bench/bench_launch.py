@@ -7,12 +7,17 @@ alternating rounds so that drift hits all alike:
   floor     the C loop around cuLaunchKernel (bench/out/libfloor.so, kernelParams
             and extra/BUFFER_POINTER)
   pycudac   f(ptr, 1000, block=, grid=, stream=s)  and  f.prepared_async_call(...)
+  pycudac   *_cloop_us: the same f(...) calls made from a C loop (bench/callloop.c,
+            PyObject_Vectorcall, no bytecode between calls): against *_call_us it
+            shows what the interpreter between launches costs (issue 4)
   cupy      RawKernel((1,), (1,), (a, np.int32(1000))) inside `with stream:`
   cuda.core launch(stream, LaunchConfig(grid=1, block=1), kernel, ptr, np.int32(1000))
 """
 import ctypes
 import os
+import subprocess
 import sys
+import sysconfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
@@ -29,6 +34,50 @@ __global__ void k16(float *a, float *b, float *c, float *d,
 SRC_EXTERN_C = 'extern "C" {\n' + SRC + "\n}\n"
 
 K16_SCALARS = (1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CALLLOOP_SRC = os.path.join(HERE, "callloop.c")
+# named per interpreter (e.g. libcallloop.cpython-311-x86_64-linux-gnu.so): it is
+# built against this Python's headers, and another Python may run the bench next
+CALLLOOP_LIB = os.path.join(HERE, "out", "libcallloop."
+                            + (sysconfig.get_config_var("SOABI") or "abi") + ".so")
+# f(..., block=, grid=, stream=) in vectorcall layout: the values follow the positionals
+LAUNCH_KWNAMES = ("block", "grid", "stream")
+
+
+def load_callloop():
+    """call_loop(callable, args, kwnames, n) from bench/callloop.c, built here
+    rather than by gpu_check.sh because it needs this Python's headers.
+    Returns (function, None) or (None, why)."""
+    include = sysconfig.get_paths()["include"]
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return None, f"no Python.h in {include} (install the Python development headers)"
+    cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if (not os.path.exists(CALLLOOP_LIB)
+            or os.path.getmtime(CALLLOOP_SRC) > os.path.getmtime(CALLLOOP_LIB)):
+        os.makedirs(os.path.dirname(CALLLOOP_LIB), exist_ok=True)
+        tmp = f"{CALLLOOP_LIB}.{os.getpid()}.tmp"  # a parallel run never loads half a file
+        try:
+            p = subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-fPIC", "-shared",
+                                "-fvisibility=hidden", "-I" + include, CALLLOOP_SRC,
+                                "-o", tmp], capture_output=True, text=True)
+        except OSError as exc:
+            return None, f"cannot run the C compiler {cc!r}: {exc}"
+        if p.returncode != 0:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            return None, (f"{cc} exited with {p.returncode} on {CALLLOOP_SRC}: "
+                          + (p.stderr.strip()[-200:] or "no message"))
+        os.replace(tmp, CALLLOOP_LIB)
+    try:
+        # PyDLL: the GIL stays held, and ctypes raises the exception call_loop set
+        lib = ctypes.PyDLL(CALLLOOP_LIB)
+    except OSError as exc:
+        return None, f"cannot load {CALLLOOP_LIB}: {exc}"
+    fn = lib.call_loop
+    fn.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.py_object, ctypes.c_long]
+    fn.restype = ctypes.c_long
+    return fn, None
 
 
 def float4_candidates():
@@ -124,6 +173,23 @@ def setup_pycudac(runner):
         return (now() - t0) * 1e6 / n
     runner.add("pycudac", "launch_empty_call_us", call)
 
+    call_loop, no_cloop = load_callloop()
+
+    def add_cloop(metric, g, args):
+        """The Python loop's call g(*args, block=, grid=, stream=) from C."""
+        if call_loop is None:
+            runner.rec.na("pycudac", metric, no_cloop)
+            return
+        stack = tuple(args) + ((1, 1, 1), (1, 1), s)
+
+        def cloop(n):
+            t0 = now()
+            call_loop(g, stack, LAUNCH_KWNAMES, n)
+            s.synchronize()
+            return (now() - t0) * 1e6 / n
+        runner.add("pycudac", metric, cloop)
+    add_cloop("launch_empty_cloop_us", f, (ptr, 1000))
+
     def prepared(n):
         pac, p, s_ = f.prepared_async_call, ptr, s
         t0 = now()
@@ -149,8 +215,8 @@ def setup_pycudac(runner):
         except Exception as exc:
             errs.append(f"{name}: {type(exc).__name__}: {exc}")
     if v4 is None:
-        runner.rec.na("pycudac", "launch16_call_us", "no float4 spelling accepted: "
-                      + " | ".join(errs))
+        for m in ("launch16_call_us", "launch16_cloop_us"):
+            runner.rec.na("pycudac", m, "no float4 spelling accepted: " + " | ".join(errs))
     else:
         def call16(n):
             g, p, s_, v = f16, ptr, s, v4
@@ -161,6 +227,7 @@ def setup_pycudac(runner):
             s_.synchronize()
             return (now() - t0) * 1e6 / n
         runner.add("pycudac", "launch16_call_us", call16)
+        add_cloop("launch16_cloop_us", f16, (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8))
         runner.rec.info("pycudac", "launch16_float4_arg", spelling=how)
     try:
         layout = getattr(f16, "param_layout", None)
@@ -275,8 +342,9 @@ def main():
     runner = Runner(rec, args.quick)
     keep = []
     # pycudac first: autoinit makes the primary context current for the rest
-    keep.append(rec.guard("pycudac", ["launch_empty_call_us", "launch_empty_prepared_us",
-                                      "launch16_call_us"], setup_pycudac, runner))
+    keep.append(rec.guard("pycudac", ["launch_empty_call_us", "launch_empty_cloop_us",
+                                      "launch_empty_prepared_us", "launch16_call_us",
+                                      "launch16_cloop_us"], setup_pycudac, runner))
     setup_floor(runner, args)
     cupy_keep = rec.guard("cupy", ["launch_empty_call_us", "launch16_call_us"],
                           setup_cupy, runner)

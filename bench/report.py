@@ -61,10 +61,16 @@ def rows():
     return [
         ("launch empty f(...) µs", ("pycudac", "launch_empty_call_us"),
          ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
+        # the same f(...) calls made from a C loop (no bytecode between
+        # launches): the gap to the row above is the interpreter's share
+        ("  f(...) from a C loop µs", ("pycudac", "launch_empty_cloop_us"),
+         ("floor_best_launch_empty",), "info", None, "diagnostic"),
         ("launch empty prepared µs", ("pycudac", "launch_empty_prepared_us"),
          ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
         ("launch 16 params µs", ("pycudac", "launch16_call_us"),
          ("floor_best_launch16",), "le", 1.10, "<= 1.10x C floor"),
+        ("  16 params from a C loop µs", ("pycudac", "launch16_cloop_us"),
+         ("floor_best_launch16",), "info", None, "diagnostic"),
         ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),
          ("floor_best_launch_empty",), "info", None, "peer"),
         ("  cuda.core launch empty µs", ("cuda.core", "launch_empty_call_us"),

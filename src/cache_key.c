@@ -123,8 +123,14 @@ static PyObject *cache_path(PyObject *cache_dir)
         return NULL;
     if (given) {
         PyObject *p = PyOS_FSPath(cache_dir);
-        if (p == NULL)
+        if (p == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "cache_dir must be a path (str, bytes or "
+                             "os.PathLike), None or False, not %.100s", Py_TYPE(cache_dir)->tp_name);
+            }
             return NULL;
+        }
         PyObject *out = abspath(p);
         Py_DECREF(p);
         return out;

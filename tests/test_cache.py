@@ -567,6 +567,13 @@ def test_disable_cache_spellings(monkeypatch, value, off):
     assert compiler._cache_disabled() is off
 
 
+def test_cache_dir_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        compiler.compile(SRC, arch="sm_90", cache_dir=123)
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        compiler.cache_path(["/tmp"])
+
+
 def test_stats_and_clear(cache):
     compiler.compile(unique_src(), arch="sm_90")
     compiler.compile(unique_src(), arch="sm_90")

@@ -1,5 +1,6 @@
 /*
- * function.h — Function objects and the launch path (src/function.c).
+ * function.h — Function objects (src/function.c) and the launch path
+ * (src/function_launch.c).
  *
  * A Function holds a per-kernel plan: one entry per parameter with its kind,
  * offset and size, built once (from the driver's cuFuncGetParamInfo and the

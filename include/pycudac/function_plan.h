@@ -1,7 +1,7 @@
 /*
- * function_plan.h — private to src/function.c, function_plan.c,
- * function_pack.c and function_ptr.c: the Function object's layout, its
- * per-parameter plan, and the packer.
+ * function_plan.h — private to src/function.c, function_launch.c,
+ * function_plan.c, function_pack.c and function_ptr.c: the Function object's
+ * layout, its per-parameter plan, and the packer.
  */
 #ifndef PYCUDAC_FUNCTION_PLAN_H
 #define PYCUDAC_FUNCTION_PLAN_H

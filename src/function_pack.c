@@ -487,7 +487,7 @@ static const char *expected_text(int k)
  * a DeviceAllocation or an int for a pointer, an int in range for an integer,
  * a float for float or double. 0 when stored; 1 when the argument needs
  * conv_one, which converts everything else and makes every refusal. */
-static inline int pack_fast(const pcc_param *p, PyObject *arg, char *dst)
+static inline int pack_fast(const pcc_hot_param *p, PyObject *arg, char *dst)
 {
     PyTypeObject *t = Py_TYPE(arg);
     int k = p->kind;
@@ -528,7 +528,7 @@ static inline int pack_fast(const pcc_param *p, PyObject *arg, char *dst)
         }
         return 1;
     }
-    if (t == pcc_st.DeviceAllocation && (k == PK_PTR || (k == PK_UNTYPED && p->size == 8)) &&
+    if (t == pcc_st.DeviceAllocation && (k == PK_PTR || p->untyped8) &&
         !((PccDeviceAllocation *)arg)->freed) {
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;
@@ -577,7 +577,7 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
                      nargs == 1 ? "was" : "were");
         return -1;
     }
-    const pcc_param *p = f->params;
+    const pcc_hot_param *p = f->hot;
     for (int i = 0; i < f->nparams; i++, p++)
         if (pack_fast(p, args[i], buf + p->offset) != 0 && conv_one(f, i, args[i], buf, cs) < 0)
             return -1;

@@ -105,6 +105,8 @@ void pcc_plan_clear(PccFunction *f)
         PyMem_Free(f->params);
         f->params = NULL;
     }
+    PyMem_Free(f->hot);
+    f->hot = NULL;
     f->nparams = 0;
     f->argsize = 0;
     Py_CLEAR(f->decl);
@@ -206,6 +208,26 @@ done:
 }
 
 /* f->decl: "float *a, int n" or "<8 bytes>, <4 bytes>". */
+static int make_decl(PccFunction *f);
+
+/* The plan is complete: the packer's compact copy, then the declaration. */
+static int finish_plan(PccFunction *f)
+{
+    PyMem_Free(f->hot);
+    f->hot = PyMem_Calloc(f->nparams ? (size_t)f->nparams : 1, sizeof(pcc_hot_param));
+    if (f->hot == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        const pcc_param *p = &f->params[i];
+        f->hot[i].kind = (unsigned char)p->kind;
+        f->hot[i].untyped8 = p->kind == PK_UNTYPED && p->size == 8;
+        f->hot[i].offset = (unsigned int)p->offset;
+    }
+    return make_decl(f);
+}
+
 static int make_decl(PccFunction *f)
 {
     PyObject *parts = PyList_New(f->nparams);
@@ -338,7 +360,7 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
     }
     rc = 0;
 done:
-    if (rc == 0 && make_decl(f) < 0)
+    if (rc == 0 && finish_plan(f) < 0)
         rc = -1;
     Py_XDECREF(seq);
     PyMem_Free(doff);
@@ -472,7 +494,7 @@ int pcc_plan_prepare(PccFunction *f, PyObject *arg_types)
             off += sizes[i];
         }
         f->argsize = off;
-        rc = make_decl(f);
+        rc = finish_plan(f);
         goto done;
     }
     if (n != f->nparams) {
@@ -488,18 +510,20 @@ int pcc_plan_prepare(PccFunction *f, PyObject *arg_types)
                          pcc_kind_name(kinds[i]), p->size, ctype_or_kind(p));
             goto done;
         }
-        if (p->kind == PK_UNTYPED) {
-            if (kind_class(kinds[i]) == 2 || kind_class(kinds[i]) == 3)
-                p->kind = kinds[i];
-        } else if (kind_class(p->kind) != kind_class(kinds[i]) &&
-                   !(p->kind == PK_VEC || p->kind == PK_STRUCT)) {
+        if (p->kind != PK_UNTYPED && kind_class(p->kind) != kind_class(kinds[i]) &&
+            !(p->kind == PK_VEC || p->kind == PK_STRUCT)) {
             PyErr_Format(PyExc_ValueError, "prepare(): argument %zd of kernel '%U' is given as "
                          "%s but the kernel declares %U", i + 1, f->name,
                          pcc_kind_name(kinds[i]), ctype_or_kind(p));
             goto done;
         }
     }
-    rc = make_decl(f);
+    /* all checked: a refused prepare() changes nothing */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (f->params[i].kind == PK_UNTYPED &&
+            (kind_class(kinds[i]) == 2 || kind_class(kinds[i]) == 3))
+            f->params[i].kind = kinds[i];
+    rc = finish_plan(f);
 done:
     PyMem_Free(kinds);
     PyMem_Free(sizes);

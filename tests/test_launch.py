@@ -595,6 +595,12 @@ def test_untyped_function_from_buffer(ctx, emod):
         f.pack(1, None, np.float32(2), 2 ** 32)
     with pytest.raises(TypeError, match="4 bytes"):
         f.pack(1, None, np.float64(2), 3)
+    # a refused prepare() (the last size is wrong) changes nothing
+    with pytest.raises(ValueError, match="argument 4"):
+        f.prepare("PPfP")
+    assert [e.kind for e in f.param_layout] == ["untyped"] * 4
+    with pytest.raises(TypeError, match="ambiguous"):
+        f.pack(1, None, 2.0, 3)
     f.prepare("PPfi")
     assert f.pack(1, None, 2.0, 3) == struct.pack("<QQfi", 1, 0, 2.0, 3)
 

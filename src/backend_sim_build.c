@@ -23,6 +23,7 @@
 
 #include "pycudac/backend_sim_compile.h"
 #include "pycudac/sim_abi.h"
+#include "pycudac/sim_env.h"
 
 /* ---- files ------------------------------------------------------------------- */
 
@@ -340,10 +341,12 @@ static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
                           P->hdr_names.v[i]);
             return NVRTC_ERROR_COMPILATION;
         }
-    const char *tmpdir = getenv("TMPDIR");
+    char *tmpenv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
+    const char *tmpdir = tmpenv;
     if (tmpdir == NULL || *tmpdir == '\0' || strlen(tmpdir) > 400)
         tmpdir = "/tmp";
     snprintf(J->tmp, sizeof J->tmp, "%s/pycudac-sim-XXXXXX", tmpdir);
+    free(tmpenv);
     if (mkdtemp(J->tmp) == NULL) {
         snprintf(J->tmp, sizeof J->tmp, "/tmp/pycudac-sim-XXXXXX");
         if (mkdtemp(J->tmp) == NULL) {
@@ -506,7 +509,9 @@ static nvrtcResult take_image(struct _nvrtcProgram *P, job *J)
 
 static void job_free(job *J, struct _nvrtcProgram *P)
 {
-    if (J->tmp[0] && getenv("PYCUDAC_SIM_KEEP_TMP") == NULL)
+    char *keep = pcc_sim_env_dup("PYCUDAC_SIM_KEEP_TMP");
+    free(keep);
+    if (J->tmp[0] && keep == NULL)
         nftw(J->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     else if (J->tmp[0])
         pcc_sb_printf(&P->log, "note: sources kept in %s (PYCUDAC_SIM_KEEP_TMP)\n", J->tmp);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pycudac/backend_sim_compile.h"
+#include "pycudac/sim_env.h"
 #include "pycudac/loader.h"
 
 static pcc_rtc_table sim_table;
@@ -232,6 +233,9 @@ static void fill_table(void)
 
 const pcc_rtc_table *pcc_sim_rtc_get(void)
 {
+    /* called with the GIL held before every sim compile (and before the
+     * first, which finds the C++ compiler): the environment it will read */
+    pcc_sim_env_refresh();
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, fill_table);
     return &sim_table;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim_compile.h"
+#include "pycudac/sim_env.h"
 #include "sim_prelude_blob.h"
 
 extern char **environ;
@@ -88,10 +89,12 @@ static int find_program(const char *prog, char *out, size_t len)
         snprintf(out, len, "%s", prog);
         return 1;
     }
-    const char *path = getenv("PATH");
+    char *pathenv = pcc_sim_env_dup("PATH"); /* no getenv without the GIL */
+    const char *path = pathenv;
     if (path == NULL || *path == '\0')
         path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
+    int found = 0;
+    while (*path && !found) {
         const char *end = strchr(path, ':');
         size_t n = end ? (size_t)(end - path) : strlen(path);
         char cand[PATH_MAX];
@@ -101,14 +104,15 @@ static int find_program(const char *prog, char *out, size_t len)
             strcpy(cand + n + 1, prog);
             if (is_exe(cand)) {
                 snprintf(out, len, "%s", cand);
-                return 1;
+                found = 1;
             }
         }
         if (end == NULL)
             break;
         path = end + 1;
     }
-    return 0;
+    free(pathenv);
+    return found;
 }
 
 static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
@@ -123,7 +127,7 @@ static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n
 
 static void setup(void)
 {
-    const char *env = getenv("CXX");
+    char *env = pcc_sim_env_dup("CXX");
     const char *names[] = {"c++", "g++", "clang++"};
     if (env && *env) {
         /* $CXX may carry words: "ccache g++ -m64" */
@@ -141,13 +145,15 @@ static void setup(void)
         for (size_t i = 0; i < 3 && cxx.path[0] == '\0'; i++)
             find_program(names[i], cxx.path, sizeof cxx.path);
         if (cxx.path[0] == '\0') {
-            const char *path = getenv("PATH");
+            char *path = pcc_sim_env_dup("PATH");
             snprintf(cxx.missing, sizeof cxx.missing,
                      "no C++ compiler found for the CPU simulator: looked for c++, g++ and clang++ "
                      "on PATH=%s; install one (e.g. g++) or set CXX",
                      path ? path : "(unset)");
+            free(path);
         }
     }
+    free(env);
     unsigned long long h = 1469598103934665603ULL;
     h = fnv1a(h, pcc_sim_prelude_text, sizeof pcc_sim_prelude_text);
     h = fnv1a(h, pcc_sim_abi_text, sizeof pcc_sim_abi_text);

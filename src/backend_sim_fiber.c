@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim.h"
+#include "pycudac/sim_env.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
@@ -330,8 +331,9 @@ static size_t stack_size(void)
     static atomic_size_t cached;
     size_t size = atomic_load_explicit(&cached, memory_order_relaxed);
     if (size == 0) {
-        const char *env = getenv("PYCUDAC_SIM_STACK_KB");
+        char *env = pcc_sim_env_dup("PYCUDAC_SIM_STACK_KB"); /* no getenv without the GIL */
         long kb = env ? strtol(env, NULL, 10) : 0;
+        free(env);
         size_t ps = page_size();
         size_t s = kb >= 16 && kb <= 65536 ? (size_t)kb * 1024 : SIM_STACK_DEFAULT;
         size = (s + ps - 1) & ~(ps - 1);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim.h"
+#include "pycudac/sim_env.h"
 
 /* One OS thread that runs blocks: a pool thread, or slot 0 for the thread
  * that called cuLaunchKernel. */
@@ -487,9 +488,10 @@ static void ensure_pool(void)
         return;
     __atomic_store_n(&workers[0], w0, __ATOMIC_RELEASE);
     int total = sim_cpu_count();
-    const char *env = getenv("PYCUDAC_SIM_THREADS");
+    char *env = pcc_sim_env_dup("PYCUDAC_SIM_THREADS"); /* no getenv without the GIL */
     if (env && atoi(env) > 0)
         total = atoi(env);
+    free(env);
     if (total > SIM_MAX_WORKERS)
         total = SIM_MAX_WORKERS;
     for (int i = 1; i < total; i++) {

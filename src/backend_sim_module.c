@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim.h"
+#include "pycudac/sim_env.h"
 
 /* ---- modules ---------------------------------------------------------------------------- */
 
@@ -59,9 +60,8 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
         left -= (size_t)n;
     }
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
-    const char *dir = getenv("TMPDIR");
-    if (dir == NULL || *dir == '\0')
-        dir = "/tmp";
+    char *direnv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
+    const char *dir = direnv && *direnv ? direnv : "/tmp";
     int linked = 0;
     pthread_mutex_lock(&name_lock);
     for (int tries = 0; tries < 100 && !linked; tries++) {
@@ -72,6 +72,7 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
             break;
     }
     pthread_mutex_unlock(&name_lock);
+    free(direnv);
     void *h = dlopen(linked ? link : fdpath, RTLD_NOW | RTLD_LOCAL);
     if (linked) {
         unlink(link);

@@ -16,6 +16,7 @@
 
 #include "pycudac/context.h"
 #include "pycudac/function.h"
+#include "pycudac/loader.h"
 #include "pycudac/memory.h"
 #include "pycudac/module.h"
 
@@ -34,6 +35,8 @@ static PyObject *module_load(PyObject *image)
     CUmodule m = NULL;
     CUresult rc;
     const char *data = PyBytes_AS_STRING(image);
+    if (pcc_backend == PCC_BACKEND_SIM)
+        pcc_sim_env_refresh(); /* what the load reads without the GIL */
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);
     Py_END_ALLOW_THREADS

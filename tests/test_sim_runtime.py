@@ -434,3 +434,47 @@ def test_segfault_outside_kernels_still_reaches_faulthandler():
     assert "KERNEL OK" in r.stdout, r.stderr
     assert r.returncode != 0
     assert "Segmentation fault" in r.stderr, r.stderr
+
+
+# ----------------------------------------------------------------- environment
+
+def test_environment_changes_reach_the_simulator_and_race_with_nothing(tmp_path):
+    """The simulator reads TMPDIR and PYCUDAC_SIM_KEEP_TMP with the GIL
+    released, from a copy taken at each call (getenv there could race with
+    os.environ changes in other threads): a change made between two compiles
+    is seen by the second, and a thread changing os.environ all the time does
+    not disturb compiles and launches."""
+    r = run_sim(f"""
+        import os, threading
+        from pycudac import compiler
+        src = "__global__ void k(int *a) {{ a[threadIdx.x] = threadIdx.x; }}\\n"
+        os.environ["TMPDIR"] = {str(tmp_path)!r}
+        os.environ["PYCUDAC_SIM_KEEP_TMP"] = "1"
+        compiler.compile(src + "// 1\\n", cache_dir=False)
+        kept = [n for n in os.listdir({str(tmp_path)!r}) if n.startswith("pycudac-sim-")]
+        del os.environ["PYCUDAC_SIM_KEEP_TMP"]
+        compiler.compile(src + "// 2\\n", cache_dir=False)
+        after = [n for n in os.listdir({str(tmp_path)!r}) if n.startswith("pycudac-sim-")]
+        print("KEPT", len(kept), len(after))
+        stop = threading.Event()
+        def churn():
+            i = 0
+            while not stop.is_set():
+                os.environ["PYCUDAC_CHURN_%d" % (i % 64)] = "x" * (i % 300)
+                i += 1
+        t = threading.Thread(target=churn)
+        t.start()
+        try:
+            a = drv.mem_alloc(4 * 32)
+            for i in range(20):
+                mod = SourceModule(src + "// %d\\n" % i, cache_dir=False)
+                mod.get_function("k")(a, block=(32, 1, 1), grid=(1, 1))
+            out = np.zeros(32, np.int32)
+            drv.memcpy_dtoh(out, a)
+            print("OK", (out == np.arange(32)).all())
+        finally:
+            stop.set()
+            t.join()
+    """, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "KEPT 1 1" in r.stdout and "OK True" in r.stdout, r.stdout + r.stderr

@@ -11,6 +11,7 @@
 
 #include "errors.h"
 #include "rtc.h"
+#include "sim_env.h"
 
 enum { PCC_BACKEND_NONE = 0, PCC_BACKEND_CUDA = 1, PCC_BACKEND_SIM = 2 };
 extern int pcc_backend; /* PCC_BACKEND_* */

@@ -1,0 +1,46 @@
+/*
+ * backend_sim_env.c — the environment as the simulator's GIL-free code sees
+ * it. A compile, a module load and a launch on the simulator run with the
+ * GIL released, and getenv() there could race with another Python thread
+ * changing os.environ (putenv may move the environment while getenv reads
+ * it). So the variables that code reads are copied here while the GIL is
+ * held, at each entry from Python (pcc_sim_env_refresh), and read back
+ * under a lock (pcc_sim_env_dup).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pycudac/sim_env.h"
+
+static const char *const names[] = {"TMPDIR",  "PATH",         "CXX", "PYCUDAC_SIM_KEEP_TMP",
+                                    "PYCUDAC_SIM_STACK_KB", "PYCUDAC_SIM_THREADS"};
+#define N_NAMES (sizeof names / sizeof names[0])
+static char *values[N_NAMES]; /* malloc'd copies, NULL when unset */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void pcc_sim_env_refresh(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < N_NAMES; i++) {
+        const char *now = getenv(names[i]);
+        if (now == NULL ? values[i] == NULL : values[i] != NULL && strcmp(now, values[i]) == 0)
+            continue;
+        free(values[i]);
+        values[i] = now ? strdup(now) : NULL; /* out of memory reads as unset */
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+char *pcc_sim_env_dup(const char *name)
+{
+    char *out = NULL;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < N_NAMES; i++)
+        if (strcmp(names[i], name) == 0) {
+            out = values[i] ? strdup(values[i]) : NULL;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    return out;
+}

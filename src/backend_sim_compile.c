@@ -235,7 +235,7 @@ const pcc_rtc_table *pcc_sim_rtc_get(void)
 {
     /* called with the GIL held before every sim compile (and before the
      * first, which finds the C++ compiler): the environment it will read */
-    pcc_sim_env_refresh();
+    pcc_sim_env_refresh_all();
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, fill_table);
     return &sim_table;

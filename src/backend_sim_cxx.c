@@ -26,7 +26,6 @@
 #include "pycudac/sim_env.h"
 #include "sim_prelude_blob.h"
 
-extern char **environ;
 
 /* Flags every compile gets; part of the identity, so changing them changes
  * the cache key. */
@@ -243,7 +242,12 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path)
     posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
     pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    /* the environment copied under the GIL, not `environ`, which another
+     * Python thread may be changing now */
+    char **env = pcc_sim_environ_dup();
+    char *empty[] = {NULL};
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : empty);
+    pcc_sim_environ_free(env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         errno = rc;

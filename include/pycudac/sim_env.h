@@ -11,4 +11,12 @@
 void pcc_sim_env_refresh(void);
 char *pcc_sim_env_dup(const char *name);
 
+/* Before a compile (GIL held): also copy the whole environment, which the
+ * C++ compiler the simulator starts inherits through
+ * pcc_sim_environ_dup() (a NULL-terminated malloc'd copy, NULL when out of
+ * memory; release it with pcc_sim_environ_free). */
+void pcc_sim_env_refresh_all(void);
+char **pcc_sim_environ_dup(void);
+void pcc_sim_environ_free(char **env);
+
 #endif

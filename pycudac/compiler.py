@@ -393,14 +393,13 @@ def _include_fingerprint(dirs):
 
 
 def _key_args(source, options, name_expressions, target, arch, compiler, backend,
-              no_extern_c, include_dirs):
-    """cache_key's fields, in the order _driver.cache_key and cache_find take them.
-    NVRTC's identity is left to the C side (None): one Python call less on
-    a warm start."""
+              no_extern_c, includes):
+    """cache_key's fields, in the order _driver.cache_key and cache_find take them;
+    `includes` is _include_files' list (or empty). NVRTC's identity is left to
+    the C side (None): one Python call less on a warm start."""
     kind, identity = ("nvrtc", None) if compiler == "nvrtc" else _compiler_identity(compiler)
-    includes = _include_files(include_dirs) if include_dirs else None
     return (CACHE_FORMAT_VERSION, kind, identity, backend, target, arch, options,
-            name_expressions or (), bool(no_extern_c), source, includes)
+            name_expressions or (), bool(no_extern_c), source, includes or None)
 
 
 def cache_key(source, options, name_expressions, target, arch, compiler, backend,
@@ -408,8 +407,9 @@ def cache_key(source, options, name_expressions, target, arch, compiler, backend
     """SHA-256 hex digest over everything that can change the compiled image
     (src/cache_key.c: tagged, length-prefixed fields, so no two field lists
     hash alike)."""
+    includes = _include_files(include_dirs) if include_dirs else None
     return _driver.cache_key(*_key_args(source, options, name_expressions, target, arch,
-                                        compiler, backend, no_extern_c, include_dirs))
+                                        compiler, backend, no_extern_c, includes))
 
 
 # ---------------------------------------------------------------------------
@@ -489,19 +489,22 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
     the target (_device_target); a guess that misses is confirmed before
     anything is compiled or stored."""
     options, target, arch, sure = plan(False)
-    if include_dirs and _usable_dir(cache_dir, check=False) is None:
-        include_dirs = ()  # no cache: no need to read every header for a key
+    # the headers are read once (not again for a second target), and not at
+    # all without a cache
+    includes = None
+    if include_dirs and _usable_dir(cache_dir, check=False) is not None:
+        includes = _include_files(include_dirs)
     # one C call: directory, key, entry read, verify and decode
     path, key, result = _driver.cache_find(cache_dir, *_key_args(
         source, options, name_expressions, target, arch, compiler, backend, no_extern_c,
-        include_dirs))
+        includes))
     if result is None and not sure:
         guess = (target, arch)
         options, target, arch, sure = plan(True)
         if path is not None and (target, arch) != guess:
             path, key, result = _driver.cache_find(cache_dir, *_key_args(
                 source, options, name_expressions, target, arch, compiler, backend,
-                no_extern_c, include_dirs))
+                no_extern_c, includes))
     if result is not None:
         _stats["hits"] += 1
         result.update(from_cache=True, key=key, target=target, arch=arch)

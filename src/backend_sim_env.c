@@ -4,8 +4,9 @@
  * GIL released, and getenv() there could race with another Python thread
  * changing os.environ (putenv may move the environment while getenv reads
  * it). So the variables that code reads are copied here while the GIL is
- * held, at each entry from Python (pcc_sim_env_refresh), and read back
- * under a lock (pcc_sim_env_dup). Before a compile the whole environment is
+ * held, at each compile and module load (pcc_sim_env_refresh; a launch
+ * needs a module, and the workers read their two settings once), and read
+ * back under a lock (pcc_sim_env_dup). Before a compile the whole environment is
  * copied too (pcc_sim_env_refresh_all), for the C++ compiler it starts.
  */
 #include <pthread.h>

@@ -56,34 +56,6 @@ static PyObject *crc32_fn;  /* zlib.crc32 */
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 /* key_hex (64 lowercase or uppercase hex digits) → 32 bytes. 0 or -1 + ValueError. */
 static int parse_key(PyObject *key_hex, unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
 {
@@ -125,31 +97,37 @@ void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
     memcpy(name + PCC_KEY_HEX, PCC_CACHE_SUFFIX, sizeof PCC_CACHE_SUFFIX);
 }
 
-/* The SHA-256 of the key (borrowed):
- * hashlib's, which is OpenSSL's (SHA-NI where the CPU has it). CPython's
- * built-in one was tried for a warm start without OpenSSL's set-up and was
- * ten times slower on an entry's bytes. */
-static PyObject *sha256_callable(void)
+/* module.attr, imported on first use and kept in *slot (borrowed). The
+ * key's SHA-256 is hashlib's, which is OpenSSL's (SHA-NI where the CPU has
+ * it): CPython's built-in one was tried for a warm start without OpenSSL's
+ * set-up and was ten times slower on an entry's bytes. */
+static PyObject *library_callable(PyObject **slot, const char *module, const char *attr)
 {
-    if (sha256_fn == NULL) {
-        PyObject *hashlib = PyImport_ImportModule("hashlib");
-        if (hashlib == NULL)
+    if (*slot == NULL) {
+        PyObject *m = PyImport_ImportModule(module);
+        if (m == NULL)
             return NULL;
-        sha256_fn = PyObject_GetAttrString(hashlib, "sha256");
-        Py_DECREF(hashlib);
+        *slot = PyObject_GetAttrString(m, attr);
+        Py_DECREF(m);
     }
-    return sha256_fn;
+    return *slot;
+}
+
+/* fn(memoryview of [p, p+n)): new reference, or NULL with an exception. */
+static PyObject *call_on_memory(PyObject *fn, const void *p, size_t n)
+{
+    PyObject *view = PyMemoryView_FromMemory((char *)p, (Py_ssize_t)n, PyBUF_READ);
+    if (view == NULL)
+        return NULL;
+    PyObject *out = PyObject_CallOneArg(fn, view);
+    Py_DECREF(view);
+    return out;
 }
 
 int pcc_sha256(const void *p, size_t n, unsigned char out[32])
 {
-    if (sha256_callable() == NULL)
-        return -1;
-    PyObject *view = PyMemoryView_FromMemory((char *)p, (Py_ssize_t)n, PyBUF_READ);
-    if (view == NULL)
-        return -1;
-    PyObject *h = PyObject_CallOneArg(sha256_fn, view);
-    Py_DECREF(view);
+    PyObject *fn = library_callable(&sha256_fn, "hashlib", "sha256");
+    PyObject *h = fn ? call_on_memory(fn, p, n) : NULL;
     if (h == NULL)
         return -1;
     static PyObject *digest_name;
@@ -207,27 +185,10 @@ static int open_cache_dir(const char *dir, const char **why)
 /* The entry checksum of [p, p+n): CRC-32 (zlib's), little-endian, in the
  * first 4 of the header's 32 checksum bytes (the rest zero). 0, or -1 with
  * an exception. */
-static PyObject *crc32_callable(void)
-{
-    if (crc32_fn == NULL) {
-        PyObject *zlib = PyImport_ImportModule("zlib");
-        if (zlib == NULL)
-            return NULL;
-        crc32_fn = PyObject_GetAttrString(zlib, "crc32");
-        Py_DECREF(zlib);
-    }
-    return crc32_fn;
-}
-
 static int entry_checksum(const void *p, size_t n, unsigned char out[32])
 {
-    if (crc32_callable() == NULL)
-        return -1;
-    PyObject *view = PyMemoryView_FromMemory((char *)p, (Py_ssize_t)n, PyBUF_READ);
-    if (view == NULL)
-        return -1;
-    PyObject *crc = PyObject_CallOneArg(crc32_fn, view);
-    Py_DECREF(view);
+    PyObject *fn = library_callable(&crc32_fn, "zlib", "crc32");
+    PyObject *crc = fn ? call_on_memory(fn, p, n) : NULL;
     if (crc == NULL)
         return -1;
     unsigned long v = PyLong_AsUnsignedLong(crc);
@@ -732,9 +693,9 @@ static PyObject *py_sha256_impl(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    if (crc32_callable() == NULL)
+    if (library_callable(&crc32_fn, "zlib", "crc32") == NULL)
         return NULL;
-    return Py_XNewRef(sha256_callable());
+    return Py_XNewRef(library_callable(&sha256_fn, "hashlib", "sha256"));
 }
 
 static PyMethodDef cache_methods[] = {

@@ -211,11 +211,12 @@ static int put_field(growbuf *g, const char *tag, const char *p, size_t n)
     return put(g, head, (size_t)h) < 0 ? -1 : put(g, p, n);
 }
 
-/* UTF-8 (surrogatepass) bytes of str `s`, as a new bytes object. */
+/* UTF-8 (surrogatepass) bytes of str `s`, as a new bytes object; `what`
+ * names it in the TypeError ("cache key: options"). */
 static PyObject *utf8(PyObject *s, const char *what)
 {
     if (!PyUnicode_Check(s)) {
-        PyErr_Format(PyExc_TypeError, "cache key: %s must be str, not %.100s", what,
+        PyErr_Format(PyExc_TypeError, "%s must be str, not %.100s", what,
                      Py_TYPE(s)->tp_name);
         return NULL;
     }
@@ -228,6 +229,8 @@ static PyObject *utf8(PyObject *s, const char *what)
 static int utf8_view(PyObject *s, const char *what, const char **p, size_t *n, PyObject **tmp)
 {
     *tmp = NULL;
+    char label[64];
+    snprintf(label, sizeof label, "cache key: %s", what);
     if (PyUnicode_Check(s)) {
         Py_ssize_t len;
         *p = PyUnicode_AsUTF8AndSize(s, &len);
@@ -237,7 +240,7 @@ static int utf8_view(PyObject *s, const char *what, const char **p, size_t *n, P
         }
         PyErr_Clear();
     }
-    if ((*tmp = utf8(s, what)) == NULL)
+    if ((*tmp = utf8(s, label)) == NULL)
         return -1;
     *p = PyBytes_AS_STRING(*tmp);
     *n = (size_t)PyBytes_GET_SIZE(*tmp);
@@ -330,7 +333,12 @@ static int key_digest(const key_args *a, unsigned char out[32])
             Py_ssize_t k;
             Py_buffer data;
             char tag[32];
-            if (!PyArg_ParseTuple(item, "nUy*:cache key include", &k, &rel, &data)) {
+            if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "nUy*", &k, &rel, &data)) {
+                if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+                    PyErr_Clear();
+                    PyErr_SetString(PyExc_TypeError, "cache key: each include must be a tuple "
+                                                     "(directory index, relative path, bytes)");
+                }
                 rc = -1;
                 break;
             }
@@ -367,14 +375,6 @@ static PyObject *parse_key_args(PyObject *args, const char *fmt, PyObject **firs
 
 /* ---- the payload ------------------------------------------------------------- */
 
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 static PyObject *text(const char *p, uint64_t n)
 {
     return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "surrogatepass");
@@ -389,8 +389,7 @@ static PyObject *decode_payload(PyObject *payload, const char *target, const cha
     uint64_t len = (uint64_t)PyBytes_GET_SIZE(payload);
     if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 1)
         Py_RETURN_NONE;
-    uint32_t n = (uint32_t)p[5] | (uint32_t)p[6] << 8 | (uint32_t)p[7] << 16 |
-                 (uint32_t)p[8] << 24;
+    uint32_t n = get_u32(p + 5);
     if (n < PAYLOAD_FIXED || n % 2 || n > (len - PAYLOAD_HEAD) / 8)
         Py_RETURN_NONE;
     uint64_t at = PAYLOAD_HEAD + 8ull * n, total = at;
@@ -466,18 +465,29 @@ static PyObject *py_cache_encode(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "UUOy*OOO:cache_encode", &target, &arch, &log, &image, &ptx,
                           &options, &lowered))
         return NULL;
+    if (lowered != Py_None && !PyDict_Check(lowered)) {
+        PyErr_Format(PyExc_TypeError, "cache_encode(): lowered must be a dict or None, not "
+                     "%.100s", Py_TYPE(lowered)->tp_name);
+        PyBuffer_Release(&image);
+        return NULL;
+    }
     PyObject *parts = PyList_New(0), *out = NULL, *opts_joined = NULL, *items = NULL;
     PyObject *empty = PyUnicode_FromString(""), *nul = PyUnicode_FromStringAndSize("\0", 1);
     if (!parts || !empty || !nul)
         goto done;
     opts_joined = PyUnicode_Join(nul, options);
-    if (opts_joined == NULL)
+    if (opts_joined == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "cache_encode(): options must be a sequence of str");
+        }
         goto done;
+    }
     PyObject *fixed[] = {target, arch, log == Py_None ? empty : log, NULL,
                          ptx == Py_None ? empty : ptx, opts_joined};
     for (int i = 0; i < PAYLOAD_FIXED; i++) {
         PyObject *b = i == 3 ? PyBytes_FromStringAndSize(image.buf, image.len)
-                             : utf8(fixed[i], "payload field");
+                             : utf8(fixed[i], "cache_encode(): log, ptx, target and arch");
         if (b == NULL || PyList_Append(parts, b) < 0) {
             Py_XDECREF(b);
             goto done;
@@ -491,7 +501,7 @@ static PyObject *py_cache_encode(PyObject *self, PyObject *args)
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
             PyObject *kv = PyList_GET_ITEM(items, i);
             for (int k = 0; k < 2; k++) {
-                PyObject *b = utf8(PyTuple_GET_ITEM(kv, k), "lowered name");
+                PyObject *b = utf8(PyTuple_GET_ITEM(kv, k), "cache_encode(): lowered names");
                 if (b == NULL || PyList_Append(parts, b) < 0) {
                     Py_XDECREF(b);
                     goto done;
@@ -509,14 +519,12 @@ static PyObject *py_cache_encode(PyObject *self, PyObject *args)
     unsigned char *w = (unsigned char *)PyBytes_AS_STRING(out);
     memcpy(w, PAYLOAD_MAGIC, 4);
     w[4] = ptx != Py_None;
-    for (int k = 0; k < 4; k++)
-        w[5 + k] = (unsigned char)((uint32_t)n >> (8 * k));
+    put_u32(w + 5, (uint32_t)n);
     unsigned char *data = w + PAYLOAD_HEAD + 8 * n;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *b = PyList_GET_ITEM(parts, i);
         uint64_t s = (uint64_t)PyBytes_GET_SIZE(b);
-        for (int k = 0; k < 8; k++)
-            w[PAYLOAD_HEAD + 8 * i + k] = (unsigned char)(s >> (8 * k));
+        put_u64(w + PAYLOAD_HEAD + 8 * i, s);
         memcpy(data, PyBytes_AS_STRING(b), (size_t)s);
         data += s;
     }

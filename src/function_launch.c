@@ -247,7 +247,6 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
     if (pcc_backend == PCC_BACKEND_SIM) {
-        pcc_sim_env_refresh(); /* what the workers read without the GIL */
         /* The simulator runs the whole kernel inside the launch: a blocking
          * call, so other Python threads must keep running (the GPU's launch
          * only queues, and stays on the hot path with the GIL held). */

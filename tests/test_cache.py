@@ -89,7 +89,8 @@ def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     ident = compiler._nvrtc_identity()
     assert full.startswith(ident + "\0CUDA_HOME=")
     # the key names NVRTC by its identity: the C side's own when given None
-    args = list(compiler._key_args(**dict(BASE, compiler="nvrtc")))
+    base = {k: v for k, v in BASE.items() if k != "include_dirs"}
+    args = list(compiler._key_args(**base, includes=None))
     assert args[2] is None and _driver.cache_key(*args) == k
     args[2] = full
     assert _driver.cache_key(*args) == k
@@ -572,6 +573,41 @@ def test_cache_dir_of_the_wrong_type_is_named():
         compiler.compile(SRC, arch="sm_90", cache_dir=123)
     with pytest.raises(TypeError, match="cache_dir must be a path"):
         compiler.cache_path(["/tmp"])
+
+
+def test_cache_entry_points_refuse_garbage():
+    """The C side of the key, the lookup and the payload codec: wrong types
+    are TypeErrors that say what was expected (never a crash)."""
+    args = list(compiler._key_args(SRC, ["-DA"], (), "cubin", "sm_90", "nvrtc", "nvrtc",
+                                   False, ()))
+    def key_with(i, value):
+        a = list(args)
+        a[i] = value
+        return lambda: _driver.cache_key(*a)
+    for call, match in [
+            (key_with(9, 5), "str"),                                  # source
+            (key_with(6, 5), "sequences of str"),                     # options
+            (key_with(6, [1]), "options must be str"),
+            (key_with(7, [b"x"]), "name_expressions must be str"),
+            (lambda: _driver.cache_key(args[0], "sim", None, *args[3:]), "only for NVRTC"),
+            (lambda: _driver.cache_key(*args[:10], 5), "includes must be a list"),
+            (lambda: _driver.cache_key(*args[:10], [("x",)]), "each include must be a tuple"),
+            (lambda: _driver.cache_find(3, *args), "cache_dir must be a path"),
+            (lambda: _driver.cache_find("/tmp"), "arguments"),
+            (lambda: _driver.cache_decode("x", "cubin", "sm_90"), "bytes"),
+            (lambda: _driver.cache_encode("cubin", "sm_90", "", "img", None, [], None), "bytes"),
+            (lambda: _driver.cache_encode("cubin", "sm_90", "", b"i", None, [1], None),
+             "options must be a sequence of str"),
+            (lambda: _driver.cache_encode("cubin", "sm_90", "", b"i", None, [], [1]),
+             "lowered must be a dict"),
+            (lambda: _driver.cache_encode("cubin", "sm_90", "", b"i", None, [], {1: "a"}),
+             "lowered names must be str"),
+            (lambda: _driver.cache_encode("cubin", "sm_90", 3, b"i", None, [], None),
+             "log, ptx, target and arch"),
+            (lambda: _driver.cache_path(3), "cache_dir must be a path")]:
+        with pytest.raises(TypeError, match=match):
+            call()
+    assert _driver.cache_decode(b"", "cubin", "sm_90") is None
 
 
 def test_stats_and_clear(cache):

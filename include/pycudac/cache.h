@@ -5,6 +5,8 @@
 #ifndef PYCUDAC_CACHE_H
 #define PYCUDAC_CACHE_H
 
+#include <stdint.h>
+
 #include "errors.h"
 
 #define PCC_KEY_HEX 64
@@ -13,6 +15,35 @@
 #define PCC_ENTRY_NAME_LEN (PCC_KEY_HEX + sizeof PCC_CACHE_SUFFIX)
 
 /* SHA-256 of [p, p+n) into out[32] (hashlib's). 0, or -1 with an exception. */
+/* Little-endian integers of the entry header and the payload. */
+static inline void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
 int pcc_sha256(const void *p, size_t n, unsigned char out[32]);
 
 /* The entry file name of a key digest. */

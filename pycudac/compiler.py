@@ -33,8 +33,8 @@ import warnings
 from pycudac import _driver
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
-# The cache's key is hashlib's SHA-256 and its entry checksum zlib's CRC-32
-# (src/cache.c): import both with this module, not inside the first lookup.
+# The cache's key is hashlib's SHA-256 (src/cache.c): import it with this
+# module, not inside the first lookup.
 _driver.sha256_impl()
 
 

@@ -4,7 +4,7 @@
  *
  * An entry is `<key hex>.pcc` in the cache directory: a fixed header (magic,
  * format version, the 32-byte key digest, payload length, the payload's
- * CRC-32 in a 32-byte field) and the payload. What the payload means is
+ * CRC-32C in a 32-byte field) and the payload. What the payload means is
  * cache_key.c's business.
  *
  * Safety rules (DESIGN.md "Compile and cache"):
@@ -22,9 +22,9 @@
  *   mtime (a hit touches its entry), never the one just written.
  * The checksum catches damaged files (a torn write cannot happen, see
  * above; disks and copies can still corrupt); keeping others out is the
- * directory check's job, not the checksum's. So it is CRC-32 (zlib's), not
- * a cryptographic hash: a warm start verifies the whole entry, and on the
- * H100 host SHA-256 of a 14 KB CUBIN took 16-22 µs against CRC-32's 8.
+ * directory check's job, not the checksum's. So it is CRC-32C
+ * (src/crc32c.c), not a cryptographic hash: a warm start verifies the whole
+ * entry, and on the H100 host SHA-256 of a 14 KB CUBIN took 16-22 µs.
  * The key's SHA-256 is Python's hashlib (src/cache_key.c); file I/O runs
  * with the GIL released.
  */
@@ -43,7 +43,7 @@
 #include "pycudac/cache.h"
 
 #define PCC_CACHE_MAGIC "PCCCACHE"
-#define PCC_CACHE_FORMAT 2u /* 1: the checksum was SHA-256 */
+#define PCC_CACHE_FORMAT 3u /* 1: the checksum was SHA-256, 2: zlib's CRC-32 */
 #define PCC_CACHE_HEADER 88 /* 8 magic + 4 format + 4 header size + 32 key + 8 len + 32 sum */
 #define PCC_CACHE_TMP_PREFIX ".tmp-"
 /* Refuse absurd entries before allocating for them. */
@@ -52,7 +52,6 @@
 #define PCC_CACHE_STALE_TMP_S 600
 
 static PyObject *sha256_fn; /* hashlib.sha256 */
-static PyObject *crc32_fn;  /* zlib.crc32 */
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -182,22 +181,12 @@ static int open_cache_dir(const char *dir, const char **why)
     return -1;
 }
 
-/* The entry checksum of [p, p+n): CRC-32 (zlib's), little-endian, in the
- * first 4 of the header's 32 checksum bytes (the rest zero). 0, or -1 with
- * an exception. */
-static int entry_checksum(const void *p, size_t n, unsigned char out[32])
+/* The entry checksum of [p, p+n): CRC-32C, little-endian, in the first 4
+ * of the header's 32 checksum bytes (the rest zero). Needs no GIL. */
+static void entry_checksum(const void *p, size_t n, unsigned char out[32])
 {
-    PyObject *fn = library_callable(&crc32_fn, "zlib", "crc32");
-    PyObject *crc = fn ? call_on_memory(fn, p, n) : NULL;
-    if (crc == NULL)
-        return -1;
-    unsigned long v = PyLong_AsUnsignedLong(crc);
-    Py_DECREF(crc);
-    if (v == (unsigned long)-1 && PyErr_Occurred())
-        return -1;
     memset(out, 0, 32);
-    put_u32(out, (uint32_t)v);
-    return 0;
+    put_u32(out, pcc_crc32c(p, n, 1));
 }
 
 /* ---- load ------------------------------------------------------------------------ */
@@ -302,8 +291,11 @@ PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const cha
         goto done;
     char *dst = PyBytes_AS_STRING(payload);
     size_t len = (size_t)(size - PCC_CACHE_HEADER);
+    unsigned char digest[32];
     Py_BEGIN_ALLOW_THREADS
     ok = read_entry(fd, header, dst, len) == 0;
+    if (ok)
+        entry_checksum(dst, len, digest);
     Py_END_ALLOW_THREADS
     if (!ok)
         *why = "entry cannot be read";
@@ -320,11 +312,6 @@ PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const cha
     else
         ok = 2;
     if (ok != 2) {
-        Py_CLEAR(payload);
-        goto done;
-    }
-    unsigned char digest[32];
-    if (entry_checksum(dst, len, digest) < 0) {
         Py_CLEAR(payload);
         goto done;
     }
@@ -592,8 +579,7 @@ static PyObject *py_cache_store(PyObject *self, PyObject *args, PyObject *kwargs
     put_u32(header + 12, PCC_CACHE_HEADER);
     memcpy(header + 16, key, 32);
     put_u64(header + 48, (uint64_t)payload.len);
-    if (entry_checksum(payload.buf, (size_t)payload.len, header + 56) < 0)
-        goto done;
+    entry_checksum(payload.buf, (size_t)payload.len, header + 56);
 
     const char *dir = PyBytes_AS_STRING(dir_obj), *why = NULL;
     long evicted = 0;
@@ -693,15 +679,13 @@ static PyObject *py_sha256_impl(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    if (library_callable(&crc32_fn, "zlib", "crc32") == NULL)
-        return NULL;
     return Py_XNewRef(library_callable(&sha256_fn, "hashlib", "sha256"));
 }
 
 static PyMethodDef cache_methods[] = {
     {"sha256_impl", py_sha256_impl, METH_NOARGS,
-     "The SHA-256 constructor the cache's keys use (hashlib.sha256); importing it here "
-     "also imports zlib, whose CRC-32 checks entries."},
+     "The SHA-256 constructor the cache's keys use (hashlib.sha256), imported on the "
+     "first call."},
     {"cache_load", py_cache_load, METH_VARARGS,
      "cache_load(dir, key_hex) -> bytes or None\n\nThe verified payload of entry `key_hex`, "
      "or None on any miss (absent, truncated, corrupt, wrong key, unsafe file or directory)."},

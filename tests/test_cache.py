@@ -3,6 +3,7 @@ directories, atomic entries, recovery from bad entries, eviction, and the
 warnings when the cache cannot be used. Compiles go through NVRTC with an
 explicit arch, so none of this needs a GPU or the simulator."""
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -316,22 +317,56 @@ def test_bad_entry_is_a_miss_and_is_rewritten(cache, damage):
     assert _driver.cache_verify(str(cache), key) == "ok"
 
 
+def _crc32c_reference(data):
+    """CRC-32C bit by bit, straight from its definition (reflected
+    polynomial 0x82F63B78, all-ones start and final XOR)."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def test_crc32c_both_paths_match_the_definition():
+    """The entry checksum: the CPU instruction (where there is one) and the
+    table-driven path agree with the definition and RFC 3720's check
+    values, at every length and alignment around the 8-byte steps."""
+    assert _driver._crc32c(b"123456789") == 0xE3069283
+    assert _driver._crc32c(bytes(32)) == 0x8A9136AA
+    assert _driver._crc32c(b"\xff" * 32) == 0x62A8AB43
+    assert _driver._crc32c(b"") == 0 == _driver._crc32c(b"", False)
+    rng = random.Random(7)
+    blob = bytes(rng.randrange(256) for _ in range(300))
+    view = memoryview(blob)
+    for start in range(9):
+        for n in (1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200):
+            part = view[start:start + n]
+            want = _crc32c_reference(part)
+            assert _driver._crc32c(part) == want, (start, n)
+            assert _driver._crc32c(part, False) == want, (start, n)
+    with pytest.raises(TypeError):
+        _driver._crc32c("text")
+
+
 def test_entry_of_another_format_or_checksum_is_a_miss(cache):
-    """The header says format 2 (CRC-32 checksums); a format-1 entry (whose
-    checksum was SHA-256) or a wrong CRC is a miss, recompiled and replaced."""
+    """The header says format 3 (CRC-32C checksums); an entry of format 1
+    (SHA-256) or 2 (zlib's CRC-32), or a wrong CRC, is a miss, recompiled and
+    replaced."""
     import struct
-    import zlib
     src = unique_src()
     good = compiler.compile(src, arch="sm_90")
     (name,) = entries(cache)
     path, key = cache / name, name[:-4]
     data = path.read_bytes()
-    assert data[:8] == b"PCCCACHE" and struct.unpack_from("<I", data, 8)[0] == 2
-    assert struct.unpack_from("<I", data, 56)[0] == zlib.crc32(data[88:])
+    assert data[:8] == b"PCCCACHE" and struct.unpack_from("<I", data, 8)[0] == 3
+    crc = struct.unpack_from("<I", data, 56)[0]
+    assert crc == _crc32c_reference(data[88:]) == _driver._crc32c(data[88:])
     assert data[60:88] == bytes(28)
-    path.write_bytes(data[:8] + struct.pack("<I", 1) + data[12:])
-    assert "format" in _driver.cache_verify(str(cache), key)
-    path.write_bytes(data[:56] + struct.pack("<I", zlib.crc32(data[88:]) ^ 1) + data[60:])
+    for old in (1, 2):
+        path.write_bytes(data[:8] + struct.pack("<I", old) + data[12:])
+        assert "format" in _driver.cache_verify(str(cache), key)
+    path.write_bytes(data[:56] + struct.pack("<I", crc ^ 1) + data[60:])
     assert "checksum" in _driver.cache_verify(str(cache), key)
     before = counts()
     assert compiler.compile(src, arch="sm_90") == good

@@ -14,7 +14,6 @@
 /* "<64 hex digits>.pcc" and its NUL */
 #define PCC_ENTRY_NAME_LEN (PCC_KEY_HEX + sizeof PCC_CACHE_SUFFIX)
 
-/* SHA-256 of [p, p+n) into out[32] (hashlib's). 0, or -1 with an exception. */
 /* Little-endian integers of the entry header and the payload. */
 static inline void put_u32(unsigned char *p, uint32_t v)
 {
@@ -44,7 +43,12 @@ static inline uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
+/* SHA-256 of [p, p+n) into out[32] (hashlib's). 0, or -1 with an exception. */
 int pcc_sha256(const void *p, size_t n, unsigned char out[32]);
+
+/* CRC-32C of [p, p+n): the entry checksum (src/crc32c.c). allow_hw=0
+ * forces the table-driven path (for tests). */
+uint32_t pcc_crc32c(const void *p, size_t n, int allow_hw);
 
 /* The entry file name of a key digest. */
 void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN]);
@@ -57,5 +61,6 @@ PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const cha
 
 int pcc_cache_init(PyObject *module);
 int pcc_cache_key_init(PyObject *module);
+int pcc_crc32c_init(PyObject *module);
 
 #endif

@@ -636,20 +636,22 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
     attributes (ptx, cubin, log, source, lowered, signatures...) set."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
+    if arch is None and code is None and not include_dirs and not keep:
+        # the common warm start in one C call (src/cache_warm.c); None: a
+        # miss, or a case only the general path below decides
+        nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
+        if opt_arch is None and opt_code is None and not opt_incs:
+            mod = _driver.cache_module(cache_dir, source, nvrtc_opts, name_expressions,
+                                       bool(no_extern_c), CACHE_FORMAT_VERSION)
+            if mod is not None:
+                _stats["hits"] += 1
+                return mod
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, None, True)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
                              incs, cache_dir)
-    target = result["target"]
-    mod = module_from_buffer(result["image"])
     # signatures: parsed from mod.source by the module at first get_function
-    mod.lowered = dict(result["lowered"]) or None
-    mod.__dict__.update(
-        source=source, log=result["log"],
-        ptx=result["ptx"], cubin=result["image"] if target == "cubin" else None,
-        target=target, arch=result["arch"], options=tuple(result["options"]),
-        cache_key=result["key"], from_cache=result["from_cache"],
-        keep_dir=_keep_outputs(source, result, target) if keep else None)
-    return mod
+    keep_dir = _keep_outputs(source, result, result["target"]) if keep else None
+    return _driver.module_from_result(result, source, keep_dir)
 
 
 class SourceModule:

@@ -149,10 +149,10 @@ int pcc_sha256(const void *p, size_t n, unsigned char out[32])
     return rc;
 }
 
-/* Opens the cache directory for use: not a symlink, a directory, ours, not
- * writable by group or others. Returns the fd, or -1 with errno set and
+/* Opens the cache directory for use: not a symlink, a directory, ours (`me`
+ * is geteuid(), asked once per operation), not writable by group or others. Returns the fd, or -1 with errno set and
  * *why a static reason (no GIL needed). */
-static int open_cache_dir(const char *dir, const char **why)
+static int open_cache_dir(const char *dir, uid_t me, const char **why)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0) {
@@ -166,7 +166,7 @@ static int open_cache_dir(const char *dir, const char **why)
     } else if (!S_ISDIR(st.st_mode)) {
         *why = "is not a directory";
         errno = ENOTDIR;
-    } else if (st.st_uid != geteuid()) {
+    } else if (st.st_uid != me) {
         *why = "is owned by another user";
         errno = EPERM;
     } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -196,7 +196,8 @@ static void entry_checksum(const void *p, size_t n, unsigned char out[32])
 static int open_entry(const char *dir, const char *name, int *dfd_out, uint64_t *size,
                       time_t *mtime, const char **why)
 {
-    int dfd = open_cache_dir(dir, why);
+    uid_t me = geteuid();
+    int dfd = open_cache_dir(dir, me, why);
     *dfd_out = dfd;
     if (dfd < 0)
         return -1;
@@ -211,7 +212,7 @@ static int open_entry(const char *dir, const char *name, int *dfd_out, uint64_t 
         *why = "entry cannot be examined";
     else if (!S_ISREG(st.st_mode))
         *why = "entry is not a regular file";
-    else if (st.st_uid != geteuid())
+    else if (st.st_uid != me)
         *why = "entry is owned by another user";
     else if (st.st_mode & (S_IWGRP | S_IWOTH))
         *why = "entry is writable by group or others";
@@ -502,7 +503,7 @@ static int store_entry(const char *dir, const char *name, const unsigned char *h
                        const void *payload, size_t len, uint64_t max_bytes, long *evicted,
                        const char **why)
 {
-    int dfd = open_cache_dir(dir, why);
+    int dfd = open_cache_dir(dir, geteuid(), why);
     if (dfd < 0)
         return -1;
     static unsigned long counter;

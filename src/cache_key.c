@@ -199,20 +199,23 @@ static int put(growbuf *g, const void *p, size_t n)
     return 0;
 }
 
-/* One tagged field: tag NUL length NUL bytes. */
+/* One tagged field: tag NUL length NUL bytes. (No snprintf: a warm start
+ * builds a dozen of these and pays for each first call.) */
 static int put_field(growbuf *g, const char *tag, const char *p, size_t n)
 {
-    char head[96];
-    int h = snprintf(head, sizeof head, "%s%c%zu%c", tag, 0, n, 0);
-    if (h < 0 || (size_t)h >= sizeof head) {
-        PyErr_SetString(PyExc_ValueError, "cache key: field tag too long");
-        return -1;
-    }
-    return put(g, head, (size_t)h) < 0 ? -1 : put(g, p, n);
+    char digits[24];
+    size_t d = sizeof digits, v = n;
+    digits[--d] = '\0';
+    do
+        digits[--d] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    size_t tlen = strlen(tag) + 1;
+    return put(g, tag, tlen) < 0 || put(g, digits + d, sizeof digits - d) < 0 ? -1
+                                                                              : put(g, p, n);
 }
 
 /* UTF-8 (surrogatepass) bytes of str `s`, as a new bytes object; `what`
- * names it in the TypeError ("cache key: options"). */
+ * names it in the TypeError ("cache_encode(): lowered names"). */
 static PyObject *utf8(PyObject *s, const char *what)
 {
     if (!PyUnicode_Check(s)) {
@@ -225,25 +228,26 @@ static PyObject *utf8(PyObject *s, const char *what)
 
 /* str `s` as UTF-8: *p and *n point into s's own UTF-8 form (nothing to
  * release) unless it holds lone surrogates, which only an encode with
- * surrogatepass can write: then *tmp is that bytes object, to release. */
+ * surrogatepass can write: then *tmp is that bytes object, to release.
+ * `what` names s in the TypeError ("cache key: options must be str"). */
 static int utf8_view(PyObject *s, const char *what, const char **p, size_t *n, PyObject **tmp)
 {
     *tmp = NULL;
-    char label[64];
-    snprintf(label, sizeof label, "cache key: %s", what);
-    if (PyUnicode_Check(s)) {
-        Py_ssize_t len;
-        *p = PyUnicode_AsUTF8AndSize(s, &len);
-        if (*p != NULL) {
-            *n = (size_t)len;
-            return 0;
-        }
-        PyErr_Clear();
-    }
-    if ((*tmp = utf8(s, label)) == NULL)
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "cache key: %s must be str, not %.100s", what,
+                     Py_TYPE(s)->tp_name);
         return -1;
-    *p = PyBytes_AS_STRING(*tmp);
-    *n = (size_t)PyBytes_GET_SIZE(*tmp);
+    }
+    Py_ssize_t len;
+    *p = PyUnicode_AsUTF8AndSize(s, &len);
+    if (*p == NULL) {
+        PyErr_Clear();
+        if ((*tmp = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass")) == NULL)
+            return -1;
+        *p = PyBytes_AS_STRING(*tmp);
+        len = PyBytes_GET_SIZE(*tmp);
+    }
+    *n = (size_t)len;
     return 0;
 }
 
@@ -287,15 +291,9 @@ static int put_joined_field(growbuf *g, const char *tag, PyObject *seq)
     return rc;
 }
 
-typedef struct {
-    PyObject *format, *kind, *identity, *backend, *target, *arch, *options, *exprs, *source,
-        *includes;
-    int no_extern_c;
-} key_args;
-
 /* The key's digest. `includes` (None or a list of (k, relative path,
  * bytes)) are the files under include_dirs. 0, or -1 with an exception. */
-static int key_digest(const key_args *a, unsigned char out[32])
+static int key_digest(const pcc_key_args *a, unsigned char out[32])
 {
     growbuf g = {0};
     PyObject *ident = a->identity;
@@ -357,7 +355,7 @@ static int key_digest(const key_args *a, unsigned char out[32])
     return rc;
 }
 
-static PyObject *parse_key_args(PyObject *args, const char *fmt, PyObject **first, key_args *a)
+static PyObject *parse_key_args(PyObject *args, const char *fmt, PyObject **first, pcc_key_args *a)
 {
     a->includes = NULL;
     if (first != NULL)
@@ -560,7 +558,7 @@ static PyObject *hex_of(const unsigned char key[32])
 static PyObject *py_cache_key(PyObject *self, PyObject *args)
 {
     (void)self;
-    key_args a;
+    pcc_key_args a;
     unsigned char key[32];
     if (parse_key_args(args, "OUOUUUOOpU|O:cache_key", NULL, &a) == NULL ||
         key_digest(&a, key) < 0)
@@ -584,23 +582,15 @@ static PyObject *py_cache_disabled(PyObject *self, PyObject *unused)
     return PyBool_FromLong(cache_disabled());
 }
 
-/* cache_find(cache_dir, <cache_key's arguments>) -> (path, key, result):
- * path None when the cache is off (cache_dir False or
- * PYCUDAC_DISABLE_CACHE), and then key and result are None too; result
- * None on a miss. */
-static PyObject *py_cache_find(PyObject *self, PyObject *args)
+int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path_out,
+                     PyObject **key_out, PyObject **result_out)
 {
-    (void)self;
-    PyObject *cache_dir;
-    key_args a;
-    if (parse_key_args(args, "OOUOUUUOOpU|O:cache_find", &cache_dir, &a) == NULL)
-        return NULL;
+    *path_out = *key_out = *result_out = NULL;
     if (cache_dir == Py_False || cache_disabled())
-        return Py_BuildValue("(OOO)", Py_None, Py_None, Py_None);
+        return 0;
     PyObject *path = cache_path(cache_dir), *dir = NULL, *key_hex = NULL, *result = NULL;
-    PyObject *out = NULL;
     unsigned char key[32];
-    if (path == NULL || key_digest(&a, key) < 0 || (key_hex = hex_of(key)) == NULL)
+    if (path == NULL || key_digest(a, key) < 0 || (key_hex = hex_of(key)) == NULL)
         goto done;
     /* the directory as bytes: ASCII is the same in every filesystem
      * encoding; anything else goes through FSConverter */
@@ -614,7 +604,7 @@ static PyObject *py_cache_find(PyObject *self, PyObject *args)
         goto done;
     if (dir == NULL)
         goto done;
-    const char *target = PyUnicode_AsUTF8(a.target), *arch = PyUnicode_AsUTF8(a.arch);
+    const char *target = PyUnicode_AsUTF8(a->target), *arch = PyUnicode_AsUTF8(a->arch);
     if (target == NULL || arch == NULL)
         goto done;
     char name[PCC_ENTRY_NAME_LEN];
@@ -626,12 +616,36 @@ static PyObject *py_cache_find(PyObject *self, PyObject *args)
     result = payload ? decode_payload(payload, target, arch) : Py_NewRef(Py_None);
     Py_XDECREF(payload);
 done:
-    if (result != NULL)
-        out = PyTuple_Pack(3, path, key_hex, result);
-    Py_XDECREF(path);
     Py_XDECREF(dir);
-    Py_XDECREF(key_hex);
-    Py_XDECREF(result);
+    if (result == NULL) {
+        Py_XDECREF(path);
+        Py_XDECREF(key_hex);
+        return -1;
+    }
+    *path_out = path;
+    *key_out = key_hex;
+    *result_out = result;
+    return 0;
+}
+
+/* cache_find(cache_dir, <cache_key's arguments>) -> (path, key, result):
+ * path None when the cache is off (cache_dir False or
+ * PYCUDAC_DISABLE_CACHE), and then key and result are None too; result
+ * None on a miss. */
+static PyObject *py_cache_find(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cache_dir, *path, *key_hex, *result;
+    pcc_key_args a;
+    if (parse_key_args(args, "OOUOUUUOOpU|O:cache_find", &cache_dir, &a) == NULL ||
+        pcc_cache_lookup(cache_dir, &a, &path, &key_hex, &result) < 0)
+        return NULL;
+    if (path == NULL)
+        return Py_BuildValue("(OOO)", Py_None, Py_None, Py_None);
+    PyObject *out = PyTuple_Pack(3, path, key_hex, result);
+    Py_DECREF(path);
+    Py_DECREF(key_hex);
+    Py_DECREF(result);
     return out;
 }
 

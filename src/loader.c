@@ -219,23 +219,19 @@ static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried,
                 continue;
             }
             /* A warm cache hit pays for this search on every start: only
-             * site-packages-like entries; the likeliest file first, then
-             * one probe for nvidia/ before the rest (a syscall costs
-             * microseconds in a VM). */
+             * site-packages-like entries, and one probe for nvidia/ before
+             * any file (a syscall costs microseconds in a VM; without the
+             * wheel, that probe is the only one). */
             if (!is_packages_dir(base))
                 continue;
             int blen = (int)strlen(base); /* without trailing slashes: one spelling */
             while (blen > 1 && base[blen - 1] == '/')
                 blen--;
             char dir[1024];
-            int w = snprintf(dir, sizeof dir, "%.*s/nvidia/cu13/lib", blen, base);
-            if (w <= 0 || (size_t)w >= sizeof dir)
-                continue;
-            if (probe(out, outlen, dir, nvrtc_names[0], st))
-                return NVRTC_FILE;
-            snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
+            int w = snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
             struct stat dst;
-            if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode))
+            if (w <= 0 || (size_t)w >= sizeof dir || stat(dir, &dst) != 0 ||
+                !S_ISDIR(dst.st_mode))
                 continue;
             const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
             for (size_t k = 0; k < 2; k++) {

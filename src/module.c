@@ -455,6 +455,71 @@ static PyObject *py_module_from_buffer(PyObject *self, PyObject *args, PyObject 
     return m;
 }
 
+/* The attributes a compiled module carries (compiler.py's SourceModule
+ * reads them): from a compile result dict (image, log, ptx, options,
+ * lowered, target, arch, key, from_cache) and the source. */
+static const char *const result_attrs[][2] = {
+    {"log", "log"},         {"ptx", "ptx"},         {"target", "target"},
+    {"arch", "arch"},       {"cache_key", "key"},   {"from_cache", "from_cache"}};
+
+PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir)
+{
+    if (!PyDict_Check(result)) {
+        PyErr_Format(PyExc_TypeError, "module_from_result: result must be a dict, not %.100s",
+                     Py_TYPE(result)->tp_name);
+        return NULL;
+    }
+    PyObject *image = PyDict_GetItemString(result, "image"); /* borrowed */
+    PyObject *lowered = PyDict_GetItemString(result, "lowered");
+    PyObject *options = PyDict_GetItemString(result, "options");
+    PyObject *target = PyDict_GetItemString(result, "target");
+    if (image == NULL || !PyBytes_Check(image) || PyBytes_GET_SIZE(image) == 0 ||
+        options == NULL || target == NULL || (lowered != NULL && !PyDict_Check(lowered))) {
+        PyErr_SetString(PyExc_ValueError, "module_from_result: result needs a non-empty bytes "
+                                          "image, options, a target and lowered as a dict");
+        return NULL;
+    }
+    PccModule *self = (PccModule *)module_load(image);
+    if (self == NULL)
+        return NULL;
+    if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0 &&
+        (self->lowered = PyDict_Copy(lowered)) == NULL)
+        goto fail;
+    PyObject *dict = PyObject_GenericGetDict((PyObject *)self, NULL);
+    if (dict == NULL)
+        goto fail;
+    int is_cubin = PyUnicode_Check(target) && PyUnicode_CompareWithASCIIString(target, "cubin") == 0;
+    PyObject *opts = PySequence_Tuple(options);
+    int rc = opts == NULL || PyDict_SetItemString(dict, "options", opts) < 0 ||
+             PyDict_SetItemString(dict, "source", source) < 0 ||
+             PyDict_SetItemString(dict, "cubin", is_cubin ? image : Py_None) < 0 ||
+             PyDict_SetItemString(dict, "keep_dir", keep_dir) < 0
+                 ? -1
+                 : 0;
+    Py_XDECREF(opts);
+    for (size_t i = 0; rc == 0 && i < sizeof result_attrs / sizeof result_attrs[0]; i++) {
+        PyObject *v = PyDict_GetItemString(result, result_attrs[i][1]);
+        rc = PyDict_SetItemString(dict, result_attrs[i][0], v ? v : Py_None);
+    }
+    Py_DECREF(dict);
+    if (rc == 0)
+        return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyObject *py_module_from_result(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *result, *source, *keep_dir = Py_None;
+    if (!PyArg_ParseTuple(args, "OU|O:module_from_result", &result, &source, &keep_dir))
+        return NULL;
+    if (pcc_ready() < 0)
+        return NULL;
+    return pcc_module_from_result(result, source, keep_dir);
+}
+
 static PyObject *py_module_from_file(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -511,6 +576,10 @@ done:
 }
 
 static PyMethodDef module_functions[] = {
+    {"module_from_result", py_module_from_result, METH_VARARGS,
+     "module_from_result(result, source, keep_dir=None) -> Module: a compile result dict "
+     "(image, log, ptx, options, lowered, target, arch, key, from_cache) loaded, with those "
+     "as the module's attributes (cache_key for key) and source, cubin, keep_dir."},
     {"module_from_buffer", (PyCFunction)(void (*)(void))py_module_from_buffer,
      METH_VARARGS | METH_KEYWORDS,
      "module_from_buffer(image, options=None, message_handler=None) -> Module\n\n"

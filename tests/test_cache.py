@@ -2,6 +2,7 @@
 directories, atomic entries, recovery from bad entries, eviction, and the
 warnings when the cache cannot be used. Compiles go through NVRTC with an
 explicit arch, so none of this needs a GPU or the simulator."""
+import json
 import os
 import random
 import stat
@@ -752,3 +753,79 @@ def test_warm_hit_in_a_fresh_process_does_not_load_nvrtc(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                             text=True, timeout=120, cwd=ROOT)
     assert second.stdout.split() == ["True", "1", "False"], second.stderr
+
+
+STUB_CHILD = textwrap.dedent("""
+    import json, sys
+    import pycudac.autoinit
+    from pycudac import _driver, compiler
+    from pycudac.compiler import SourceModule
+    src = sys.argv[1]
+    general_path = compiler._compile_cached
+    if sys.argv[2] == "fast-only":
+        def refuse(*a, **k):
+            raise AssertionError("the general path ran")
+        compiler._compile_cached = refuse
+    mod = SourceModule(src, options=["-DX=2"], name_expressions=["t<int>"], no_extern_c=True)
+    compiler._compile_cached = general_path
+    out = {n: getattr(mod, n) for n in ("from_cache", "target", "arch", "options", "cache_key",
+                                        "lowered", "log", "ptx", "keep_dir")}
+    out["cubin"] = mod.cubin == mod.image and mod.image[:4] == b"\\x7fELF"
+    out["hits"] = compiler.cache_stats()["process"]["hits"]
+    mod.get_function("t<int>")
+    compiler.clear_memo()
+    general = SourceModule(src, options=["-DX=2"], name_expressions=["t<int>"],
+                           no_extern_c=True, arch=mod.arch)
+    out["same"] = [n for n in out if n not in ("hits", "cubin", "from_cache")
+                   and getattr(general, n) != out[n]]
+    print("RESULT " + json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def stub_driver(tmp_path_factory):
+    """bench/stub_libcuda.c built into a temporary directory: a driver that
+    answers every call, so the CUDA backend's code runs without a GPU."""
+    import sysconfig
+    cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
+    out = tmp_path_factory.mktemp("stub") / "libstub_cuda.so"
+    r = subprocess.run([cc, "-O1", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
+                        os.path.join(ROOT, "bench", "stub_libcuda.c"), "-o", str(out)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")
+    return str(out)
+
+
+def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
+    """On the CUDA backend (here the stub driver, so CI runs the C code), a
+    fresh process's warm SourceModule is cache_module alone: the general
+    path is not called, and the module agrees with the one the general path
+    gives for the same entry. A damaged entry falls back, recompiles and
+    is replaced."""
+    src = (f"// {uuid.uuid4().hex}\n"
+           "template <class T> __global__ void t(T *a) { a[0] = X; }\n")
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver,
+               PYCUDAC_CACHE_DIR=str(tmp_path / "c"))
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+
+    def child(mode):
+        r = subprocess.run([sys.executable, "-c", STUB_CHILD, src, mode], env=env, cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return json.loads(r.stdout.split("RESULT ", 1)[1])
+
+    cold = child("any")
+    assert cold["from_cache"] is False and cold["hits"] == 0 and cold["same"] == []
+    warm = child("fast-only")
+    assert warm["from_cache"] is True and warm["hits"] == 1 and warm["same"] == []
+    assert warm["cubin"] and warm["target"] == "cubin" and warm["arch"] == "sm_90"
+    assert warm["cache_key"] == cold["cache_key"] and warm["options"] == cold["options"]
+    assert warm["lowered"] == cold["lowered"] and "t<int>" in warm["lowered"]
+    (name,) = entries(tmp_path / "c")
+    path = tmp_path / "c" / name
+    data = path.read_bytes()
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))
+    again = child("any")
+    assert again["from_cache"] is False and again["cache_key"] == cold["cache_key"]
+    assert _driver.cache_verify(str(tmp_path / "c"), name[:-4]) == "ok"

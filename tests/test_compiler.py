@@ -325,6 +325,34 @@ def test_double_array_warm_in_a_fresh_process(ctx, cache):
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
+WARM_ATTRS = ("source", "log", "ptx", "cubin", "target", "arch", "options", "cache_key",
+              "from_cache", "lowered", "keep_dir", "image")
+
+
+def test_warm_start_paths_agree(ctx, cache):
+    """A warm start of the common case is one C call (cache_module); with an
+    explicit arch the same entry comes through the general path. Both give a
+    module with the same attributes, and both count as hits."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE + "template <class T> __global__ void t(T *a) {}\n"
+    kw = dict(options=["-use_fast_math", "-DX=1"], no_extern_c=True,
+              name_expressions=["t<float>"])
+    cold = SourceModule(src.replace("__global__ void double", 'extern "C" __global__ void double'),
+                        **kw)
+    assert cold.from_cache is False
+    compiler.clear_memo()
+    before = compiler.cache_stats()["process"]["hits"]
+    fast = SourceModule(cold.source, **kw)
+    compiler.clear_memo()
+    general = SourceModule(cold.source, arch=cold.arch, **kw)
+    assert compiler.cache_stats()["process"]["hits"] == before + 2
+    for name in WARM_ATTRS:
+        assert getattr(fast, name) == getattr(general, name), name
+    assert fast.from_cache is True and fast.lowered == {"t<float>": cold.lowered["t<float>"]}
+    assert "--use_fast_math" in fast.options and "-DX=1" in fast.options
+    fast.get_function("t<float>")
+    run_double_array(fast)
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

@@ -59,8 +59,26 @@ void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN]);
 PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const char *name,
                          const char **why);
 
+/* The cache key's fields (src/cache_key.c documents the recipe). identity
+ * None: NVRTC's own, found from C. includes: NULL, None or a list of
+ * (directory index, relative path, bytes). */
+typedef struct {
+    PyObject *format, *kind, *identity, *backend, *target, *arch, *options, *exprs, *source,
+        *includes;
+    int no_extern_c;
+} pcc_key_args;
+
+/* The whole lookup: the cache directory of cache_dir (new reference in
+ * *path, NULL when the cache is off: cache_dir False or
+ * PYCUDAC_DISABLE_CACHE, and then the rest are NULL too), the key's hex
+ * digest, and the decoded entry (a dict) or None on a miss. 0, or -1 with
+ * an exception and nothing set. */
+int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path,
+                     PyObject **key_hex, PyObject **result);
+
 int pcc_cache_init(PyObject *module);
 int pcc_cache_key_init(PyObject *module);
 int pcc_crc32c_init(PyObject *module);
+int pcc_cache_warm_init(PyObject *module);
 
 #endif

@@ -18,6 +18,11 @@ typedef struct {
     PyObject *dict;        /* instance __dict__: compiler.py hangs ptx/log/source here */
 } PccModule;
 
+/* A compile result dict loaded into the current context, with its fields
+ * as the module's attributes (src/module.c: module_from_result). New
+ * reference, or NULL with an exception. */
+PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir);
+
 int pcc_module_init(PyObject *module);
 int pcc_compile_init(PyObject *module);
 

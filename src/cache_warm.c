@@ -1,0 +1,106 @@
+/*
+ * cache_warm.c — a warm start in one call: source → loaded module from the
+ * disk cache, for SourceModule's common case (NVRTC on the CUDA backend, the
+ * current device's architecture, no include directories).
+ *
+ * A warm start in a fresh process pays for every first call: each Python
+ * frame and each library touched for the first time costs microseconds
+ * there, against a ~100 µs module load. So this does in C what
+ * compiler.py's general path does in several Python calls (guess the
+ * target, build the key's fields, look up, load, set the attributes), with
+ * the same key recipe (cache_key.c) and the same attributes (module.c's
+ * module_from_result). Anything else is a miss here and compiler.py's
+ * general path takes over: another backend, no current context, a target
+ * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
+ * looks for), or an absent or damaged entry.
+ */
+#include <stdio.h>
+
+#include "pycudac/cache.h"
+#include "pycudac/loader.h"
+#include "pycudac/module.h"
+
+/* The current context's device as "sm_XY" into arch. 0, or -1 (no context
+ * or the driver refused: no exception). */
+static int device_arch(char *arch, size_t len)
+{
+    CUdevice dev;
+    int major = 0, minor = 0;
+    if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+        pcc_drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+            CUDA_SUCCESS ||
+        pcc_drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+            CUDA_SUCCESS)
+        return -1;
+    int n = snprintf(arch, len, "sm_%d%d", major, minor);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
+ * format) -> Module or None. `options` are normalized NVRTC options
+ * without an architecture or include directories; `format` is
+ * compiler.CACHE_FORMAT_VERSION. */
+static PyObject *py_cache_module(PyObject *self, PyObject *args)
+{
+    (void)self;
+    static PyObject *nvrtc, *cubin; /* interned field values */
+    PyObject *cache_dir, *options;
+    pcc_key_args a = {0};
+    if (!PyArg_ParseTuple(args, "OUO!OpO:cache_module", &cache_dir, &a.source, &PyList_Type,
+                          &options, &a.exprs, &a.no_extern_c, &a.format))
+        return NULL;
+    if (pcc_ready() < 0)
+        return NULL;
+    char arch[32], arch_opt[64];
+    if (pcc_backend != PCC_BACKEND_CUDA || device_arch(arch, sizeof arch) < 0)
+        Py_RETURN_NONE;
+    if (nvrtc == NULL && ((nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
+                          (cubin = PyUnicode_InternFromString("cubin")) == NULL))
+        return NULL;
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
+    /* the options as compiler.py's plan gives them: the architecture last */
+    PyObject *opts = PyList_GetSlice(options, 0, PyList_GET_SIZE(options));
+    PyObject *arch_s = PyUnicode_FromString(arch), *arch_o = PyUnicode_FromString(arch_opt);
+    PyObject *path = NULL, *key = NULL, *result = NULL, *out = NULL;
+    if (opts == NULL || arch_s == NULL || arch_o == NULL || PyList_Append(opts, arch_o) < 0)
+        goto done;
+    a.kind = a.backend = nvrtc;
+    a.identity = Py_None;
+    a.target = cubin;
+    a.arch = arch_s;
+    a.options = opts;
+    if (pcc_cache_lookup(cache_dir, &a, &path, &key, &result) < 0)
+        goto done;
+    if (path == NULL || result == Py_None) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyDict_SetItemString(result, "target", cubin) < 0 ||
+        PyDict_SetItemString(result, "arch", arch_s) < 0 ||
+        PyDict_SetItemString(result, "key", key) < 0 ||
+        PyDict_SetItemString(result, "from_cache", Py_True) < 0)
+        goto done;
+    out = pcc_module_from_result(result, a.source, Py_None);
+done:
+    Py_XDECREF(opts);
+    Py_XDECREF(arch_s);
+    Py_XDECREF(arch_o);
+    Py_XDECREF(path);
+    Py_XDECREF(key);
+    Py_XDECREF(result);
+    return out;
+}
+
+static PyMethodDef cache_warm_methods[] = {
+    {"cache_module", py_cache_module, METH_VARARGS,
+     "cache_module(cache_dir, source, options, name_expressions, no_extern_c, format) -> "
+     "Module or None\n\nA warm start in one call: the cached CUBIN for the current device, "
+     "loaded, with SourceModule's attributes; None on a miss or when the general path must "
+     "decide (another backend, no context, cache off). options: normalized NVRTC options "
+     "without -arch or -I."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_cache_warm_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, cache_warm_methods);
+}

@@ -33,9 +33,9 @@ import warnings
 from pycudac import _driver
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
-# The cache's key is hashlib's SHA-256 (src/cache.c): import it with this
-# module, not inside the first lookup.
-_driver.sha256_impl()
+# The cache key's SHA-256 is OpenSSL's, found through hashlib
+# (src/cache.c): set it up with this module, not inside the first lookup.
+_driver.sha256_setup()
 
 
 __all__ = [
@@ -636,16 +636,6 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
     attributes (ptx, cubin, log, source, lowered, signatures...) set."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    if arch is None and code is None and not include_dirs and not keep:
-        # the common warm start in one C call (src/cache_warm.c); None: a
-        # miss, or a case only the general path below decides
-        nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
-        if opt_arch is None and opt_code is None and not opt_incs:
-            mod = _driver.cache_module(cache_dir, source, nvrtc_opts, name_expressions,
-                                       bool(no_extern_c), CACHE_FORMAT_VERSION)
-            if mod is not None:
-                _stats["hits"] += 1
-                return mod
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, None, True)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
                              incs, cache_dir)
@@ -695,8 +685,20 @@ class SourceModule:
             _stats["memo_hits"] += 1
             self.module = mod
             return
-        mod = _build_module(source, list(opts) if options is not None else None,
-                            no_extern_c, arch, code, cache_dir, incs, exprs, keep)
+        mod = None
+        if arch is None and code is None and not incs and not keep and isinstance(source, str):
+            # the common warm start in one C call (src/cache_warm.c); None: a
+            # miss, or a case only the general path (_build_module) decides
+            nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts
+                                                        else ([], None, None, ()))
+            if opt_arch is None and opt_code is None and not opt_incs:
+                mod = _driver.cache_module(cache_dir, source, nvrtc_opts, exprs,
+                                           bool(no_extern_c), CACHE_FORMAT_VERSION)
+                if mod is not None:
+                    _stats["hits"] += 1
+        if mod is None:
+            mod = _build_module(source, list(opts) if options is not None else None,
+                                no_extern_c, arch, code, cache_dir, incs, exprs, keep)
         if key is not None:
             _memo[key] = mod
         self.module = mod

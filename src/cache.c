@@ -29,6 +29,8 @@
  * with the GIL released.
  */
 #include <dirent.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -96,10 +98,7 @@ void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN])
     memcpy(name + PCC_KEY_HEX, PCC_CACHE_SUFFIX, sizeof PCC_CACHE_SUFFIX);
 }
 
-/* module.attr, imported on first use and kept in *slot (borrowed). The
- * key's SHA-256 is hashlib's, which is OpenSSL's (SHA-NI where the CPU has
- * it): CPython's built-in one was tried for a warm start without OpenSSL's
- * set-up and was ten times slower on an entry's bytes. */
+/* module.attr, imported on first use and kept in *slot (borrowed). */
 static PyObject *library_callable(PyObject **slot, const char *module, const char *attr)
 {
     if (*slot == NULL) {
@@ -123,8 +122,80 @@ static PyObject *call_on_memory(PyObject *fn, const void *p, size_t n)
     return out;
 }
 
+/* ---- SHA-256 ------------------------------------------------------------------ */
+
+/* The key's SHA-256 is OpenSSL's, reached one of two ways that give the same
+ * digest (a test holds them to it):
+ * - directly, through SHA256_Init/Update/Final of the libcrypto that
+ *   hashlib has already loaded into the process, found by walking the
+ *   loaded objects (no disk search, nothing loaded that was not there):
+ *   a warm start in a fresh process pays for every first call, and
+ *   hashlib's path (memoryview, EVP context, hash object, digest bytes)
+ *   costs three times the hashing itself there;
+ * - else through hashlib.sha256 (no libcrypto in the process: a Python
+ *   built without OpenSSL, or one that links it statically).
+ * Both are OpenSSL's code (SHA-NI where the CPU has it); CPython's own
+ * SHA-256 was tried once and was ten times slower on an entry's bytes.
+ * compiler.py's import finds the functions (sha256_setup), as it imports
+ * hashlib: dlsym's lookups are set-up, not part of a lookup. */
+typedef struct {
+    int (*init)(void *ctx);
+    int (*update)(void *ctx, const void *p, size_t n);
+    int (*final)(unsigned char *md, void *ctx);
+} ossl_sha256;
+
+static ossl_sha256 ossl;
+static int ossl_state; /* 0: not looked for, 1: found, -1: absent */
+
+static int find_libcrypto(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *path = info->dlpi_name;
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    if (base == NULL || path[0] != '/' || strncmp(base, "libcrypto.so", 12) != 0)
+        return 0;
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (h == NULL)
+        return 0;
+    ossl_sha256 *o = data;
+    *(void **)&o->init = dlsym(h, "SHA256_Init");
+    *(void **)&o->update = dlsym(h, "SHA256_Update");
+    *(void **)&o->final = dlsym(h, "SHA256_Final");
+    dlclose(h); /* NOLOAD took a reference; hashlib's keeps it loaded */
+    return o->init && o->update && o->final;
+}
+
+/* use 1: look for OpenSSL's functions (again), 0: use hashlib, -1: as
+ * found. 1 when OpenSSL's are used, 0 for hashlib, -1 with an exception. */
+static int sha256_setup(int use)
+{
+    if (use >= 0)
+        ossl_state = use ? 0 : -1;
+    if (ossl_state == 0) {
+        /* hashlib loads libcrypto: import it first (compiler.py already has) */
+        if (library_callable(&sha256_fn, "hashlib", "sha256") == NULL)
+            return -1;
+        ossl_state = dl_iterate_phdr(find_libcrypto, &ossl) ? 1 : -1;
+    }
+    return ossl_state == 1;
+}
+
 int pcc_sha256(const void *p, size_t n, unsigned char out[32])
 {
+    if (ossl_state == 0 && sha256_setup(-1) < 0)
+        return -1;
+    if (ossl_state == 1) {
+        /* SHA256_CTX is 112 bytes in every OpenSSL; room to spare */
+        union {
+            unsigned char bytes[512];
+            uint64_t align;
+        } ctx;
+        if (ossl.init(&ctx) == 1 && ossl.update(&ctx, p, n) == 1 && ossl.final(out, &ctx) == 1)
+            return 0;
+        PyErr_SetString(PyExc_RuntimeError, "OpenSSL's SHA-256 failed");
+        return -1;
+    }
     PyObject *fn = library_callable(&sha256_fn, "hashlib", "sha256");
     PyObject *h = fn ? call_on_memory(fn, p, n) : NULL;
     if (h == NULL)
@@ -676,17 +747,25 @@ static PyObject *py_cache_check_dir(PyObject *self, PyObject *args, PyObject *kw
     return PyUnicode_FromString(reason);
 }
 
-static PyObject *py_sha256_impl(PyObject *self, PyObject *unused)
+static PyObject *py_sha256_setup(PyObject *self, PyObject *args)
 {
     (void)self;
-    (void)unused;
-    return Py_XNewRef(library_callable(&sha256_fn, "hashlib", "sha256"));
+    PyObject *use = Py_None;
+    if (!PyArg_ParseTuple(args, "|O:sha256_setup", &use))
+        return NULL;
+    int how = use == Py_None ? -1 : PyObject_IsTrue(use);
+    if (use != Py_None && how < 0)
+        return NULL;
+    int r = sha256_setup(how);
+    return r < 0 ? NULL : PyUnicode_FromString(r ? "openssl" : "hashlib");
 }
 
 static PyMethodDef cache_methods[] = {
-    {"sha256_impl", py_sha256_impl, METH_NOARGS,
-     "The SHA-256 constructor the cache's keys use (hashlib.sha256), imported on the "
-     "first call."},
+    {"sha256_setup", py_sha256_setup, METH_VARARGS,
+     "sha256_setup(openssl=None) -> 'openssl' or 'hashlib': how the cache key's SHA-256 is "
+     "computed (OpenSSL's SHA256_* in the libcrypto hashlib loaded, else hashlib.sha256). "
+     "Imports hashlib and finds the functions; openssl=False forces hashlib, True looks "
+     "again (for tests)."},
     {"cache_load", py_cache_load, METH_VARARGS,
      "cache_load(dir, key_hex) -> bytes or None\n\nThe verified payload of entry `key_hex`, "
      "or None on any miss (absent, truncated, corrupt, wrong key, unsafe file or directory)."},

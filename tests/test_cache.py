@@ -129,7 +129,17 @@ def test_key_is_sha256_of_the_documented_fields(tmp_path):
     for tag, data in fields:
         data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         h.update(b"%s\0%d\0" % (tag, len(data)) + data)
-    assert compiler.cache_key(**args) == h.hexdigest()
+    # both ways of reaching OpenSSL's SHA-256 (src/cache.c) give that digest;
+    # the direct one is used wherever hashlib brought a libcrypto.so along
+    with open("/proc/self/maps") as fh:
+        mapped = any("/libcrypto.so" in line for line in fh)
+    assert _driver.sha256_setup() == ("openssl" if mapped else "hashlib")
+    try:
+        assert compiler.cache_key(**args) == h.hexdigest()
+        assert _driver.sha256_setup(False) == "hashlib"
+        assert compiler.cache_key(**args) == h.hexdigest()
+    finally:
+        _driver.sha256_setup(True)
 
 
 def test_payload_round_trip_and_damage():

@@ -221,8 +221,9 @@ int pcc_sha256(const void *p, size_t n, unsigned char out[32])
 }
 
 /* Opens the cache directory for use: not a symlink, a directory, ours (`me`
- * is geteuid(), asked once per operation), not writable by group or others. Returns the fd, or -1 with errno set and
- * *why a static reason (no GIL needed). */
+ * is geteuid(), asked once per operation), not writable by group or
+ * others. Returns the fd, or -1 with errno set and *why a static reason
+ * (no GIL needed). */
 static int open_cache_dir(const char *dir, uid_t me, const char **why)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -75,12 +75,8 @@ static PyObject *py_cache_module(PyObject *self, PyObject *args)
         out = Py_NewRef(Py_None);
         goto done;
     }
-    if (PyDict_SetItemString(result, "target", cubin) < 0 ||
-        PyDict_SetItemString(result, "arch", arch_s) < 0 ||
-        PyDict_SetItemString(result, "key", key) < 0 ||
-        PyDict_SetItemString(result, "from_cache", Py_True) < 0)
-        goto done;
-    out = pcc_module_from_result(result, a.source, Py_None);
+    pcc_result_facts facts = {cubin, arch_s, key, Py_True};
+    out = pcc_module_from_result(result, a.source, Py_None, &facts);
 done:
     Py_XDECREF(opts);
     Py_XDECREF(arch_s);

@@ -8,6 +8,7 @@
  * runs at import: `import pycudac` works with no driver at all.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -233,11 +234,20 @@ static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried,
             if (w <= 0 || (size_t)w >= sizeof dir || stat(dir, &dst) != 0 ||
                 !S_ISDIR(dst.st_mode))
                 continue;
-            const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+            /* the CUDA 13 wheel's layout, then CUDA 12's; in each, its own
+             * major version's name first (the one it ships), then the rest */
+            static const struct {
+                const char *dir;
+                size_t first; /* index into nvrtc_names */
+            } wheels[] = {{"nvidia/cu13/lib", 0}, {"nvidia/cuda_nvrtc/lib", 1}};
             for (size_t k = 0; k < 2; k++) {
-                snprintf(dir, sizeof dir, "%.*s/%s", blen, base, subdirs[k]);
+                snprintf(dir, sizeof dir, "%.*s/%s", blen, base, wheels[k].dir);
+                if (probe(out, outlen, dir, nvrtc_names[wheels[k].first], st))
+                    return NVRTC_FILE;
+                if (errno == ENOENT && stat(dir, &dst) != 0)
+                    continue; /* no such directory: no other name either */
                 for (size_t n = 0; n < N_NVRTC_NAMES; n++)
-                    if (probe(out, outlen, dir, nvrtc_names[n], st))
+                    if (n != wheels[k].first && probe(out, outlen, dir, nvrtc_names[n], st))
                         return NVRTC_FILE;
             }
         }

@@ -456,25 +456,39 @@ static PyObject *py_module_from_buffer(PyObject *self, PyObject *args, PyObject 
 }
 
 /* The attributes a compiled module carries (compiler.py's SourceModule
- * reads them): from a compile result dict (image, log, ptx, options,
- * lowered, target, arch, key, from_cache) and the source. */
-static const char *const result_attrs[][2] = {
-    {"log", "log"},         {"ptx", "ptx"},         {"target", "target"},
-    {"arch", "arch"},       {"cache_key", "key"},   {"from_cache", "from_cache"}};
+ * reads them) and the result dict's keys they come from, interned once at
+ * import: a warm start sets a dozen of them in a fresh process. */
+enum { A_IMAGE, A_LOWERED, A_OPTIONS, A_TARGET, A_ARCH, A_KEY, A_FROM_CACHE, A_LOG, A_PTX,
+       A_SOURCE, A_CUBIN, A_KEEP_DIR, A_CACHE_KEY, A_COUNT };
+static const char *const attr_names[A_COUNT] = {
+    "image", "lowered", "options", "target", "arch", "key", "from_cache", "log", "ptx",
+    "source", "cubin", "keep_dir", "cache_key"};
+static PyObject *attr_str[A_COUNT];
 
-PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir)
+/* result[k], borrowed; NULL (no exception) when absent. */
+static PyObject *field(PyObject *result, int k)
+{
+    return PyDict_GetItemWithError(result, attr_str[k]);
+}
+
+PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir,
+                                 const pcc_result_facts *facts)
 {
     if (!PyDict_Check(result)) {
         PyErr_Format(PyExc_TypeError, "module_from_result: result must be a dict, not %.100s",
                      Py_TYPE(result)->tp_name);
         return NULL;
     }
-    PyObject *image = PyDict_GetItemString(result, "image"); /* borrowed */
-    PyObject *lowered = PyDict_GetItemString(result, "lowered");
-    PyObject *options = PyDict_GetItemString(result, "options");
-    PyObject *target = PyDict_GetItemString(result, "target");
+    PyObject *image = field(result, A_IMAGE), *lowered = field(result, A_LOWERED);
+    PyObject *options = field(result, A_OPTIONS);
+    pcc_result_facts f = {field(result, A_TARGET), field(result, A_ARCH), field(result, A_KEY),
+                          field(result, A_FROM_CACHE)};
+    if (facts != NULL)
+        f = *facts;
+    if (PyErr_Occurred())
+        return NULL;
     if (image == NULL || !PyBytes_Check(image) || PyBytes_GET_SIZE(image) == 0 ||
-        options == NULL || target == NULL || (lowered != NULL && !PyDict_Check(lowered))) {
+        options == NULL || f.target == NULL || (lowered != NULL && !PyDict_Check(lowered))) {
         PyErr_SetString(PyExc_ValueError, "module_from_result: result needs a non-empty bytes "
                                           "image, options, a target and lowered as a dict");
         return NULL;
@@ -482,25 +496,29 @@ PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *k
     PccModule *self = (PccModule *)module_load(image);
     if (self == NULL)
         return NULL;
-    if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0 &&
-        (self->lowered = PyDict_Copy(lowered)) == NULL)
-        goto fail;
+    /* the result's own dict: compile and decode make a fresh one */
+    if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0)
+        self->lowered = Py_NewRef(lowered);
     PyObject *dict = PyObject_GenericGetDict((PyObject *)self, NULL);
     if (dict == NULL)
         goto fail;
-    int is_cubin = PyUnicode_Check(target) && PyUnicode_CompareWithASCIIString(target, "cubin") == 0;
+    int is_cubin = PyUnicode_Check(f.target) &&
+                   PyUnicode_CompareWithASCIIString(f.target, "cubin") == 0;
     PyObject *opts = PySequence_Tuple(options);
-    int rc = opts == NULL || PyDict_SetItemString(dict, "options", opts) < 0 ||
-             PyDict_SetItemString(dict, "source", source) < 0 ||
-             PyDict_SetItemString(dict, "cubin", is_cubin ? image : Py_None) < 0 ||
-             PyDict_SetItemString(dict, "keep_dir", keep_dir) < 0
-                 ? -1
-                 : 0;
+    PyObject *log = field(result, A_LOG), *ptx = field(result, A_PTX);
+    const struct {
+        int k;
+        PyObject *v;
+    } set[] = {{A_OPTIONS, opts},       {A_SOURCE, source},
+               {A_CUBIN, is_cubin ? image : Py_None},
+               {A_KEEP_DIR, keep_dir},  {A_LOG, log},
+               {A_PTX, ptx},            {A_TARGET, f.target},
+               {A_ARCH, f.arch},        {A_CACHE_KEY, f.key},
+               {A_FROM_CACHE, f.from_cache}};
+    int rc = opts == NULL ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < sizeof set / sizeof set[0]; i++)
+        rc = PyDict_SetItem(dict, attr_str[set[i].k], set[i].v ? set[i].v : Py_None);
     Py_XDECREF(opts);
-    for (size_t i = 0; rc == 0 && i < sizeof result_attrs / sizeof result_attrs[0]; i++) {
-        PyObject *v = PyDict_GetItemString(result, result_attrs[i][1]);
-        rc = PyDict_SetItemString(dict, result_attrs[i][0], v ? v : Py_None);
-    }
     Py_DECREF(dict);
     if (rc == 0)
         return (PyObject *)self;
@@ -517,7 +535,7 @@ static PyObject *py_module_from_result(PyObject *self, PyObject *args)
         return NULL;
     if (pcc_ready() < 0)
         return NULL;
-    return pcc_module_from_result(result, source, keep_dir);
+    return pcc_module_from_result(result, source, keep_dir, NULL);
 }
 
 static PyObject *py_module_from_file(PyObject *self, PyObject *args)
@@ -597,5 +615,9 @@ int pcc_module_init(PyObject *module)
     pcc_st.Module = (PyTypeObject *)t;
     if (PyModule_AddObjectRef(module, "Module", t) < 0)
         return -1;
+    for (int k = 0; k < A_COUNT; k++)
+        if (attr_str[k] == NULL &&
+            (attr_str[k] = PyUnicode_InternFromString(attr_names[k])) == NULL)
+            return -1;
     return PyModule_AddFunctions(module, module_functions);
 }

@@ -221,12 +221,17 @@ def test_nvrtc_found_in_the_wheel_of_site_packages(tmp_path):
                                  "libnvrtc.so.13"))
         sys.path.insert(0, os.path.join(root, "site-packages") + "/")
         third = _driver.nvrtc_identity(False)
+        # a wheel directory holding another name than its own version's
+        plain = fake(os.path.join(root, "b", "site-packages", "nvidia", "cuda_nvrtc", "lib",
+                                  "libnvrtc.so"))
+        sys.path.insert(0, os.path.join(root, "b", "site-packages"))
+        fourth = _driver.nvrtc_identity(False)
         print(not (first or "").startswith(other + " "), second.startswith(cu12 + " size=0 "),
-              third.startswith(cu13 + " size=0 "))
+              third.startswith(cu13 + " size=0 "), fourth.startswith(plain + " size=0 "))
     """)
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
-    assert out.stdout.split() == ["True", "True", "True"], out.stderr
+    assert out.stdout.split() == ["True", "True", "True", "True"], out.stderr
 
 
 def test_editing_an_included_header_changes_the_key(tmp_path):

@@ -18,10 +18,18 @@ typedef struct {
     PyObject *dict;        /* instance __dict__: compiler.py hangs ptx/log/source here */
 } PccModule;
 
+/* What a compile result says about itself; borrowed references. */
+typedef struct {
+    PyObject *target, *arch, *key, *from_cache;
+} pcc_result_facts;
+
 /* A compile result dict loaded into the current context, with its fields
- * as the module's attributes (src/module.c: module_from_result). New
- * reference, or NULL with an exception. */
-PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir);
+ * as the module's attributes (src/module.c: module_from_result). `facts`
+ * given: those instead of the dict's target, arch, key and from_cache.
+ * The module takes the result's `lowered` dict itself. New reference, or
+ * NULL with an exception. */
+PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir,
+                                 const pcc_result_facts *facts);
 
 int pcc_module_init(PyObject *module);
 int pcc_compile_init(PyObject *module);

@@ -95,13 +95,20 @@ def float4_candidates():
 
 
 class Runner:
-    """Each variant is a function batch(n) -> µs per launch."""
+    """Each variant is a function batch(n) -> µs per launch.
+
+    Rounds interleave the variants batch by batch, so that the machine's drift
+    (the same variant reads 2.9-4.7 µs within one run here) reaches all alike.
+    Besides each variant's median, a launch figure also gets a paired ratio
+    against the C floor: per round, its median over the floor's (the faster
+    of the floor's two forms in that round), then the median over rounds."""
 
     def __init__(self, rec, quick):
         self.rec = rec
         self.quick = quick
         self.variants = {}   # metric -> (bench, batch function)
         self.samples = {}    # metric -> [µs, ...]
+        self.by_round = {}   # metric -> [[µs of round 0], [µs of round 1], ...]
 
     def add(self, bench, metric, batch):
         # one trial batch first: an error here is the variant's n/a
@@ -112,22 +119,64 @@ class Runner:
             return
         self.variants[(bench, metric)] = batch
         self.samples[(bench, metric)] = []
+        self.by_round[(bench, metric)] = []
+
+    def _drop(self, key, exc):
+        self.samples[key] = None
+        self.rec.na(*key, f"{type(exc).__name__}: {exc}")
 
     def run(self, n, rounds, per_round):
         for _ in range(rounds):
-            for key, batch in self.variants.items():
+            for key, batch in list(self.variants.items()):
                 try:
                     batch(n)  # warm-up batch for this round
-                    for _ in range(per_round):
-                        self.samples[key].append(batch(n))
+                    self.by_round[key].append([])
                 except Exception as exc:
-                    self.samples[key] = None
-                    self.rec.na(*key, f"{type(exc).__name__}: {exc}")
+                    self._drop(key, exc)
             self.variants = {k: v for k, v in self.variants.items()
                              if self.samples[k] is not None}
+            for _ in range(per_round):
+                for key, batch in list(self.variants.items()):
+                    try:
+                        us = batch(n)
+                    except Exception as exc:
+                        self._drop(key, exc)
+                        continue
+                    self.samples[key].append(us)
+                    self.by_round[key][-1].append(us)
+                self.variants = {k: v for k, v in self.variants.items()
+                                 if self.samples[k] is not None}
         for key in self.variants:
             s = self.samples[key]
-            self.rec.value(*key, median(s), "us", s, launches_per_batch=n)
+            self.rec.value(*key, median(s), "us", s, launches_per_batch=n,
+                           **self.paired(key))
+
+    def round_medians(self, key):
+        """Per round, the median of that round's batches (None: none)."""
+        return [median(r) if r else None for r in self.by_round.get(key) or []]
+
+    def paired(self, key):
+        """paired_ratio: the median over rounds of (this variant's round median
+        / the floor's). The floor is the faster of its two forms in each
+        round; for the floor's own `_again` copy, its first copy."""
+        bench, metric = key
+        stem = "launch16" if metric.startswith("launch16") else "launch_empty"
+        if metric.endswith("_again_us"):
+            refs = [self.round_medians(("floor-inproc", f"{stem}_extra_us"))]
+        elif bench == "floor-inproc":
+            return {}
+        else:
+            refs = [self.round_medians(("floor-inproc", f"{stem}_{form}_us"))
+                    for form in ("params", "extra")]
+        ratios = []
+        for r, mine in enumerate(self.round_medians(key)):
+            ref = [f[r] for f in refs if r < len(f) and f[r]]
+            if mine is not None and ref:
+                ratios.append(mine / min(ref))
+        if not ratios:
+            return {}
+        return {"paired_ratio": median(ratios), "paired_rounds": len(ratios),
+                "paired_min": min(ratios), "paired_max": max(ratios)}
 
 
 def setup_floor(runner, args):
@@ -149,6 +198,9 @@ def setup_floor(runner, args):
 
     for (kernel, use_extra), m in zip(((0, 0), (0, 1), (1, 0), (1, 1)), metrics):
         runner.add("floor-inproc", m, make(kernel, use_extra))
+    # the same floor again, paired against its first copy: how far two
+    # identical variants read apart in this run (the noise of every ratio)
+    runner.add("floor-inproc", "launch_empty_extra_again_us", make(0, 1))
     return lib
 
 

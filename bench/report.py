@@ -71,6 +71,8 @@ def rows():
          ("floor_best_launch16",), "le", 1.10, "<= 1.10x C floor"),
         ("  16 params from a C loop µs", ("pycudac", "launch16_cloop_us"),
          ("floor_best_launch16",), "info", None, "diagnostic"),
+        ("  C floor vs itself µs", ("floor-inproc", "launch_empty_extra_again_us"),
+         ("floor_best_launch_empty",), "info", None, "the noise (paired)"),
         ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),
          ("floor_best_launch_empty",), "info", None, "peer"),
         ("  cuda.core launch empty µs", ("cuda.core", "launch_empty_call_us"),
@@ -97,7 +99,9 @@ def rows():
          ("floor", "module_first_load_us"), "le", 1.5, "<= 1.5x first cuModuleLoadData"),
         ("  cupy RawModule warm, fresh µs", ("cupy", "warm_fresh_process_us"),
          ("floor", "module_first_load_us"), "info", None, "peer"),
-        ("  repeated cuModuleLoadData µs", ("floor", "module_first_load_us"),
+        ("  floor's first load vs itself µs", ("floor", "module_first_load_again_us"),
+         ("floor", "module_first_load_us"), "info", None, "the noise (paired)"),
+        ("  first cuModuleLoadData vs repeated µs", ("floor", "module_first_load_us"),
          (fl, "module_load_us"), "info", None, "steady state"),
         ("same-process re-create µs", ("pycudac", "recreate_us"),
          ("cupy", "recreate_us"), "abs_le", 5.0, "<= 5 us (ref: cupy)"),
@@ -176,14 +180,23 @@ def main(argv):
         stages = argv[argv.index("--stages") + 1]
     res, info = load(directory)
     table = []
+    paired_rows = 0
     for label, (b, m), ref_key, kind, bound, target in rows():
         x = val(res, b, m)
         ref, ref_name = reference(res, ref_key)
         ratio = (x / ref) if (x is not None and ref) else None
         v = verdict(kind, x, ref, bound)
+        mark = ""
+        paired = (res.get((b, m)) or {}).get("paired_ratio")
+        if x is not None and paired:
+            # drift-paired ratio (bench_launch.py): the ratio and the verdict
+            ratio, mark = paired, "p"
+            paired_rows += 1
+            if kind in ("le", "ge"):
+                v = "PASS" if (ratio <= bound if kind == "le" else ratio >= bound) else "FAIL"
         note = "" if x is not None else why(res, b, m)
-        table.append((label, fmt(x), fmt(ref), fmt(ratio) + ("x" if ratio else ""), target, v,
-                      note, ref_name))
+        table.append((label, fmt(x), fmt(ref), fmt(ratio) + ("x" + mark if ratio else ""),
+                      target, v, note, ref_name))
     w = [max(len(r[i]) for r in table) for i in range(6)]
     heads = ("metric", "pycudac", "floor/peer", "ratio", "target", "result")
     w = [max(w[i], len(heads[i])) for i in range(6)]
@@ -200,6 +213,9 @@ def main(argv):
         lines.append(line.rstrip())
     counts = {k: sum(1 for r in table if r[5] == k) for k in ("PASS", "FAIL", "n/a")}
     lines.append(f"targets: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['n/a']} n/a")
+    if paired_rows:
+        lines.append("xp: paired ratio, the median over rounds of each round's ratio to the "
+                     "floor measured beside it (the median columns drift between rounds)")
     if stages and os.path.exists(stages):
         lines.append("stages: " + "; ".join(s.strip() for s in open(stages) if s.strip()))
     print("\n".join(lines))

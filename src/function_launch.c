@@ -89,7 +89,8 @@ static int parse_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid
 }
 
 /* parse_dims, remembering the tuple for dims_of. */
-static int parse_and_remember_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+static PCC_NOINLINE int parse_and_remember_dims(PccFunction *f, PyObject *o, unsigned int out[3],
+                                                int grid)
 {
     if (parse_dims(f, o, out, grid) < 0)
         return -1;
@@ -173,6 +174,57 @@ static void launch_error_call(PccFunction *f, char *buf, size_t n)
 static PyObject *seconds_callable(double secs);
 
 /* The whole call: pack, copy In/InOut, launch, copy Out back. */
+/* In/Out/InOut before the launch: host to device copies (on the stream, or
+ * synchronous without one); with a stream, the host arrays and temporary
+ * device buffers are kept alive until the stream gets there. 0 or -1. */
+static PCC_NOINLINE int copy_in(pcc_call_state *cs, int async, PyObject *stream_obj,
+                                CUstream stream)
+{
+    CUresult rc;
+    for (int k = 0; k < cs->nhandlers; k++) {
+        pcc_handler_rec *h = &cs->handlers[k];
+        if (h->alloc == NULL || !h->copy_in)
+            continue;
+        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
+        Py_BEGIN_ALLOW_THREADS
+        rc = async ? pcc_drv.cuMemcpyHtoDAsync(dp, h->view.buf, (size_t)h->view.len, stream)
+                   : pcc_drv.cuMemcpyHtoD(dp, h->view.buf, (size_t)h->view.len);
+        Py_END_ALLOW_THREADS
+        if (pcc_check(rc, async ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD") < 0)
+            return -1;
+    }
+    if (async) {
+        /* The copies read and write the host arrays later: keep them (and the
+         * temporary device buffers) until the stream gets there. */
+        for (int k = 0; k < cs->nhandlers; k++) {
+            pcc_handler_rec *h = &cs->handlers[k];
+            if (pcc_stream_keep_alive(stream_obj, h->array) < 0 ||
+                (h->alloc && pcc_stream_keep_alive(stream_obj, h->alloc) < 0))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Out/InOut after the launch: device to host copies. 0 or -1. */
+static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
+{
+    CUresult rc;
+    for (int k = 0; k < cs->nhandlers; k++) {
+        pcc_handler_rec *h = &cs->handlers[k];
+        if (h->alloc == NULL || !h->copy_out)
+            continue;
+        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
+        Py_BEGIN_ALLOW_THREADS
+        rc = async ? pcc_drv.cuMemcpyDtoHAsync(h->view.buf, dp, (size_t)h->view.len, stream)
+                   : pcc_drv.cuMemcpyDtoH(h->view.buf, dp, (size_t)h->view.len);
+        Py_END_ALLOW_THREADS
+        if (pcc_check(rc, async ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH") < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs,
                            launch_opts *o)
 {
@@ -185,59 +237,39 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
     CUstream stream = NULL;
     CUresult rc;
 
-    if (pcc_ready() < 0)
+    if (PCC_UNLIKELY(pcc_ready() < 0))
         return NULL;
-    if (o->block == NULL) {
+    if (PCC_UNLIKELY(o->block == NULL)) {
         PyErr_Format(PyExc_ValueError, "kernel '%U': the block size must be given "
                      "(block=(x, y, z))", f->name);
         return NULL;
     }
-    if (dims_of(f, o->block, b, 0) < 0)
+    if (PCC_UNLIKELY(dims_of(f, o->block, b, 0) < 0))
         return NULL;
     if (o->grid == NULL)
         g[0] = g[1] = g[2] = 1;
-    else if (dims_of(f, o->grid, g, 1) < 0)
+    else if (PCC_UNLIKELY(dims_of(f, o->grid, g, 1) < 0))
         return NULL;
-    if (o->shared && parse_shared(f, o->shared, &shared) < 0)
+    if (PCC_UNLIKELY(o->shared != NULL) && parse_shared(f, o->shared, &shared) < 0)
         return NULL;
     if (o->stream != NULL && pcc_st.Stream && Py_IS_TYPE(o->stream, pcc_st.Stream))
         stream = ((PccStream *)o->stream)->stream; /* the common case, inline */
     else if (o->stream != NULL && o->stream != Py_None &&
              pcc_stream_arg(o->stream, &stream, "stream") < 0)
         return NULL;
-    if (f->argsize > STACK_ARGS) {
+    if (PCC_UNLIKELY(f->argsize > STACK_ARGS)) {
         buf = PyMem_Malloc(f->argsize);
         if (buf == NULL)
             return PyErr_NoMemory();
     }
     if (f->argsize > 0)
         memset(buf, 0, f->argsize); /* padding between parameters */
-    if (pcc_pack_args(f, args, nargs, buf, &cs) < 0)
+    if (PCC_UNLIKELY(pcc_pack_args(f, args, nargs, buf, &cs) < 0))
         goto done;
     int async = o->stream != NULL && o->stream != Py_None;
-    for (int k = 0; k < cs.nhandlers; k++) {
-        pcc_handler_rec *h = &cs.handlers[k];
-        if (h->alloc == NULL || !h->copy_in)
-            continue;
-        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
-        Py_BEGIN_ALLOW_THREADS
-        rc = async ? pcc_drv.cuMemcpyHtoDAsync(dp, h->view.buf, (size_t)h->view.len, stream)
-                   : pcc_drv.cuMemcpyHtoD(dp, h->view.buf, (size_t)h->view.len);
-        Py_END_ALLOW_THREADS
-        if (pcc_check(rc, async ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD") < 0)
-            goto done;
-    }
-    if (async) {
-        /* The copies read and write the host arrays later: keep them (and the
-         * temporary device buffers) until the stream gets there. */
-        for (int k = 0; k < cs.nhandlers; k++) {
-            pcc_handler_rec *h = &cs.handlers[k];
-            if (pcc_stream_keep_alive(o->stream, h->array) < 0 ||
-                (h->alloc && pcc_stream_keep_alive(o->stream, h->alloc) < 0))
-                goto done;
-        }
-    }
-    if (o->time_kernel) {
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_in(&cs, async, o->stream, stream) < 0)
+        goto done;
+    if (PCC_UNLIKELY(o->time_kernel)) {
         if (pcc_check(pcc_drv.cuEventCreate(&ev0, CU_EVENT_DEFAULT), "cuEventCreate") < 0 ||
             pcc_check(pcc_drv.cuEventCreate(&ev1, CU_EVENT_DEFAULT), "cuEventCreate") < 0 ||
             pcc_check(pcc_drv.cuEventRecord(ev0, stream), "cuEventRecord") < 0)
@@ -246,7 +278,7 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    if (pcc_backend == PCC_BACKEND_SIM) {
+    if (PCC_UNLIKELY(pcc_backend == PCC_BACKEND_SIM)) {
         /* The simulator runs the whole kernel inside the launch: a blocking
          * call, so other Python threads must keep running (the GPU's launch
          * only queues, and stays on the hot path with the GIL held). */
@@ -258,28 +290,19 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
         rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
                                     NULL, size ? extra : NULL);
     }
-    if (rc != CUDA_SUCCESS) {
+    if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
         char call[256];
         launch_error_call(f, call, sizeof call);
         pcc_raise(rc, call);
         goto done;
     }
     pcc_note_launch((PyObject *)f);
-    if (o->time_kernel && pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
+    if (PCC_UNLIKELY(o->time_kernel) &&
+        pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
         goto done;
-    for (int k = 0; k < cs.nhandlers; k++) {
-        pcc_handler_rec *h = &cs.handlers[k];
-        if (h->alloc == NULL || !h->copy_out)
-            continue;
-        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
-        Py_BEGIN_ALLOW_THREADS
-        rc = async ? pcc_drv.cuMemcpyDtoHAsync(h->view.buf, dp, (size_t)h->view.len, stream)
-                   : pcc_drv.cuMemcpyDtoH(h->view.buf, dp, (size_t)h->view.len);
-        Py_END_ALLOW_THREADS
-        if (pcc_check(rc, async ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH") < 0)
-            goto done;
-    }
-    if (o->time_kernel) {
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_out(&cs, async, stream) < 0)
+        goto done;
+    if (PCC_UNLIKELY(o->time_kernel)) {
         float ms = 0;
         Py_BEGIN_ALLOW_THREADS
         rc = pcc_drv.cuEventSynchronize(ev1);

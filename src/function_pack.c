@@ -536,7 +536,10 @@ static inline int pack_fast(const pcc_hot_param *p, PyObject *arg, char *dst)
     return 1;
 }
 
-static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_state *cs)
+/* The general conversion: every argument pack_fast does not take (kept out
+ * of line: pcc_pack_args stays a short loop). */
+static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf,
+                                 pcc_call_state *cs)
 {
     pcc_param *p = &f->params[i];
     char *dst = buf + p->offset;
@@ -567,11 +570,11 @@ static int conv_one(PccFunction *f, int i, PyObject *arg, char *buf, pcc_call_st
 int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char *buf,
                   pcc_call_state *cs)
 {
-    if (f->layout_error) {
+    if (PCC_UNLIKELY(f->layout_error)) {
         PyErr_Format(PyExc_TypeError, "kernel '%U': %U", f->name, f->layout_error);
         return -1;
     }
-    if (nargs != f->nparams) {
+    if (PCC_UNLIKELY(nargs != f->nparams)) {
         PyErr_Format(PyExc_TypeError, "kernel '%U' takes %d argument%s (%U) but %zd %s given",
                      f->name, f->nparams, f->nparams == 1 ? "" : "s", f->decl, nargs,
                      nargs == 1 ? "was" : "were");
@@ -579,7 +582,8 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
     }
     const pcc_hot_param *p = f->hot;
     for (int i = 0; i < f->nparams; i++, p++)
-        if (pack_fast(p, args[i], buf + p->offset) != 0 && conv_one(f, i, args[i], buf, cs) < 0)
+        if (PCC_UNLIKELY(pack_fast(p, args[i], buf + p->offset) != 0) &&
+            conv_one(f, i, args[i], buf, cs) < 0)
             return -1;
     return 0;
 }

@@ -13,6 +13,18 @@
 #include <Python.h>
 #include "cudadrv.h"
 
+/* Branch hints for the launch path: its error and rare branches are moved
+ * out of line (GCC/Clang put them in a .cold part), so the instructions a
+ * launch runs sit in fewer cache lines, which the driver's own launch code
+ * evicts between calls. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PCC_NOINLINE __attribute__((noinline))
+#else
+#define PCC_UNLIKELY(x) (x)
+#define PCC_NOINLINE
+#endif
+
 /* Types and exceptions of pycudac._driver; filled once at import. */
 typedef struct pcc_module_state {
     PyObject *Error, *LogicError, *LaunchError, *MemoryError, *RuntimeError, *CompileError;

@@ -178,20 +178,26 @@ def bench_pycudac(rec, quick, tmp):
         return vals[0]
 
     def fresh_process():
-        """pycudac's child, the floor's child and the floor's again, in turn:
-        a fresh process reads tens of µs apart from the next, and the machine
-        drifts, so besides the medians each figure gets a paired ratio (the
-        median of child / the floor child beside it)."""
+        """pycudac's child, the floor's child and the floor's again, in a
+        rotating order. A fresh process reads tens of µs apart from the next
+        and the machine drifts, so besides the medians each figure gets a
+        paired ratio: the median of (child / the floor child of its turn)."""
         wcache = os.path.join(tmp, "pycudac-warm")
         env = child_env(PYCUDAC_CACHE_DIR=wcache)
         first = run_child(CHILD_PYCUDAC, env)  # fills the cache
         mine, floor, again, hits = [], [], [], []
-        for _ in range(fresh_reps):
+
+        def pycudac_child():
             r = run_child(CHILD_PYCUDAC, env)
             mine.append(r["us"])
             hits.append(r.get("hit"))
-            floor.append(floor_first_load_us())
-            again.append(floor_first_load_us())
+        children = [pycudac_child, lambda: floor.append(floor_first_load_us()),
+                    lambda: again.append(floor_first_load_us())]
+        for i in range(fresh_reps):
+            # the order rotates: a child after a Python child read slower
+            # than after a C one (the floor 0.92x of itself when always second)
+            for child in children[i % 3:] + children[:i % 3]:
+                child()
 
         def paired(xs):
             ratios = [x / f for x, f in zip(xs, floor)]

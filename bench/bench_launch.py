@@ -97,8 +97,9 @@ def float4_candidates():
 class Runner:
     """Each variant is a function batch(n) -> µs per launch.
 
-    Rounds interleave the variants batch by batch, so that the machine's drift
-    (the same variant reads 2.9-4.7 µs within one run here) reaches all alike.
+    Rounds interleave the variants batch by batch, in an order that rotates,
+    so that the machine's drift (the same variant reads 2.9-4.7 µs within one
+    run here) and the place in the order reach all alike.
     Besides each variant's median, a launch figure also gets a paired ratio
     against the C floor: per round, its median over the floor's (the faster
     of the floor's two forms in that round), then the median over rounds."""
@@ -136,7 +137,12 @@ class Runner:
             self.variants = {k: v for k, v in self.variants.items()
                              if self.samples[k] is not None}
             for _ in range(per_round):
-                for key, batch in list(self.variants.items()):
+                # rotate the order by one each time: which variant runs right
+                # after which moved a variant by 5% here (the floor read 0.95x
+                # of itself when it always ran second)
+                order = list(self.variants.items())
+                self.turn = (getattr(self, "turn", -1) + 1) % max(len(order), 1)
+                for key, batch in order[self.turn:] + order[:self.turn]:
                     try:
                         us = batch(n)
                     except Exception as exc:

@@ -100,6 +100,8 @@ def bench_pycudac(rec, quick, tmp):
     # a fresh process's warm start varies by tens of µs from one child to the
     # next: more children for it and for its floor
     fresh_reps = 5 if quick else 21
+    # a compile takes ~15 ms and a stray one 70 here: cheap to take more
+    cold_reps = 3 if quick else 15
     cache = os.path.join(tmp, "pycudac-cache")
     os.environ["PYCUDAC_CACHE_DIR"] = cache
     os.environ.pop("PYCUDAC_DISABLE_CACHE", None)
@@ -120,7 +122,7 @@ def bench_pycudac(rec, quick, tmp):
     def cold_sourcemodule():
         SourceModule(src + "\n// warm-up 0\n")  # loads NVRTC (or the sim compiler)
         s, fl = [], []
-        for i in range(reps):
+        for i in range(cold_reps):
             # the floor's compile alternates with ours, under the same load
             if floor_lib is not None:
                 fl.append(floor_compile(1000 + i))
@@ -129,7 +131,12 @@ def bench_pycudac(rec, quick, tmp):
             mod = SourceModule(tagged)
             s.append((now() - t0) * 1e3)
             mod.get_function(FUNC)
-        rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s)
+        paired = {}
+        if fl:  # the median of (ours / the floor's compile just before it)
+            ratios = [a / b for a, b in zip(s, fl)]
+            paired = {"paired_ratio": median(ratios), "paired_min": min(ratios),
+                      "paired_max": max(ratios), "paired_rounds": len(ratios)}
+        rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s, **paired)
         if fl:
             rec.value("floor-inproc", "nvrtc_compile_ms", median(fl), "ms", fl)
     rec.guard("pycudac", ["cold_sourcemodule_ms"], cold_sourcemodule)
@@ -138,7 +145,7 @@ def bench_pycudac(rec, quick, tmp):
         s = []
         kw = {"arch": arch} if arch else {}
         size = None
-        for i in range(reps):
+        for i in range(cold_reps):
             tagged = src + f"\n// compile-only {i}\n"
             t0 = now()
             image = compiler.compile(tagged, **kw)
@@ -191,23 +198,27 @@ def bench_pycudac(rec, quick, tmp):
             r = run_child(CHILD_PYCUDAC, env)
             mine.append(r["us"])
             hits.append(r.get("hit"))
-        children = [pycudac_child, lambda: floor.append(floor_first_load_us()),
-                    lambda: again.append(floor_first_load_us())]
+        children = [pycudac_child]
+        if os.path.exists(os.path.join(ROOT, "bench", "out", "floor")):
+            children += [lambda: floor.append(floor_first_load_us()),
+                         lambda: again.append(floor_first_load_us())]
         for i in range(fresh_reps):
             # the order rotates: a child after a Python child read slower
             # than after a C one (the floor 0.92x of itself when always second)
-            for child in children[i % 3:] + children[:i % 3]:
+            k = i % len(children)
+            for child in children[k:] + children[:k]:
                 child()
 
         def paired(xs):
             ratios = [x / f for x, f in zip(xs, floor)]
             return {"paired_ratio": median(ratios), "paired_min": min(ratios),
-                    "paired_max": max(ratios), "paired_rounds": len(ratios)}
+                    "paired_max": max(ratios), "paired_rounds": len(ratios)} if ratios else {}
         rec.value("pycudac", "warm_fresh_process_us", median(mine), "us", mine,
                   first_process_us=first["us"], hits=hits, **paired(mine))
-        rec.value("floor", "module_first_load_us", median(floor), "us", floor)
-        rec.value("floor", "module_first_load_again_us", median(again), "us", again,
-                  **paired(again))
+        if floor:
+            rec.value("floor", "module_first_load_us", median(floor), "us", floor)
+            rec.value("floor", "module_first_load_again_us", median(again), "us", again,
+                      **paired(again))
     rec.guard("pycudac", ["warm_fresh_process_us"], fresh_process)
     if ("floor", "module_first_load_us") not in rec.seen:
         def floor_only():

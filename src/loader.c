@@ -219,30 +219,36 @@ static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried,
                 PyErr_Clear();
                 continue;
             }
-            /* A warm cache hit pays for this search on every start: only
-             * site-packages-like entries, and one probe for nvidia/ before
-             * any file (a syscall costs microseconds in a VM; without the
-             * wheel, that probe is the only one). */
+            /* A warm cache hit pays for this search on every start (a path
+             * lookup costs microseconds in a VM): only site-packages-like
+             * entries; the CUDA 13 wheel's file first, so that with it
+             * installed that is the only probe, then one probe for nvidia/
+             * before the rest, so that without any wheel there are two. */
             if (!is_packages_dir(base))
                 continue;
             int blen = (int)strlen(base); /* without trailing slashes: one spelling */
             while (blen > 1 && base[blen - 1] == '/')
                 blen--;
-            char dir[1024];
-            int w = snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
-            struct stat dst;
-            if (w <= 0 || (size_t)w >= sizeof dir || stat(dir, &dst) != 0 ||
-                !S_ISDIR(dst.st_mode))
-                continue;
-            /* the CUDA 13 wheel's layout, then CUDA 12's; in each, its own
-             * major version's name first (the one it ships), then the rest */
+            /* each layout's own major version's name first (the one it
+             * ships), then the rest */
             static const struct {
                 const char *dir;
                 size_t first; /* index into nvrtc_names */
             } wheels[] = {{"nvidia/cu13/lib", 0}, {"nvidia/cuda_nvrtc/lib", 1}};
+            char dir[1024];
+            int w = snprintf(dir, sizeof dir, "%.*s/%s", blen, base, wheels[0].dir);
+            if (w <= 0 || (size_t)w >= sizeof dir)
+                continue;
+            if (probe(out, outlen, dir, nvrtc_names[wheels[0].first], st))
+                return NVRTC_FILE;
+            struct stat dst;
+            snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
+            if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode))
+                continue;
             for (size_t k = 0; k < 2; k++) {
                 snprintf(dir, sizeof dir, "%.*s/%s", blen, base, wheels[k].dir);
-                if (probe(out, outlen, dir, nvrtc_names[wheels[k].first], st))
+                /* (cu13's own name was probed above; errno is still its) */
+                if (k > 0 && probe(out, outlen, dir, nvrtc_names[wheels[k].first], st))
                     return NVRTC_FILE;
                 if (errno == ENOENT && stat(dir, &dst) != 0)
                     continue; /* no such directory: no other name either */

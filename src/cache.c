@@ -30,6 +30,7 @@
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -147,23 +148,39 @@ typedef struct {
 static ossl_sha256 ossl;
 static int ossl_state; /* 0: not looked for, 1: found, -1: absent */
 
+/* dl_iterate_phdr callback: the path of a loaded libcrypto.so* (copied
+ * out: dlopen is called after the walk, not inside it). */
 static int find_libcrypto(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     const char *path = info->dlpi_name;
     const char *base = path ? strrchr(path, '/') : NULL;
     base = base ? base + 1 : path;
-    if (base == NULL || path[0] != '/' || strncmp(base, "libcrypto.so", 12) != 0)
+    if (base == NULL || path[0] != '/' || strncmp(base, "libcrypto.so", 12) != 0 ||
+        strlen(path) >= PATH_MAX)
+        return 0;
+    strcpy(data, path);
+    return 1;
+}
+
+/* OpenSSL's SHA-256 functions in the libcrypto already loaded, if any. The
+ * reference RTLD_NOLOAD takes is kept: they stay valid for the life of the
+ * process. 1 when found. */
+static int load_ossl(ossl_sha256 *o)
+{
+    char path[PATH_MAX];
+    if (!dl_iterate_phdr(find_libcrypto, path))
         return 0;
     void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     if (h == NULL)
         return 0;
-    ossl_sha256 *o = data;
     *(void **)&o->init = dlsym(h, "SHA256_Init");
     *(void **)&o->update = dlsym(h, "SHA256_Update");
     *(void **)&o->final = dlsym(h, "SHA256_Final");
-    dlclose(h); /* NOLOAD took a reference; hashlib's keeps it loaded */
-    return o->init && o->update && o->final;
+    if (o->init && o->update && o->final)
+        return 1;
+    dlclose(h);
+    return 0;
 }
 
 /* use 1: look for OpenSSL's functions (again), 0: use hashlib, -1: as
@@ -176,7 +193,7 @@ static int sha256_setup(int use)
         /* hashlib loads libcrypto: import it first (compiler.py already has) */
         if (library_callable(&sha256_fn, "hashlib", "sha256") == NULL)
             return -1;
-        ossl_state = dl_iterate_phdr(find_libcrypto, &ossl) ? 1 : -1;
+        ossl_state = load_ossl(&ossl) ? 1 : -1;
     }
     return ossl_state == 1;
 }

@@ -707,6 +707,50 @@ API CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size
     return CUDA_ERROR_NOT_SUPPORTED; /* pycudac falls back to the C ABI layout */
 }
 
+/* ---- a launch that evicts, like the real driver's -----------------------------
+ *
+ * On the H100 host pycudac's own path costs 130-180 ns a call against ~21
+ * ns here: the real cuLaunchKernel runs microseconds of its own code over
+ * its own data, and the caller's code and data are no longer in the near
+ * caches when the next call begins. STUB_POLLUTE_DATA_KB=N makes every
+ * launch touch N KB of the stub's memory, STUB_POLLUTE_CODE_KB=N run N KB of
+ * straight-line code (64 blocks of ~1 KB); stub_pollute() is exported so
+ * that the benchmark's do-nothing callable can pay the same. */
+static volatile unsigned pollute_sink;
+#define P1 pollute_sink += 1u;
+#define P8 P1 P1 P1 P1 P1 P1 P1 P1
+#define P64 P8 P8 P8 P8 P8 P8 P8 P8
+#define BLOCK(k) static __attribute__((noinline)) void code_block_##k(void) { P64 P8 P8 }
+#define BLOCKS8(a) BLOCK(a##0) BLOCK(a##1) BLOCK(a##2) BLOCK(a##3) BLOCK(a##4) BLOCK(a##5) \
+    BLOCK(a##6) BLOCK(a##7)
+BLOCKS8(0) BLOCKS8(1) BLOCKS8(2) BLOCKS8(3) BLOCKS8(4) BLOCKS8(5) BLOCKS8(6) BLOCKS8(7)
+#define REF8(a) code_block_##a##0, code_block_##a##1, code_block_##a##2, code_block_##a##3, \
+    code_block_##a##4, code_block_##a##5, code_block_##a##6, code_block_##a##7
+static void (*const code_blocks[64])(void) = {REF8(0), REF8(1), REF8(2), REF8(3),
+                                               REF8(4), REF8(5), REF8(6), REF8(7)};
+
+static int pollute_on = -1; /* -1: the environment not read yet */
+static long pollute_data, pollute_code;
+static unsigned char *pollute_buf;
+
+API void stub_pollute(void)
+{
+    if (pollute_on < 0) {
+        const char *d = getenv("STUB_POLLUTE_DATA_KB"), *c = getenv("STUB_POLLUTE_CODE_KB");
+        pollute_data = d ? atol(d) * 1024 : 0;
+        pollute_code = c ? atol(c) : 0;
+        if (pollute_code < 0 || pollute_code > 64)
+            pollute_code = pollute_code < 0 ? 0 : 64;
+        if (pollute_data > 0 && (pollute_buf = calloc(1, (size_t)pollute_data)) == NULL)
+            pollute_data = 0;
+        pollute_on = pollute_data > 0 || pollute_code > 0;
+    }
+    for (long i = 0; i < pollute_data; i += 64)
+        pollute_buf[i]++;
+    for (long k = 0; k < pollute_code; k++)
+        code_blocks[k]();
+}
+
 API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                             unsigned int bx, unsigned int by, unsigned int bz,
                             unsigned int shared, CUstream s, void **params, void **extra)
@@ -722,6 +766,8 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsi
     (void)s;
     (void)params;
     (void)extra;
+    if (pollute_on != 0)
+        stub_pollute();
     return CUDA_SUCCESS;
 }
 

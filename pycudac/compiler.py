@@ -682,6 +682,8 @@ class SourceModule:
         except TypeError:  # an unhashable argument: no memo for this call
             key, mod = None, None
         if mod is not None and not keep:
+            if cache_dir is not None and cache_dir is not False:
+                _driver.cache_path(cache_dir)  # its TypeError: the memo never reads it
             _stats["memo_hits"] += 1
             self.module = mod
             return

@@ -353,6 +353,16 @@ def test_warm_start_paths_agree(ctx, cache):
     run_double_array(fast)
 
 
+def test_cache_dir_of_the_wrong_type_is_named_on_a_memo_hit(ctx, cache):
+    """A second SourceModule of the same source comes from the in-process
+    memo, which never reads cache_dir: a wrong one is still refused."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    first = SourceModule(src)
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        SourceModule(src, cache_dir=123)
+    assert SourceModule(src, cache_dir=str(cache)).module is first.module
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

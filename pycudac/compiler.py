@@ -57,6 +57,21 @@ class CacheWarning(UserWarning):
     read-only); compiling goes on without it."""
 
 
+def _str_seq(value, name, example):
+    """A list-of-str argument (options, include_dirs, name_expressions) as a
+    tuple. A single str is refused: iterated, it would be its characters
+    (include_dirs="/usr" would hash every header under /)."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(f"{name} must be a list of str (e.g. {example}), not a single "
+                        f"{type(value).__name__}")
+    return tuple(value)
+
+
+_OPTIONS_EXAMPLE = "['-use_fast_math', '-DN=4']"
+_INCLUDES_EXAMPLE = "['/path/to/headers']"
+_EXPRS_EXAMPLE = "['axpy<float>']"
+
+
 # ---------------------------------------------------------------------------
 # nvcc options → NVRTC options
 
@@ -138,10 +153,7 @@ def normalize_options(options):
     directories. Unknown options are a ValueError naming the option."""
     if options is None:
         return [], None, None, []
-    if isinstance(options, str):
-        raise TypeError("options must be a list of str (e.g. ['-use_fast_math', '-DN=4']), "
-                        "not a single str")
-    items = list(options)
+    items = list(_str_seq(options, "options", _OPTIONS_EXAMPLE))
     out, incs = [], []
     arch = code = None
     i = 0
@@ -668,9 +680,10 @@ class SourceModule:
                  name_expressions=None):
         if nvcc is not None:
             _warn_nvcc()
-        opts = tuple(options) if options else ()
-        exprs = tuple(name_expressions) if name_expressions else ()
-        incs = tuple(include_dirs) if include_dirs else ()
+        opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
+        exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
+                 if name_expressions else ())
+        incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE) if include_dirs else ()
         fp = ()
         if incs or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
                                  if isinstance(o, str))):
@@ -743,6 +756,12 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
+    if options:
+        options = list(_str_seq(options, "options", _OPTIONS_EXAMPLE))
+    if include_dirs:
+        include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE)
+    if name_expressions:
+        name_expressions = _str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
                              incs, cache_dir)

@@ -363,6 +363,20 @@ def test_cache_dir_of_the_wrong_type_is_named_on_a_memo_hit(ctx, cache):
     assert SourceModule(src, cache_dir=str(cache)).module is first.module
 
 
+@pytest.mark.parametrize("name, value", [("options", "-DX=1"), ("include_dirs", "/usr"),
+                                         ("name_expressions", "axpy<float>"),
+                                         ("include_dirs", b"/usr")])
+def test_a_single_str_where_a_list_is_expected_is_named(ctx, cache, name, value):
+    """Iterated, a str is its characters: include_dirs="/usr" would have
+    read every header under "/" for the key. SourceModule and compile()
+    refuse it with a TypeError that names the argument, at once."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    with pytest.raises(TypeError, match=f"{name} must be a list of str"):
+        SourceModule(src, **{name: value})
+    with pytest.raises(TypeError, match=f"{name} must be a list of str"):
+        compiler.compile(src, arch="sm_90", **{name: value})
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

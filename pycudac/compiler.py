@@ -630,6 +630,9 @@ def _plan(options, include_dirs, arch, code, target, for_module):
     incs = [os.fspath(d) for d in include_dirs] + opt_incs if include_dirs else opt_incs
     arch = arch if arch is not None else opt_arch
     code = code if code is not None else opt_code
+    for a in (arch, code):
+        if a is not None:
+            _parse_arch(a)  # a malformed one is refused on every backend
     if target == "sim" or ((for_module or (arch is None and code is None)) and
                            _driver.get_backend() == "sim"):
         if target == "ptx":

@@ -377,6 +377,17 @@ def test_a_single_str_where_a_list_is_expected_is_named(ctx, cache, name, value)
         compiler.compile(src, arch="sm_90", **{name: value})
 
 
+@pytest.mark.parametrize("kw, exc", [(dict(arch="sm_xx"), ValueError),
+                                     (dict(code="compute_"), ValueError),
+                                     (dict(arch=object()), TypeError),
+                                     (dict(options=["-arch=sm_9x"]), ValueError)])
+def test_a_malformed_arch_is_refused_on_every_backend(ctx, cache, kw, exc):
+    """The simulator ignores the architecture, but a malformed one is still
+    the error it is on the GPU."""
+    with pytest.raises(exc, match="arch must"):
+        SourceModule(f"// {uuid.uuid4().hex}\n" + DOUBLE, **kw)
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

@@ -362,35 +362,31 @@ def _compiler_identity(compiler):
     return info["kind"], f"{info['identity']} version={info['version']}"
 
 
-def _include_files(dirs):
-    """[(dir index, relative path, bytes)] of every regular file under dirs,
-    in a sorted walk (directory symlinks are not followed)."""
-    out = []
+#: The files under include_dirs go into the key whole. Past this many files
+#: or bytes a compile skips the disk cache (one warning) rather than read a
+#: whole tree (include_dirs=["/usr"]) on every call; past the file count the
+#: in-process memo too, whose key stats each file.
+INCLUDE_MAX_FILES = 4096
+INCLUDE_MAX_BYTES = 64 << 20
+
+
+class _IncludeTreeTooLarge(ValueError):
+    def __init__(self, directory):
+        super().__init__(
+            f"include_dirs entry {directory!r} holds more than {INCLUDE_MAX_FILES} files or "
+            f"{INCLUDE_MAX_BYTES >> 20} MiB; the cache key reads every file under "
+            "include_dirs, so this compile is not cached (point include_dirs at the headers' "
+            "own directory)")
+        self.directory = directory
+
+
+def _walk_includes(dirs):
+    """(dir index, dir, path, stat) of every regular file under dirs, in a
+    sorted walk (directory symlinks are not followed); _IncludeTreeTooLarge
+    past INCLUDE_MAX_FILES."""
+    n = 0
     for k, d in enumerate(dirs):
         if not os.path.isdir(d):
-            continue
-        for root, subdirs, files in os.walk(d):
-            subdirs.sort()
-            for name in sorted(files):
-                path = os.path.join(root, name)
-                try:
-                    if not stat.S_ISREG(os.stat(path).st_mode):
-                        continue
-                    with open(path, "rb") as f:
-                        data = f.read()
-                except OSError:
-                    continue
-                out.append((k, os.path.relpath(path, d), data))
-    return out
-
-
-def _include_fingerprint(dirs):
-    """Cheap stand-in for the include files in the memo key: path, size and
-    mtime of each (the disk key hashes their bytes)."""
-    out = []
-    for d in dirs:
-        if not os.path.isdir(d):
-            out.append((d, None))
             continue
         for root, subdirs, files in os.walk(d):
             subdirs.sort()
@@ -400,7 +396,41 @@ def _include_fingerprint(dirs):
                     st = os.stat(path)
                 except OSError:
                     continue
-                out.append((path, st.st_size, st.st_mtime_ns, st.st_ino))
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                n += 1
+                if n > INCLUDE_MAX_FILES:
+                    raise _IncludeTreeTooLarge(d)
+                yield k, d, path, st
+
+
+def _include_files(dirs):
+    """[(dir index, relative path, bytes)] of every regular file under dirs;
+    _IncludeTreeTooLarge past INCLUDE_MAX_FILES files or INCLUDE_MAX_BYTES."""
+    out, total = [], 0
+    for k, d, path, st in _walk_includes(dirs):
+        total += st.st_size
+        if total > INCLUDE_MAX_BYTES:
+            raise _IncludeTreeTooLarge(d)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        out.append((k, os.path.relpath(path, d), data))
+    return out
+
+
+def _include_fingerprint(dirs):
+    """Cheap stand-in for the include files in the memo key: path, size and
+    mtime of each (the disk key hashes their bytes); None (no memo) past
+    INCLUDE_MAX_FILES."""
+    out = [(d, None) for d in dirs if not os.path.isdir(d)]
+    try:
+        out += [(path, st.st_size, st.st_mtime_ns, st.st_ino)
+                for _, _, path, st in _walk_includes(dirs)]
+    except _IncludeTreeTooLarge:
+        return None
     return tuple(out)
 
 
@@ -505,7 +535,11 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
     # all without a cache
     includes = None
     if include_dirs and _usable_dir(cache_dir, check=False) is not None:
-        includes = _include_files(include_dirs)
+        try:
+            includes = _include_files(include_dirs)
+        except _IncludeTreeTooLarge as exc:
+            _warn_once(exc.directory, "includes", str(exc))
+            cache_dir = False
     # one C call: directory, key, entry read, verify and decode
     path, key, result = _driver.cache_find(cache_dir, *_key_args(
         source, options, name_expressions, target, arch, compiler, backend, no_extern_c,
@@ -693,6 +727,8 @@ class SourceModule:
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
                _current_context())
+        if fp is None:  # too many include files to fingerprint: no memo
+            key = None
         try:
             mod = _memo.get(key)
         except TypeError:  # an unhashable argument: no memo for this call

@@ -389,6 +389,41 @@ def test_a_malformed_arch_is_refused_on_every_backend(ctx, cache, kw, exc):
         SourceModule(f"// {uuid.uuid4().hex}\n" + DOUBLE, **kw)
 
 
+@pytest.mark.parametrize("cap", ["files", "bytes"])
+def test_an_include_tree_too_large_to_hash_is_compiled_without_cache(ctx, cache, tmp_path,
+                                                                      monkeypatch, cap):
+    """Every file under include_dirs goes into the key. Past the cap
+    (include_dirs=["/usr"], say) the compile goes on without the disk cache,
+    with one warning naming the directory, instead of reading the whole tree
+    on every call; past the file count, without the memo too (its key stats
+    every file)."""
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    for i in range(5):
+        (inc / f"h{i}.h").write_text(f"#define H{i} {i}\n" + "// padding\n" * 10)
+    if cap == "files":
+        monkeypatch.setattr(compiler, "INCLUDE_MAX_FILES", 3)
+    else:
+        monkeypatch.setattr(compiler, "INCLUDE_MAX_BYTES", 100)
+    src = f"// {uuid.uuid4().hex}\n#include \"h4.h\"\n" + DOUBLE
+    before = dict(compiler.cache_stats()["process"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = SourceModule(src, include_dirs=[str(inc)])
+        second = SourceModule(src, include_dirs=[str(inc)])
+    msgs = [str(w.message) for w in caught if issubclass(w.category, compiler.CacheWarning)]
+    assert len(msgs) == 1 and str(inc) in msgs[0] and "not cached" in msgs[0], msgs
+    assert first.from_cache is False and second.from_cache is False
+    after = compiler.cache_stats()["process"]
+    assert after["stores"] == before["stores"] and not list(cache.glob("*.pcc"))
+    memo_hits = after["memo_hits"] - before["memo_hits"]
+    assert (second.module is first.module) == (cap == "bytes") == (memo_hits == 1)
+    run_double_array(second)
+    with pytest.raises(ValueError, match="holds more than"):
+        compiler.cache_key(src, [], (), "cubin", "sm_90", "nvrtc", "nvrtc", False,
+                           include_dirs=[str(inc)])
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

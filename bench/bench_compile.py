@@ -21,7 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import KERNELS, ROOT, Recorder, device_arch, header, median, now, \
+from common import KERNELS, ROOT, Recorder, device_arch, header, median, now, paired, \
     parse_args  # noqa: E402
 
 SRC_PATH = os.path.join(KERNELS, "compile_src.cu")
@@ -131,12 +131,9 @@ def bench_pycudac(rec, quick, tmp):
             mod = SourceModule(tagged)
             s.append((now() - t0) * 1e3)
             mod.get_function(FUNC)
-        paired = {}
-        if fl:  # the median of (ours / the floor's compile just before it)
-            ratios = [a / b for a, b in zip(s, fl)]
-            paired = {"paired_ratio": median(ratios), "paired_min": min(ratios),
-                      "paired_max": max(ratios), "paired_rounds": len(ratios)}
-        rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s, **paired)
+        # paired: the median of (ours / the floor's compile just before it)
+        rec.value("pycudac", "cold_sourcemodule_ms", median(s), "ms", s,
+                  **paired([a / b for a, b in zip(s, fl)]))
         if fl:
             rec.value("floor-inproc", "nvrtc_compile_ms", median(fl), "ms", fl)
     rec.guard("pycudac", ["cold_sourcemodule_ms"], cold_sourcemodule)
@@ -209,16 +206,14 @@ def bench_pycudac(rec, quick, tmp):
             for child in children[k:] + children[:k]:
                 child()
 
-        def paired(xs):
-            ratios = [x / f for x, f in zip(xs, floor)]
-            return {"paired_ratio": median(ratios), "paired_min": min(ratios),
-                    "paired_max": max(ratios), "paired_rounds": len(ratios)} if ratios else {}
+        def to_floor(xs):
+            return paired([x / f for x, f in zip(xs, floor)])
         rec.value("pycudac", "warm_fresh_process_us", median(mine), "us", mine,
-                  first_process_us=first["us"], hits=hits, **paired(mine))
+                  first_process_us=first["us"], hits=hits, **to_floor(mine))
         if floor:
             rec.value("floor", "module_first_load_us", median(floor), "us", floor)
             rec.value("floor", "module_first_load_again_us", median(again), "us", again,
-                      **paired(again))
+                      **to_floor(again))
     rec.guard("pycudac", ["warm_fresh_process_us"], fresh_process)
     if ("floor", "module_first_load_us") not in rec.seen:
         def floor_only():

@@ -22,7 +22,7 @@ import sysconfig
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
-from common import Recorder, header, load_floor, median, now, parse_args, \
+from common import Recorder, header, load_floor, median, now, paired, parse_args, \
     pycudac_nvrtc_path  # noqa: E402
 
 SRC = r"""
@@ -155,13 +155,13 @@ class Runner:
         for key in self.variants:
             s = self.samples[key]
             self.rec.value(*key, median(s), "us", s, launches_per_batch=n,
-                           **self.paired(key))
+                           **self.paired_to_floor(key))
 
     def round_medians(self, key):
         """Per round, the median of that round's batches (None: none)."""
         return [median(r) if r else None for r in self.by_round.get(key) or []]
 
-    def paired(self, key):
+    def paired_to_floor(self, key):
         """paired_ratio: the median over rounds of (this variant's round median
         / the floor's). The floor is the faster of its two forms in each
         round; for the floor's own `_again` copy, its first copy."""
@@ -179,10 +179,7 @@ class Runner:
             ref = [f[r] for f in refs if r < len(f) and f[r]]
             if mine is not None and ref:
                 ratios.append(mine / min(ref))
-        if not ratios:
-            return {}
-        return {"paired_ratio": median(ratios), "paired_rounds": len(ratios),
-                "paired_min": min(ratios), "paired_max": max(ratios)}
+        return paired(ratios)
 
 
 def setup_floor(runner, args):

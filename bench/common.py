@@ -116,6 +116,15 @@ def median(xs):
     return statistics.median(xs)
 
 
+def paired(ratios):
+    """The JSON fields of a paired ratio: the median of per-round (or
+    per-child) ratios to the floor measured beside each, and their spread."""
+    if not ratios:
+        return {}
+    return {"paired_ratio": median(ratios), "paired_min": min(ratios),
+            "paired_max": max(ratios), "paired_rounds": len(ratios)}
+
+
 def repeat(fn, warm, reps):
     """Calls fn() `warm` times untimed, then `reps` times; returns the list of
     whatever fn returns (fn times itself and returns its sample)."""

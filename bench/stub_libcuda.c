@@ -129,14 +129,20 @@ API CUresult cuDeviceGetCount(int *n)
     return CUDA_SUCCESS;
 }
 
+/* text into dst[len], cut to fit and always terminated */
+static void put_text(char *dst, int len, const char *text)
+{
+    if (len > 0) {
+        strncpy(dst, text, (size_t)len - 1);
+        dst[len - 1] = '\0';
+    }
+}
+
 API CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 {
     if (d != 0)
         return CUDA_ERROR_INVALID_DEVICE;
-    if (len > 0) {
-        strncpy(name, "NVIDIA H100 80GB HBM3 (pycudac stub driver)", (size_t)len - 1);
-        name[len - 1] = '\0';
-    }
+    put_text(name, len, "NVIDIA H100 80GB HBM3 (pycudac stub driver)");
     return CUDA_SUCCESS;
 }
 
@@ -187,10 +193,7 @@ API CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice d)
 {
     if (d != 0)
         return CUDA_ERROR_INVALID_DEVICE;
-    if (len > 0) {
-        strncpy(bus, "0000:19:00.0", (size_t)len - 1);
-        bus[len - 1] = '\0';
-    }
+    put_text(bus, len, "0000:19:00.0");
     return CUDA_SUCCESS;
 }
 

@@ -795,9 +795,7 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
-    if options:
-        options = list(_str_seq(options, "options", _OPTIONS_EXAMPLE))
-    if include_dirs:
+    if include_dirs:  # (options: normalize_options checks them)
         include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE)
     if name_expressions:
         name_expressions = _str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "pycudac/cache.h"
+#include "pycudac/context.h"
 #include "pycudac/loader.h"
 #include "pycudac/module.h"
 
@@ -27,10 +28,7 @@ static int device_arch(char *arch, size_t len)
     CUdevice dev;
     int major = 0, minor = 0;
     if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
-        pcc_drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
-            CUDA_SUCCESS ||
-        pcc_drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
-            CUDA_SUCCESS)
+        pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
         return -1;
     int n = snprintf(arch, len, "sm_%d%d", major, minor);
     return n > 0 && (size_t)n < len ? 0 : -1;

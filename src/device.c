@@ -103,14 +103,22 @@ static int attr_int(CUdevice dev, int attr, int *out)
     return pcc_check(pcc_drv.cuDeviceGetAttribute(out, attr, dev), "cuDeviceGetAttribute");
 }
 
+CUresult pcc_device_cc(CUdevice dev, int *major, int *minor)
+{
+    CUresult rc =
+        pcc_drv.cuDeviceGetAttribute(major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    return rc != CUDA_SUCCESS ? rc
+                              : pcc_drv.cuDeviceGetAttribute(
+                                    minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+}
+
 static PyObject *device_compute_capability(PccDevice *self, PyObject *unused)
 {
     (void)unused;
     if (pcc_ready() < 0)
         return NULL;
     int major, minor;
-    if (attr_int(self->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major) < 0 ||
-        attr_int(self->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor) < 0)
+    if (pcc_check(pcc_device_cc(self->dev, &major, &minor), "cuDeviceGetAttribute") < 0)
         return NULL;
     return Py_BuildValue("(ii)", major, minor);
 }

@@ -28,6 +28,10 @@ typedef struct {
     void *staging; /* pinned staging buffers for pageable copies (memcpy.c), or NULL */
 } PccContext;
 
+/* dev's compute capability into *major and *minor: CUDA_SUCCESS or the
+ * driver's code, nothing raised (src/device.c). */
+CUresult pcc_device_cc(CUdevice dev, int *major, int *minor);
+
 /* New reference to the Context object for the calling thread's current
  * context (one Python object per CUcontext). LogicError when none is
  * current. */

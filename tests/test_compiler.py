@@ -424,6 +424,20 @@ def test_an_include_tree_too_large_to_hash_is_compiled_without_cache(ctx, cache,
                            include_dirs=[str(inc)])
 
 
+def test_module_from_result_refuses_garbage(ctx):
+    """The C entry point that loads a compile result: wrong types and
+    incomplete results are clear errors, before anything is loaded."""
+    with pytest.raises(TypeError, match="result must be a dict"):
+        _driver.module_from_result(123, "src")
+    with pytest.raises(TypeError):
+        _driver.module_from_result({}, b"src")
+    for bad in ({}, {"image": b"", "options": [], "target": "cubin"},
+                {"image": "text", "options": [], "target": "cubin"},
+                {"image": b"\x7fELF", "options": [], "target": "cubin", "lowered": [1]}):
+        with pytest.raises(ValueError, match="module_from_result: result needs"):
+            _driver.module_from_result(bad, "src")
+
+
 def test_get_global_writes_a_constant(ctx, cache):
     from pycudac import driver as drv
     mod = SourceModule("""

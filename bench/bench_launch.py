@@ -77,7 +77,44 @@ def load_callloop():
     fn = lib.call_loop
     fn.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.py_object, ctypes.c_long]
     fn.restype = ctypes.c_long
+    global CALL_LAUNCH_LOOP
+    CALL_LAUNCH_LOOP = lib.call_launch_loop
+    CALL_LAUNCH_LOOP.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                                 ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.c_void_p, ctypes.c_long]
+    CALL_LAUNCH_LOOP.restype = ctypes.c_long
     return fn, None
+
+
+CALL_LAUNCH_LOOP = None  # set by load_callloop
+
+
+def add_noop_then_launch(runner, f, s, ptr):
+    """Diagnostic: a C loop that calls a do-nothing C callable with f's
+    arguments and then cuLaunchKernel on f's kernel itself (no pycudac code
+    between launches). Against the floor: what any Python-callable launch
+    API pays the driver for the call that runs between launches; against
+    launch_empty_cloop_us: what pycudac's own work adds to that."""
+    metric = "launch_empty_noop_then_launch_us"
+    try:
+        sys.path.insert(0, os.path.join(HERE, "out"))
+        import launch_overhead
+        launch_overhead.build_noop()
+        from _noop import Noop
+        libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
+        launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+    except Exception as exc:
+        runner.rec.na("pycudac", metric, f"{type(exc).__name__}: {exc}")
+        return
+    noop, stack = Noop(), (ptr, 1000, (1, 1, 1), (1, 1), s)
+    argsize = len(f.pack(ptr, 1000))
+
+    def loop(n):
+        t0 = now()
+        CALL_LAUNCH_LOOP(noop, stack, LAUNCH_KWNAMES, n, launch, f.handle, s.handle, argsize)
+        s.synchronize()
+        return (now() - t0) * 1e6 / n
+    runner.add("pycudac", metric, loop)
 
 
 def float4_candidates():
@@ -262,6 +299,8 @@ def setup_pycudac(runner):
             return (now() - t0) * 1e6 / n
         runner.add("pycudac", metric, cloop)
     add_cloop("launch_empty_cloop_us", f, (ptr, 1000))
+    if call_loop is not None:
+        add_noop_then_launch(runner, f, s, ptr)
 
     def prepared(n):
         pac, p, s_ = f.prepared_async_call, ptr, s

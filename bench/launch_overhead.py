@@ -143,6 +143,13 @@ def build():
         subprocess.check_call([cc(), "-O2", "-Wall", "-Wextra", "-fPIC", "-shared",
                                "-fvisibility=hidden", "-I" + os.path.join(ROOT, "include"),
                                STUB_SRC, "-o", STUB_LIB])
+    return build_noop()
+
+
+def build_noop():
+    """bench/out/_noop*.so (the do-nothing callables); also used by
+    bench_launch.py's interleaving diagnostic on the GPU."""
+    os.makedirs(OUT, exist_ok=True)
     noop_lib = os.path.join(OUT, "_noop" + sysconfig.get_config_var("EXT_SUFFIX"))
     src = os.path.join(OUT, "_noop.c")
     if not os.path.exists(src) or open(src).read() != NOOP_SRC or not os.path.exists(noop_lib):

@@ -65,6 +65,11 @@ def rows():
         # launches): the gap to the row above is the interpreter's share
         ("  f(...) from a C loop µs", ("pycudac", "launch_empty_cloop_us"),
          ("floor_best_launch_empty",), "info", None, "diagnostic"),
+        # a do-nothing C callable with f's arguments, then cuLaunchKernel
+        # itself, from a C loop: what a Python call between launches costs
+        # the driver with no pycudac code at all
+        ("  noop call + C launch µs", ("pycudac", "launch_empty_noop_then_launch_us"),
+         ("floor_best_launch_empty",), "info", None, "diagnostic"),
         ("launch empty prepared µs", ("pycudac", "launch_empty_prepared_us"),
          ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
         ("launch 16 params µs", ("pycudac", "launch16_call_us"),

@@ -360,33 +360,39 @@ static int read_entry(int fd, unsigned char *header, char *payload, size_t len)
  * minute does not matter, and the write is a syscall on every warm start. */
 #define PCC_CACHE_TOUCH_AFTER_S 60
 
-PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const char *name,
-                         const char **why)
+int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char *name,
+                       char **out, size_t *out_len, const char **why)
 {
-    int dfd = -1, fd = -1, ok = 0;
+    int dfd = -1, fd = -1, ok = 0, nomem = 0;
     uint64_t size = 0;
     time_t mtime = 0;
-    unsigned char header[PCC_CACHE_HEADER];
-    PyObject *payload = NULL;
+    unsigned char header[PCC_CACHE_HEADER], digest[32];
+    char *payload = NULL;
+    size_t len = 0;
 
+    *out = NULL;
+    *out_len = 0;
+    /* open, read and checksum with the GIL released once: the payload goes
+     * to raw memory (PyMem_RawMalloc needs no GIL) */
     Py_BEGIN_ALLOW_THREADS
     fd = open_entry(dir, name, &dfd, &size, &mtime, why);
+    if (fd >= 0) {
+        /* the payload is what the file holds past the header; the header
+         * must agree, which is checked once both are read */
+        len = (size_t)(size - PCC_CACHE_HEADER);
+        payload = PyMem_RawMalloc(len ? len : 1);
+        nomem = payload == NULL;
+        ok = payload != NULL && read_entry(fd, header, payload, len) == 0;
+        if (ok)
+            entry_checksum(payload, len, digest);
+    }
     Py_END_ALLOW_THREADS
     if (fd < 0)
         goto done;
-    /* the payload is what the file holds past the header; the header must
-     * agree, which is checked once both are read */
-    payload = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(size - PCC_CACHE_HEADER));
-    if (payload == NULL)
+    if (nomem) {
+        PyErr_NoMemory();
         goto done;
-    char *dst = PyBytes_AS_STRING(payload);
-    size_t len = (size_t)(size - PCC_CACHE_HEADER);
-    unsigned char digest[32];
-    Py_BEGIN_ALLOW_THREADS
-    ok = read_entry(fd, header, dst, len) == 0;
-    if (ok)
-        entry_checksum(dst, len, digest);
-    Py_END_ALLOW_THREADS
+    }
     if (!ok)
         *why = "entry cannot be read";
     else if (memcmp(header, PCC_CACHE_MAGIC, 8) != 0)
@@ -399,25 +405,38 @@ PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const cha
         *why = "entry holds another key";
     else if (get_u64(header + 48) != len)
         *why = "entry length does not match its header (truncated or extended)";
+    else if (memcmp(digest, header + 56, 32) != 0)
+        *why = "entry checksum does not verify";
     else
         ok = 2;
-    if (ok != 2) {
-        Py_CLEAR(payload);
+    if (ok != 2)
         goto done;
-    }
-    if (memcmp(digest, header + 56, 32) != 0) {
-        *why = "entry checksum does not verify";
-        Py_CLEAR(payload);
-        goto done;
-    }
     if (time(NULL) - mtime >= PCC_CACHE_TOUCH_AFTER_S)
         (void)futimens(fd, NULL);
     *why = NULL;
+    *out = payload;
+    *out_len = len;
+    payload = NULL;
 done:
+    PyMem_RawFree(payload);
     if (fd >= 0)
         close(fd);
     if (dfd >= 0)
         close(dfd);
+    if (*out != NULL)
+        return 1;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const char *name,
+                         const char **why)
+{
+    char *raw;
+    size_t len;
+    if (pcc_cache_load_raw(dir, key, name, &raw, &len, why) <= 0)
+        return NULL;
+    PyObject *payload = PyBytes_FromStringAndSize(raw, (Py_ssize_t)len);
+    PyMem_RawFree(raw);
     return payload;
 }
 

@@ -381,10 +381,10 @@ static PyObject *text(const char *p, uint64_t n)
 /* The compile result a payload holds, as compiler.py's dict (image, log,
  * ptx, options, lowered) — or None when it is not one of ours for
  * target/arch (a miss), or NULL with an exception (Python failures only). */
-static PyObject *decode_payload(PyObject *payload, const char *target, const char *arch)
+static PyObject *decode_payload(const char *payload, uint64_t len, const char *target,
+                                const char *arch)
 {
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(payload);
-    uint64_t len = (uint64_t)PyBytes_GET_SIZE(payload);
+    const unsigned char *p = (const unsigned char *)payload;
     if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 1)
         Py_RETURN_NONE;
     uint32_t n = get_u32(p + 5);
@@ -543,7 +543,8 @@ static PyObject *py_cache_decode(PyObject *self, PyObject *args)
     const char *target, *arch;
     if (!PyArg_ParseTuple(args, "Sss:cache_decode", &payload, &target, &arch))
         return NULL;
-    return decode_payload(payload, target, arch);
+    return decode_payload(PyBytes_AS_STRING(payload), (uint64_t)PyBytes_GET_SIZE(payload), target,
+                          arch);
 }
 
 /* ---- Python functions ----------------------------------------------------------- */
@@ -610,11 +611,14 @@ int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path
     char name[PCC_ENTRY_NAME_LEN];
     pcc_entry_name(key, name);
     const char *why = NULL;
-    PyObject *payload = pcc_cache_load(PyBytes_AS_STRING(dir), key, name, &why);
-    if (payload == NULL && PyErr_Occurred())
+    char *raw;
+    size_t len;
+    int hit = pcc_cache_load_raw(PyBytes_AS_STRING(dir), key, name, &raw, &len, &why);
+    if (hit < 0)
         goto done;
-    result = payload ? decode_payload(payload, target, arch) : Py_NewRef(Py_None);
-    Py_XDECREF(payload);
+    result = hit ? decode_payload(raw, len, target, arch) : Py_NewRef(Py_None);
+    if (hit)
+        PyMem_RawFree(raw);
 done:
     Py_XDECREF(dir);
     if (result == NULL) {

@@ -59,6 +59,12 @@ void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN]);
 PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const char *name,
                          const char **why);
 
+/* The same, into raw memory: 1 with *out (PyMem_RawMalloc'd, the caller
+ * frees it with PyMem_RawFree) and *len, 0 on a miss (*why set), -1 with an
+ * exception. The file I/O and the checksum run with the GIL released once. */
+int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char *name,
+                       char **out, size_t *len, const char **why);
+
 /* The cache key's fields (src/cache_key.c documents the recipe). identity
  * None: NVRTC's own, found from C. includes: NULL, None or a list of
  * (directory index, relative path, bytes). */

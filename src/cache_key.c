@@ -26,6 +26,7 @@
 
 #include "pycudac/cache.h"
 #include "pycudac/loader.h"
+#include "pycudac/strbuf.h"
 
 #define PAYLOAD_MAGIC "PCC3"
 #define PAYLOAD_HEAD 9 /* magic, has_ptx, field count */
@@ -204,14 +205,11 @@ static int put(growbuf *g, const void *p, size_t n)
 static int put_field(growbuf *g, const char *tag, const char *p, size_t n)
 {
     char digits[24];
-    size_t d = sizeof digits, v = n;
-    digits[--d] = '\0';
-    do
-        digits[--d] = (char)('0' + v % 10);
-    while ((v /= 10) > 0);
+    const char *d = pcc_dec(digits, n, 0);
     size_t tlen = strlen(tag) + 1;
-    return put(g, tag, tlen) < 0 || put(g, digits + d, sizeof digits - d) < 0 ? -1
-                                                                              : put(g, p, n);
+    return put(g, tag, tlen) < 0 || put(g, d, (size_t)(digits + sizeof digits - d)) < 0
+               ? -1
+               : put(g, p, n);
 }
 
 /* UTF-8 (surrogatepass) bytes of str `s`, as a new bytes object; `what`

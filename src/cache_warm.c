@@ -14,12 +14,11 @@
  * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
  * looks for), or an absent or damaged entry.
  */
-#include <stdio.h>
-
 #include "pycudac/cache.h"
 #include "pycudac/context.h"
 #include "pycudac/loader.h"
 #include "pycudac/module.h"
+#include "pycudac/strbuf.h"
 
 /* The current context's device as "sm_XY" into arch. 0, or -1 (no context
  * or the driver refused: no exception). */
@@ -30,8 +29,11 @@ static int device_arch(char *arch, size_t len)
     if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
         pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
         return -1;
-    int n = snprintf(arch, len, "sm_%d%d", major, minor);
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    pcc_sb b = pcc_sb_at(arch, len);
+    pcc_sb_str(&b, "sm_");
+    pcc_sb_i64(&b, major);
+    pcc_sb_i64(&b, minor);
+    return pcc_sb_ok(&b) ? 0 : -1;
 }
 
 /* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
@@ -55,7 +57,9 @@ static PyObject *py_cache_module(PyObject *self, PyObject *args)
     if (nvrtc == NULL && ((nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
                           (cubin = PyUnicode_InternFromString("cubin")) == NULL))
         return NULL;
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
+    pcc_sb opt = pcc_sb_at(arch_opt, sizeof arch_opt);
+    pcc_sb_str(&opt, "--gpu-architecture=");
+    pcc_sb_str(&opt, arch); /* fits: arch is at most 31 bytes */
     /* the options as compiler.py's plan gives them: the architecture last */
     PyObject *opts = PyList_GetSlice(options, 0, PyList_GET_SIZE(options));
     PyObject *arch_s = PyUnicode_FromString(arch), *arch_o = PyUnicode_FromString(arch_opt);

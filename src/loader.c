@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pycudac/loader.h"
+#include "pycudac/strbuf.h"
 
 pcc_driver_table pcc_drv;
 int pcc_backend = PCC_BACKEND_NONE;
@@ -155,9 +156,13 @@ static const char *const nvrtc_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "l
 
 static void note_tried(char *tried, size_t len, const char *place)
 {
-    size_t used = strlen(tried);
-    if (used + 4 < len)
-        snprintf(tried + used, len - used, "%s%s", used ? "; " : "", place);
+    size_t used = strlen(tried), n = strlen(place);
+    if (used + 2 + n >= len)
+        return; /* the list of places tried is full: the rest is left out */
+    pcc_sb b = {tried, len, used, 0};
+    if (used)
+        pcc_sb_mem(&b, "; ", 2);
+    pcc_sb_mem(&b, place, n);
 }
 
 /* Where NVRTC would be loaded from, found without loading it (stat only), so
@@ -178,8 +183,11 @@ static int is_file(const char *path, struct stat *st)
 /* out = "<dir>/<name>", then is_file. */
 static int probe(char *out, size_t outlen, const char *dir, const char *name, struct stat *st)
 {
-    int n = snprintf(out, outlen, "%s/%s", dir, name);
-    return n > 0 && (size_t)n < outlen && is_file(out, st);
+    pcc_sb b = pcc_sb_at(out, outlen);
+    pcc_sb_str(&b, dir);
+    pcc_sb_mem(&b, "/", 1);
+    pcc_sb_str(&b, name);
+    return pcc_sb_ok(&b) && is_file(out, st);
 }
 
 static int file_in_dir(const char *dir, char *out, size_t outlen, struct stat *st, char *tried,
@@ -205,6 +213,16 @@ static int is_packages_dir(const char *p)
             return 1;
     }
     return 0;
+}
+
+/* out = the first blen bytes of base, "/", rel. 0 when it does not fit. */
+static int under(char *out, size_t outlen, const char *base, int blen, const char *rel)
+{
+    pcc_sb b = pcc_sb_at(out, outlen);
+    pcc_sb_mem(&b, base, (size_t)blen);
+    pcc_sb_mem(&b, "/", 1);
+    pcc_sb_str(&b, rel);
+    return pcc_sb_ok(&b);
 }
 
 /* The nvidia-cuda-nvrtc wheel: <site-packages>/nvidia/{cu13,cuda_nvrtc}/lib. */
@@ -236,17 +254,17 @@ static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried,
                 size_t first; /* index into nvrtc_names */
             } wheels[] = {{"nvidia/cu13/lib", 0}, {"nvidia/cuda_nvrtc/lib", 1}};
             char dir[1024];
-            int w = snprintf(dir, sizeof dir, "%.*s/%s", blen, base, wheels[0].dir);
-            if (w <= 0 || (size_t)w >= sizeof dir)
+            if (!under(dir, sizeof dir, base, blen, wheels[0].dir))
                 continue;
             if (probe(out, outlen, dir, nvrtc_names[wheels[0].first], st))
                 return NVRTC_FILE;
             struct stat dst;
-            snprintf(dir, sizeof dir, "%.*s/nvidia", blen, base);
-            if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode))
+            if (!under(dir, sizeof dir, base, blen, "nvidia") || stat(dir, &dst) != 0 ||
+                !S_ISDIR(dst.st_mode))
                 continue;
             for (size_t k = 0; k < 2; k++) {
-                snprintf(dir, sizeof dir, "%.*s/%s", blen, base, wheels[k].dir);
+                if (!under(dir, sizeof dir, base, blen, wheels[k].dir))
+                    continue;
                 /* (cu13's own name was probed above; errno is still its) */
                 if (k > 0 && probe(out, outlen, dir, nvrtc_names[wheels[k].first], st))
                     return NVRTC_FILE;
@@ -278,8 +296,9 @@ static int find_loaded_nvrtc(struct dl_phdr_info *info, size_t size, void *data)
     base = base ? base + 1 : path;
     if (base == NULL || strncmp(base, "libnvrtc.so", 11) != 0 || path[0] != '/')
         return 0;
-    int n = snprintf(ls->out, ls->outlen, "%s", path);
-    ls->found = n > 0 && (size_t)n < ls->outlen;
+    pcc_sb b = pcc_sb_at(ls->out, ls->outlen);
+    pcc_sb_str(&b, path);
+    ls->found = pcc_sb_ok(&b);
     return ls->found;
 }
 
@@ -288,8 +307,9 @@ static int locate_nvrtc(char *out, size_t outlen, struct stat *st, char *tried, 
 {
     const char *explicit_path = getenv("PYCUDAC_NVRTC");
     if (explicit_path && *explicit_path) {
-        snprintf(out, outlen, "%s", explicit_path);
-        if (is_file(out, st))
+        pcc_sb b = pcc_sb_at(out, outlen);
+        pcc_sb_str(&b, explicit_path);
+        if (pcc_sb_ok(&b) && is_file(out, st))
             return NVRTC_FILE;
         note_tried(tried, len, "PYCUDAC_NVRTC=");
         note_tried(tried, len, explicit_path);
@@ -307,8 +327,11 @@ static int locate_nvrtc(char *out, size_t outlen, struct stat *st, char *tried, 
         const char *root = getenv(envs[i]);
         if (root && *root) {
             char dir[1024];
-            snprintf(dir, sizeof dir, "%s/lib64", root);
-            found = file_in_dir(dir, out, outlen, st, tried, len);
+            pcc_sb b = pcc_sb_at(dir, sizeof dir);
+            pcc_sb_str(&b, root);
+            pcc_sb_str(&b, "/lib64");
+            if (pcc_sb_ok(&b))
+                found = file_in_dir(dir, out, outlen, st, tried, len);
         }
     }
     if (!found)
@@ -347,11 +370,21 @@ static void *find_nvrtc(char *tried, size_t len)
 /* "path size=N mtime=T ino=I dev=D": names one NVRTC build in every process.
  * One stat, no realpath (which costs a readlink per path component): the
  * inode and device already tell two files apart, whatever links lead there. */
-static void format_identity(const char *path, const struct stat *st, char *out, size_t len)
+static int format_identity(const char *path, const struct stat *st, char *out, size_t len)
 {
-    snprintf(out, len, "%s size=%lld mtime=%lld.%09ld ino=%llu dev=%llu", path,
-             (long long)st->st_size, (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
-             (unsigned long long)st->st_ino, (unsigned long long)st->st_dev);
+    pcc_sb b = pcc_sb_at(out, len);
+    pcc_sb_str(&b, path);
+    pcc_sb_str(&b, " size=");
+    pcc_sb_i64(&b, (long long)st->st_size);
+    pcc_sb_str(&b, " mtime=");
+    pcc_sb_i64(&b, (long long)st->st_mtim.tv_sec);
+    pcc_sb_mem(&b, ".", 1);
+    pcc_sb_u64(&b, (unsigned long long)st->st_mtim.tv_nsec, 9);
+    pcc_sb_str(&b, " ino=");
+    pcc_sb_u64(&b, (unsigned long long)st->st_ino, 0);
+    pcc_sb_str(&b, " dev=");
+    pcc_sb_u64(&b, (unsigned long long)st->st_dev, 0);
+    return pcc_sb_ok(&b) ? 0 : -1;
 }
 
 static int identity_of_file(const char *path, char *out, size_t len)
@@ -359,8 +392,7 @@ static int identity_of_file(const char *path, char *out, size_t len)
     struct stat st;
     if (stat(path, &st) != 0)
         return -1;
-    format_identity(path, &st, out, len);
-    return 0;
+    return format_identity(path, &st, out, len);
 }
 
 int pcc_nvrtc_identity(char *out, size_t len, int allow_load)
@@ -379,10 +411,8 @@ int pcc_nvrtc_identity(char *out, size_t len, int allow_load)
     char where[1024], tried[2048] = "";
     struct stat st;
     int how = locate_nvrtc(where, sizeof where, &st, tried, sizeof tried);
-    if (how == NVRTC_FILE) {
-        format_identity(where, &st, out, len);
+    if (how == NVRTC_FILE && format_identity(where, &st, out, len) == 0)
         return 1;
-    }
     if (PyErr_Occurred())
         return -1;
     return 0; /* only loading it would tell */
@@ -474,13 +504,17 @@ PyObject *pcc_nvrtc_key_identity(void)
     }
     const char *home = getenv("CUDA_HOME"), *path = getenv("CUDA_PATH");
     char buf[8192];
-    int n = snprintf(buf, sizeof buf, "%s%cCUDA_HOME=%s%cCUDA_PATH=%s", file, 0,
-                     home ? home : "", 0, path ? path : "");
-    if (n < 0 || (size_t)n >= sizeof buf) {
+    pcc_sb b = pcc_sb_at(buf, sizeof buf);
+    pcc_sb_str(&b, file);
+    pcc_sb_mem(&b, "\0CUDA_HOME=", 11);
+    pcc_sb_str(&b, home ? home : "");
+    pcc_sb_mem(&b, "\0CUDA_PATH=", 11);
+    pcc_sb_str(&b, path ? path : "");
+    if (!pcc_sb_ok(&b)) {
         PyErr_SetString(PyExc_ValueError, "CUDA_HOME or CUDA_PATH is implausibly long");
         return NULL;
     }
-    return PyUnicode_DecodeFSDefaultAndSize(buf, n);
+    return PyUnicode_DecodeFSDefaultAndSize(buf, (Py_ssize_t)b.len);
 }
 
 static PyObject *py_nvrtc_key_identity(PyObject *self, PyObject *unused)

@@ -182,6 +182,11 @@ def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
         write(lib, 100)
         os.environ["PYCUDAC_NVRTC"] = lib
         a = _driver.nvrtc_identity(False)
+        # the documented form, digit for digit (the nanoseconds padded to 9)
+        os.utime(lib, ns=(0, 1_700_000_000_000_000_042))
+        st = os.stat(lib)
+        exact = _driver.nvrtc_identity(False) == (
+            f"{lib} size=100 mtime=1700000000.000000042 ino={st.st_ino} dev={st.st_dev}")
         write(lib, 101)
         b = _driver.nvrtc_identity(False)
         write(lib + ".new", 101)
@@ -189,12 +194,15 @@ def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
         os.utime(lib + ".new", ns=(st.st_atime_ns, st.st_mtime_ns))
         os.replace(lib + ".new", lib)  # same path, size and mtime; another inode
         c = _driver.nvrtc_identity(False)
+        # a path longer than any buffer is passed over, never cut short
+        os.environ["PYCUDAC_NVRTC"] = lib + "/" + "x" * 3000
+        long_ok = not (_driver.nvrtc_identity(False) or "").startswith(lib + "/x")
         print(a.startswith(lib + " size=100 "), b.startswith(lib + " size=101 "),
-              len({a, b, c}))
+              len({a, b, c}), exact and long_ok)
     """)
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "libnvrtc.so.13")],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert out.stdout.split() == ["True", "True", "3"], out.stderr
+    assert out.stdout.split() == ["True", "True", "3", "True"], out.stderr
 
 
 def test_nvrtc_found_in_the_wheel_of_site_packages(tmp_path):

@@ -180,14 +180,20 @@ static int is_file(const char *path, struct stat *st)
     return stat(path, st) == 0 && S_ISREG(st->st_mode);
 }
 
+/* out = the first blen bytes of base, "/", rel. 0 when it does not fit. */
+static int join_path(char *out, size_t outlen, const char *base, size_t blen, const char *rel)
+{
+    pcc_sb b = pcc_sb_at(out, outlen);
+    pcc_sb_mem(&b, base, blen);
+    pcc_sb_mem(&b, "/", 1);
+    pcc_sb_str(&b, rel);
+    return pcc_sb_ok(&b);
+}
+
 /* out = "<dir>/<name>", then is_file. */
 static int probe(char *out, size_t outlen, const char *dir, const char *name, struct stat *st)
 {
-    pcc_sb b = pcc_sb_at(out, outlen);
-    pcc_sb_str(&b, dir);
-    pcc_sb_mem(&b, "/", 1);
-    pcc_sb_str(&b, name);
-    return pcc_sb_ok(&b) && is_file(out, st);
+    return join_path(out, outlen, dir, strlen(dir), name) && is_file(out, st);
 }
 
 static int file_in_dir(const char *dir, char *out, size_t outlen, struct stat *st, char *tried,
@@ -213,16 +219,6 @@ static int is_packages_dir(const char *p)
             return 1;
     }
     return 0;
-}
-
-/* out = the first blen bytes of base, "/", rel. 0 when it does not fit. */
-static int under(char *out, size_t outlen, const char *base, int blen, const char *rel)
-{
-    pcc_sb b = pcc_sb_at(out, outlen);
-    pcc_sb_mem(&b, base, (size_t)blen);
-    pcc_sb_mem(&b, "/", 1);
-    pcc_sb_str(&b, rel);
-    return pcc_sb_ok(&b);
 }
 
 /* The nvidia-cuda-nvrtc wheel: <site-packages>/nvidia/{cu13,cuda_nvrtc}/lib. */
@@ -254,16 +250,16 @@ static int file_in_wheel(char *out, size_t outlen, struct stat *st, char *tried,
                 size_t first; /* index into nvrtc_names */
             } wheels[] = {{"nvidia/cu13/lib", 0}, {"nvidia/cuda_nvrtc/lib", 1}};
             char dir[1024];
-            if (!under(dir, sizeof dir, base, blen, wheels[0].dir))
+            if (!join_path(dir, sizeof dir, base, (size_t)blen, wheels[0].dir))
                 continue;
             if (probe(out, outlen, dir, nvrtc_names[wheels[0].first], st))
                 return NVRTC_FILE;
             struct stat dst;
-            if (!under(dir, sizeof dir, base, blen, "nvidia") || stat(dir, &dst) != 0 ||
+            if (!join_path(dir, sizeof dir, base, (size_t)blen, "nvidia") || stat(dir, &dst) != 0 ||
                 !S_ISDIR(dst.st_mode))
                 continue;
             for (size_t k = 0; k < 2; k++) {
-                if (!under(dir, sizeof dir, base, blen, wheels[k].dir))
+                if (!join_path(dir, sizeof dir, base, (size_t)blen, wheels[k].dir))
                     continue;
                 /* (cu13's own name was probed above; errno is still its) */
                 if (k > 0 && probe(out, outlen, dir, nvrtc_names[wheels[k].first], st))
@@ -327,10 +323,7 @@ static int locate_nvrtc(char *out, size_t outlen, struct stat *st, char *tried, 
         const char *root = getenv(envs[i]);
         if (root && *root) {
             char dir[1024];
-            pcc_sb b = pcc_sb_at(dir, sizeof dir);
-            pcc_sb_str(&b, root);
-            pcc_sb_str(&b, "/lib64");
-            if (pcc_sb_ok(&b))
+            if (join_path(dir, sizeof dir, root, strlen(root), "lib64"))
                 found = file_in_dir(dir, out, outlen, st, tried, len);
         }
     }

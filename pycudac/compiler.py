@@ -725,8 +725,8 @@ class SourceModule:
         if incs or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
                                  if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
-        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
-               _current_context())
+        context = _current_context()
+        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
         try:
@@ -747,7 +747,7 @@ class SourceModule:
                                                         else ([], None, None, ()))
             if opt_arch is None and opt_code is None and not opt_incs:
                 mod = _driver.cache_module(cache_dir, source, nvrtc_opts, exprs,
-                                           bool(no_extern_c), CACHE_FORMAT_VERSION)
+                                           bool(no_extern_c), CACHE_FORMAT_VERSION, context)
                 if mod is not None:
                     _stats["hits"] += 1
         if mod is None:

@@ -20,14 +20,20 @@
 #include "pycudac/module.h"
 #include "pycudac/strbuf.h"
 
-/* The current context's device as "sm_XY" into arch. 0, or -1 (no context
- * or the driver refused: no exception). */
-static int device_arch(char *arch, size_t len)
+/* The current context's device as "sm_XY" into arch. `context` is the
+ * caller's Context object for the current context (its device is known
+ * without asking the driver), or None. 0, or -1 (no context or the driver
+ * refused: no exception). */
+static int device_arch(PyObject *context, char *arch, size_t len)
 {
     CUdevice dev;
     int major = 0, minor = 0;
-    if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
-        pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
+    if (pcc_st.Context != NULL && Py_IS_TYPE(context, pcc_st.Context) &&
+        !((PccContext *)context)->released)
+        dev = ((PccContext *)context)->dev;
+    else if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return -1;
+    if (pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
         return -1;
     pcc_sb b = pcc_sb_at(arch, len);
     pcc_sb_str(&b, "sm_");
@@ -37,22 +43,23 @@ static int device_arch(char *arch, size_t len)
 }
 
 /* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
- * format) -> Module or None. `options` are normalized NVRTC options
- * without an architecture or include directories; `format` is
- * compiler.CACHE_FORMAT_VERSION. */
+ * format, context=None) -> Module or None. `options` are normalized NVRTC
+ * options without an architecture or include directories; `format` is
+ * compiler.CACHE_FORMAT_VERSION; `context` the current Context, when the
+ * caller has it. */
 static PyObject *py_cache_module(PyObject *self, PyObject *args)
 {
     (void)self;
     static PyObject *nvrtc, *cubin; /* interned field values */
-    PyObject *cache_dir, *options;
+    PyObject *cache_dir, *options, *context = Py_None;
     pcc_key_args a = {0};
-    if (!PyArg_ParseTuple(args, "OUO!OpO:cache_module", &cache_dir, &a.source, &PyList_Type,
-                          &options, &a.exprs, &a.no_extern_c, &a.format))
+    if (!PyArg_ParseTuple(args, "OUO!OpO|O:cache_module", &cache_dir, &a.source, &PyList_Type,
+                          &options, &a.exprs, &a.no_extern_c, &a.format, &context))
         return NULL;
     if (pcc_ready() < 0)
         return NULL;
     char arch[32], arch_opt[64];
-    if (pcc_backend != PCC_BACKEND_CUDA || device_arch(arch, sizeof arch) < 0)
+    if (pcc_backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
         Py_RETURN_NONE;
     if (nvrtc == NULL && ((nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
                           (cubin = PyUnicode_InternFromString("cubin")) == NULL))
@@ -91,8 +98,8 @@ done:
 
 static PyMethodDef cache_warm_methods[] = {
     {"cache_module", py_cache_module, METH_VARARGS,
-     "cache_module(cache_dir, source, options, name_expressions, no_extern_c, format) -> "
-     "Module or None\n\nA warm start in one call: the cached CUBIN for the current device, "
+     "cache_module(cache_dir, source, options, name_expressions, no_extern_c, format, "
+     "context=None) -> Module or None\n\nA warm start in one call: the cached CUBIN for the current device, "
      "loaded, with SourceModule's attributes; None on a miss or when the general path must "
      "decide (another backend, no context, cache off). options: normalized NVRTC options "
      "without -arch or -I."},

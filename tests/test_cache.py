@@ -796,10 +796,16 @@ STUB_CHILD = textwrap.dedent("""
     out["cubin"] = mod.cubin == mod.image and mod.image[:4] == b"\\x7fELF"
     out["hits"] = compiler.cache_stats()["process"]["hits"]
     mod.get_function("t<int>")
+    # the device from the caller's Context, or (anything else) from the driver
+    opts = compiler.normalize_options(["-DX=2"])[0]
+    keys = [getattr(_driver.cache_module(None, src, opts, ("t<int>",), True,
+                                         compiler.CACHE_FORMAT_VERSION, *ctx), "cache_key", None)
+            for ctx in ((), (_driver.Context.get_current(),), (None,), (object(),))]
+    out["context_keys"] = keys.count(mod.cache_key)
     compiler.clear_memo()
     general = SourceModule(src, options=["-DX=2"], name_expressions=["t<int>"],
                            no_extern_c=True, arch=mod.arch)
-    out["same"] = [n for n in out if n not in ("hits", "cubin", "from_cache")
+    out["same"] = [n for n in out if n not in ("hits", "cubin", "from_cache", "context_keys")
                    and getattr(general, n) != out[n]]
     print("RESULT " + json.dumps(out))
 """)
@@ -845,6 +851,7 @@ def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
     assert warm["cubin"] and warm["target"] == "cubin" and warm["arch"] == "sm_90"
     assert warm["cache_key"] == cold["cache_key"] and warm["options"] == cold["options"]
     assert warm["lowered"] == cold["lowered"] and "t<int>" in warm["lowered"]
+    assert warm["context_keys"] == 4
     (name,) = entries(tmp_path / "c")
     path = tmp_path / "c" / name
     data = path.read_bytes()

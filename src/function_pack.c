@@ -315,6 +315,13 @@ static int conv_float(PccFunction *f, int i, PyObject *arg, int k, char *dst)
 /* ------------------------------------------------------------- structs */
 
 /* Exactly p->size bytes from a buffer (NumPy scalar, array, bytes...). */
+PCC_NOINLINE int pcc_arg_objects_error(PccFunction *f, int i)
+{
+    return pcc_arg_error(f, i, PyExc_TypeError,
+                         "its data holds Python objects (dtype=object): only fixed-size data "
+                         "(numbers, 'S'/'U' strings, structured dtypes) can reach the device");
+}
+
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
@@ -334,6 +341,8 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
          * directly, without the temporary array a buffer export makes. */
         PyVoidScalarObject *v = (PyVoidScalarObject *)arg;
+        if (pcc_holds_objects(arg, NULL))
+            return pcc_arg_objects_error(f, i);
         size_t n = (size_t)PyDataType_ELSIZE(v->descr);
         if (n != p->size)
             return pcc_arg_error(f, i, PyExc_TypeError,
@@ -343,14 +352,17 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
         return 0;
     }
     Py_buffer view;
-    if (PyUnicode_Check(arg) || PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) {
+    if (PyUnicode_Check(arg) ||
+        PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
         PyErr_Clear();
         return pcc_arg_error(f, i, PyExc_TypeError,
                          "expected %s of exactly %zu bytes, got %s", hint, p->size,
                          Py_TYPE(arg)->tp_name);
     }
     int rc = 0;
-    if ((size_t)view.len != p->size) {
+    if (pcc_holds_objects(arg, &view)) {
+        rc = pcc_arg_objects_error(f, i);
+    } else if ((size_t)view.len != p->size) {
         rc = pcc_arg_error(f, i, PyExc_TypeError,
                        "expected %s of exactly %zu bytes, got %s of %zd bytes", hint, p->size,
                        Py_TYPE(arg)->tp_name, view.len);

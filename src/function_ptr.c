@@ -299,7 +299,9 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->array = PyObject_GetAttr(arg, s_array);
     if (r->array == NULL)
         return -1;
-    int flags = PyBUF_C_CONTIGUOUS | (r->copy_out ? PyBUF_WRITABLE : 0);
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
+    if (pcc_holds_objects(r->array, NULL))
+        return pcc_arg_objects_error(f, i);
     if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {
         PyErr_Clear();
         const char *why = "its array does not export a C-contiguous buffer (use "
@@ -315,6 +317,8 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
         return pcc_arg_error(f, i, PyExc_ValueError, "%s: %s", Py_TYPE(arg)->tp_name, why);
     }
     r->has_view = 1;
+    if (pcc_holds_objects(r->array, &r->view))
+        return pcc_arg_objects_error(f, i);
     if (r->view.len > 0) {
         PyObject *mem_alloc = driver_attr("mem_alloc");
         if (mem_alloc == NULL)

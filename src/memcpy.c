@@ -27,6 +27,7 @@
 #include "pycudac/stream.h"
 
 #include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
 
 /* ---- argument parsing (METH_FASTCALL | METH_KEYWORDS) -------------------- */
 
@@ -105,6 +106,15 @@ static int format_has_object(const char *f)
     return 0;
 }
 
+int pcc_holds_objects(PyObject *obj, const Py_buffer *view)
+{
+    if (PyArray_Check(obj))
+        return PyDataType_REFCHK(PyArray_DESCR((PyArrayObject *)obj));
+    if (PyArray_IsScalar(obj, Void) && PyDataType_REFCHK(((PyVoidScalarObject *)obj)->descr))
+        return 1;
+    return view != NULL && format_has_object(view->format);
+}
+
 static int object_error(const char *what)
 {
     PyErr_Format(PyExc_TypeError,
@@ -129,7 +139,7 @@ static int hostbuf_get(PyObject *obj, hostbuf *hb, int writable, const char *wha
     hb->have_view = 0;
     if (PyArray_Check(obj)) {
         PyArrayObject *a = (PyArrayObject *)obj;
-        if (PyDataType_REFCHK(PyArray_DESCR(a)))
+        if (pcc_holds_objects(obj, NULL))
             return object_error(what);
         if (!PyArray_IS_C_CONTIGUOUS(a) && !PyArray_IS_F_CONTIGUOUS(a))
             return contiguous_error(what);
@@ -171,7 +181,7 @@ static int hostbuf_get(PyObject *obj, hostbuf *hb, int writable, const char *wha
         }
     }
     hb->have_view = 1;
-    if (format_has_object(hb->view.format)) {
+    if (pcc_holds_objects(obj, &hb->view)) {
         hostbuf_release(hb);
         return object_error(what);
     }

@@ -480,6 +480,24 @@ def test_in_out_errors(emod):
         drv.In(3)
 
 
+def test_python_objects_never_reach_the_device(emod):
+    """Arrays and structured values whose dtype holds Python objects are
+    refused (their bytes are object pointers: a kernel writing over them
+    would crash the interpreter)."""
+    f = emod.get_function("scale")
+    x = np.arange(10, dtype=np.float32)
+    rec = np.zeros(10, dtype=[("a", "O")])
+    for bad in (np.zeros(10, object), rec, memoryview(np.zeros(10, object))):
+        for wrap in (drv.In, drv.Out, drv.InOut):
+            with pytest.raises(TypeError, match="Python objects"):
+                f(wrap(bad), drv.In(x), 1.0, 10, block=(16, 1, 1))
+    g = emod.get_function("echo")
+    good = (-5, 1, -2.5, (1.0, 2.0, 3.0, 4.0), -3, 2, 0.3, True)
+    for bad in (rec[0], rec[:1], np.zeros(1, [("x", "O")])):
+        with pytest.raises(TypeError, match="argument 10 'p' .*Python objects"):
+            g(drv.mem_alloc(112), *good, bad, (1, 2, 3, 4), 1e-3, block=(1, 1, 1))
+
+
 @pytest.mark.parametrize("kw, exc, match", [
     (dict(block=(0, 1, 1)), ValueError, "block.x = 0"),
     (dict(block=(2048, 1, 1)), ValueError, "block.x"),

@@ -120,6 +120,10 @@ void pcc_call_state_clear(pcc_call_state *cs);
 int pcc_arg_error(PccFunction *f, int i, PyObject *exc, const char *fmt, ...);
 /* Re-raises the current exception's text inside an argument error. -1. */
 int pcc_arg_error_from_current(PccFunction *f, int i, PyObject *exc_type);
+
+/* TypeError for argument i (by value or In/Out) whose bytes would be Python
+ * object pointers (dtype=object). Returns -1. */
+int pcc_arg_objects_error(PccFunction *f, int i);
 /* Parameter i (a pointer, or an untyped 8-byte one) from anything but the
  * inline cases; In/Out/InOut are recorded in `cs`. 0 or -1 (src/function_ptr.c). */
 int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs);

@@ -62,6 +62,12 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
  * a context must be current), or (size_t)-1 when the driver cannot say. */
 size_t pcc_device_range(CUdeviceptr p);
 
+/* True when host data would carry Python object pointers: a numpy array or
+ * structured scalar whose dtype holds objects, or a buffer whose format
+ * (view may be NULL; request PyBUF_FORMAT) has an 'O'. Such bytes must never
+ * reach the device. */
+int pcc_holds_objects(PyObject *obj, const Py_buffer *view);
+
 /* Frees a context's pinned staging buffers (memcpy.c); called with that
  * context current. */
 void pcc_staging_free(void *staging);

@@ -26,7 +26,7 @@
 
 #include "pycudac/cache.h"
 #include "pycudac/loader.h"
-#include "pycudac/strbuf.h"
+#include "pycudac/fixbuf.h"
 
 #define PAYLOAD_MAGIC "PCC3"
 #define PAYLOAD_HEAD 9 /* magic, has_ptx, field count */

@@ -18,7 +18,7 @@
 #include "pycudac/context.h"
 #include "pycudac/loader.h"
 #include "pycudac/module.h"
-#include "pycudac/strbuf.h"
+#include "pycudac/fixbuf.h"
 
 /* The current context's device as "sm_XY" into arch. `context` is the
  * caller's Context object for the current context (its device is known
@@ -35,11 +35,11 @@ static int device_arch(PyObject *context, char *arch, size_t len)
         return -1;
     if (pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
         return -1;
-    pcc_sb b = pcc_sb_at(arch, len);
-    pcc_sb_str(&b, "sm_");
-    pcc_sb_i64(&b, major);
-    pcc_sb_i64(&b, minor);
-    return pcc_sb_ok(&b) ? 0 : -1;
+    pcc_fb b = pcc_fb_at(arch, len);
+    pcc_fb_str(&b, "sm_");
+    pcc_fb_i64(&b, major);
+    pcc_fb_i64(&b, minor);
+    return pcc_fb_ok(&b) ? 0 : -1;
 }
 
 /* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
@@ -64,9 +64,9 @@ static PyObject *py_cache_module(PyObject *self, PyObject *args)
     if (nvrtc == NULL && ((nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
                           (cubin = PyUnicode_InternFromString("cubin")) == NULL))
         return NULL;
-    pcc_sb opt = pcc_sb_at(arch_opt, sizeof arch_opt);
-    pcc_sb_str(&opt, "--gpu-architecture=");
-    pcc_sb_str(&opt, arch); /* fits: arch is at most 31 bytes */
+    pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
+    pcc_fb_str(&opt, "--gpu-architecture=");
+    pcc_fb_str(&opt, arch); /* fits: arch is at most 31 bytes */
     /* the options as compiler.py's plan gives them: the architecture last */
     PyObject *opts = PyList_GetSlice(options, 0, PyList_GET_SIZE(options));
     PyObject *arch_s = PyUnicode_FromString(arch), *arch_o = PyUnicode_FromString(arch_opt);

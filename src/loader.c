@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "pycudac/loader.h"
-#include "pycudac/strbuf.h"
+#include "pycudac/fixbuf.h"
 
 pcc_driver_table pcc_drv;
 int pcc_backend = PCC_BACKEND_NONE;
@@ -159,10 +159,10 @@ static void note_tried(char *tried, size_t len, const char *place)
     size_t used = strlen(tried), n = strlen(place);
     if (used + 2 + n >= len)
         return; /* the list of places tried is full: the rest is left out */
-    pcc_sb b = {tried, len, used, 0};
+    pcc_fb b = {tried, len, used, 0};
     if (used)
-        pcc_sb_mem(&b, "; ", 2);
-    pcc_sb_mem(&b, place, n);
+        pcc_fb_mem(&b, "; ", 2);
+    pcc_fb_mem(&b, place, n);
 }
 
 /* Where NVRTC would be loaded from, found without loading it (stat only), so
@@ -183,11 +183,11 @@ static int is_file(const char *path, struct stat *st)
 /* out = the first blen bytes of base, "/", rel. 0 when it does not fit. */
 static int join_path(char *out, size_t outlen, const char *base, size_t blen, const char *rel)
 {
-    pcc_sb b = pcc_sb_at(out, outlen);
-    pcc_sb_mem(&b, base, blen);
-    pcc_sb_mem(&b, "/", 1);
-    pcc_sb_str(&b, rel);
-    return pcc_sb_ok(&b);
+    pcc_fb b = pcc_fb_at(out, outlen);
+    pcc_fb_mem(&b, base, blen);
+    pcc_fb_mem(&b, "/", 1);
+    pcc_fb_str(&b, rel);
+    return pcc_fb_ok(&b);
 }
 
 /* out = "<dir>/<name>", then is_file. */
@@ -292,9 +292,9 @@ static int find_loaded_nvrtc(struct dl_phdr_info *info, size_t size, void *data)
     base = base ? base + 1 : path;
     if (base == NULL || strncmp(base, "libnvrtc.so", 11) != 0 || path[0] != '/')
         return 0;
-    pcc_sb b = pcc_sb_at(ls->out, ls->outlen);
-    pcc_sb_str(&b, path);
-    ls->found = pcc_sb_ok(&b);
+    pcc_fb b = pcc_fb_at(ls->out, ls->outlen);
+    pcc_fb_str(&b, path);
+    ls->found = pcc_fb_ok(&b);
     return ls->found;
 }
 
@@ -303,9 +303,9 @@ static int locate_nvrtc(char *out, size_t outlen, struct stat *st, char *tried, 
 {
     const char *explicit_path = getenv("PYCUDAC_NVRTC");
     if (explicit_path && *explicit_path) {
-        pcc_sb b = pcc_sb_at(out, outlen);
-        pcc_sb_str(&b, explicit_path);
-        if (pcc_sb_ok(&b) && is_file(out, st))
+        pcc_fb b = pcc_fb_at(out, outlen);
+        pcc_fb_str(&b, explicit_path);
+        if (pcc_fb_ok(&b) && is_file(out, st))
             return NVRTC_FILE;
         note_tried(tried, len, "PYCUDAC_NVRTC=");
         note_tried(tried, len, explicit_path);
@@ -365,19 +365,19 @@ static void *find_nvrtc(char *tried, size_t len)
  * inode and device already tell two files apart, whatever links lead there. */
 static int format_identity(const char *path, const struct stat *st, char *out, size_t len)
 {
-    pcc_sb b = pcc_sb_at(out, len);
-    pcc_sb_str(&b, path);
-    pcc_sb_str(&b, " size=");
-    pcc_sb_i64(&b, (long long)st->st_size);
-    pcc_sb_str(&b, " mtime=");
-    pcc_sb_i64(&b, (long long)st->st_mtim.tv_sec);
-    pcc_sb_mem(&b, ".", 1);
-    pcc_sb_u64(&b, (unsigned long long)st->st_mtim.tv_nsec, 9);
-    pcc_sb_str(&b, " ino=");
-    pcc_sb_u64(&b, (unsigned long long)st->st_ino, 0);
-    pcc_sb_str(&b, " dev=");
-    pcc_sb_u64(&b, (unsigned long long)st->st_dev, 0);
-    return pcc_sb_ok(&b) ? 0 : -1;
+    pcc_fb b = pcc_fb_at(out, len);
+    pcc_fb_str(&b, path);
+    pcc_fb_str(&b, " size=");
+    pcc_fb_i64(&b, (long long)st->st_size);
+    pcc_fb_str(&b, " mtime=");
+    pcc_fb_i64(&b, (long long)st->st_mtim.tv_sec);
+    pcc_fb_mem(&b, ".", 1);
+    pcc_fb_u64(&b, (unsigned long long)st->st_mtim.tv_nsec, 9);
+    pcc_fb_str(&b, " ino=");
+    pcc_fb_u64(&b, (unsigned long long)st->st_ino, 0);
+    pcc_fb_str(&b, " dev=");
+    pcc_fb_u64(&b, (unsigned long long)st->st_dev, 0);
+    return pcc_fb_ok(&b) ? 0 : -1;
 }
 
 static int identity_of_file(const char *path, char *out, size_t len)
@@ -497,13 +497,13 @@ PyObject *pcc_nvrtc_key_identity(void)
     }
     const char *home = getenv("CUDA_HOME"), *path = getenv("CUDA_PATH");
     char buf[8192];
-    pcc_sb b = pcc_sb_at(buf, sizeof buf);
-    pcc_sb_str(&b, file);
-    pcc_sb_mem(&b, "\0CUDA_HOME=", 11);
-    pcc_sb_str(&b, home ? home : "");
-    pcc_sb_mem(&b, "\0CUDA_PATH=", 11);
-    pcc_sb_str(&b, path ? path : "");
-    if (!pcc_sb_ok(&b)) {
+    pcc_fb b = pcc_fb_at(buf, sizeof buf);
+    pcc_fb_str(&b, file);
+    pcc_fb_mem(&b, "\0CUDA_HOME=", 11);
+    pcc_fb_str(&b, home ? home : "");
+    pcc_fb_mem(&b, "\0CUDA_PATH=", 11);
+    pcc_fb_str(&b, path ? path : "");
+    if (!pcc_fb_ok(&b)) {
         PyErr_SetString(PyExc_ValueError, "CUDA_HOME or CUDA_PATH is implausibly long");
         return NULL;
     }

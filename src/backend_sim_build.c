@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim_compile.h"
+#include "pycudac/crc32c.h"
 #include "pycudac/sim_abi.h"
 #include "pycudac/sim_env.h"
 
@@ -495,6 +496,7 @@ static nvrtcResult take_image(struct _nvrtcProgram *P, job *J)
     memcpy(hdr.magic, PCC_SIM_IMAGE_MAGIC, 8);
     hdr.abi_version = PCC_SIM_ABI_VERSION;
     hdr.size = so_len;
+    hdr.crc32c = pcc_crc32c(so, so_len, 1);
     P->image = malloc(sizeof hdr + so_len);
     if (P->image == NULL) {
         free(so);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pycudac/backend_sim.h"
+#include "pycudac/crc32c.h"
 #include "pycudac/sim_env.h"
 
 /* ---- modules ---------------------------------------------------------------------------- */
@@ -85,6 +86,19 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
     return h;
 }
 
+const char *pcc_sim_image_problem(const void *image, size_t len)
+{
+    pcc_sim_image_header hdr;
+    if (len < 8 || memcmp(image, PCC_SIM_IMAGE_MAGIC, 8) != 0)
+        return NULL; /* not a simulator image: the loader refuses it */
+    if (len < sizeof hdr + SELFMAG)
+        return "the simulator image is truncated (shorter than its header)";
+    memcpy(&hdr, image, sizeof hdr);
+    if (hdr.size > len - sizeof hdr)
+        return "the simulator image is truncated (its header counts more bytes than it has)";
+    return NULL;
+}
+
 static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
 {
     CUresult rc = sim_enter();
@@ -103,6 +117,11 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
     const unsigned char *so = (const unsigned char *)image + sizeof hdr;
     if (memcmp(hdr.magic, PCC_SIM_IMAGE_MAGIC, 8) != 0 || hdr.abi_version != PCC_SIM_ABI_VERSION ||
         hdr.size < 64 || hdr.size > ((unsigned long long)1 << 34) || memcmp(so, ELFMAG, SELFMAG) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    /* the shared object goes to dlopen, which trusts it: a damaged one
+     * (module_from_buffer of changed bytes) is refused here. The caller
+     * (module.c) has checked that `size` bytes are there. */
+    if (pcc_crc32c(so, (size_t)hdr.size, 1) != hdr.crc32c)
         return CUDA_ERROR_INVALID_IMAGE;
     CUmodule m = calloc(1, sizeof *m);
     if (m == NULL)

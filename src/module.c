@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pycudac/cache.h"
 #include "pycudac/context.h"
 #include "pycudac/function.h"
 #include "pycudac/loader.h"
@@ -26,9 +27,36 @@ static PyObject *signature_for_fn; /* pycudac._sigparse.signature_for, once impo
 
 /* ---- Module --------------------------------------------------------------------- */
 
+/* Why `image` must not go to cuModuleLoadData, which is given no length:
+ * a truncated simulator image or CUBIN would be read past its end. NULL
+ * when it may go (the loader still refuses garbage of its own). */
+static const char *image_problem(const unsigned char *p, size_t len)
+{
+    if (pcc_backend == PCC_BACKEND_SIM)
+        return pcc_sim_image_problem(p, len);
+    if (len < 4 || memcmp(p, "\x7f" "ELF", 4) != 0)
+        return NULL;
+    if (len < 64)
+        return "the CUBIN (ELF) image is truncated: shorter than its header";
+    if (p[4] != 2 || p[5] != 1) /* not ELF64 little-endian: the driver says */
+        return NULL;
+    uint64_t phoff = get_u64(p + 32), shoff = get_u64(p + 40);
+    uint64_t phsize = (uint64_t)(p[54] | p[55] << 8) * (uint64_t)(p[56] | p[57] << 8);
+    uint64_t shsize = (uint64_t)(p[58] | p[59] << 8) * (uint64_t)(p[60] | p[61] << 8);
+    if (phoff > len || phsize > len - phoff || shoff > len || shsize > len - shoff)
+        return "the CUBIN (ELF) image is truncated: its header tables reach past its end";
+    return NULL;
+}
+
 /* Loads `image` (bytes; kept) into the current context. New reference. */
 static PyObject *module_load(PyObject *image)
 {
+    const char *why = image_problem((const unsigned char *)PyBytes_AS_STRING(image),
+                                    (size_t)PyBytes_GET_SIZE(image));
+    if (why != NULL) {
+        PyErr_Format(PyExc_ValueError, "cannot load the module: %s", why);
+        return NULL;
+    }
     PyObject *context = pcc_context_current();
     if (context == NULL)
         return NULL;

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "crc32c.h"
 #include "errors.h"
 
 #define PCC_KEY_HEX 64
@@ -45,10 +46,6 @@ static inline uint64_t get_u64(const unsigned char *p)
 
 /* SHA-256 of [p, p+n) into out[32] (hashlib's). 0, or -1 with an exception. */
 int pcc_sha256(const void *p, size_t n, unsigned char out[32]);
-
-/* CRC-32C of [p, p+n): the entry checksum (src/crc32c.c). allow_hw=0
- * forces the table-driven path (for tests). */
-uint32_t pcc_crc32c(const void *p, size_t n, int allow_hw);
 
 /* The entry file name of a key digest. */
 void pcc_entry_name(const unsigned char key[32], char name[PCC_ENTRY_NAME_LEN]);

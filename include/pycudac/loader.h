@@ -45,4 +45,9 @@ const pcc_rtc_table *pcc_sim_rtc_get(void);
  * block, thread, allocation). NULL when there is nothing to add. */
 const char *pcc_sim_fault_detail(void);
 
+/* Why a simulator image must not reach its loader, which gets no length
+ * (backend_sim_module.c): "truncated ..." when its header counts more bytes
+ * than `len`; NULL otherwise (also for what is no simulator image). */
+const char *pcc_sim_image_problem(const void *image, size_t len);
+
 #endif

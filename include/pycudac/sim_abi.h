@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 1
+#define PCC_SIM_ABI_VERSION 2
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -84,7 +84,7 @@ typedef int (*pcc_sim_module_init_fn)(const pcc_sim_api *api, const pcc_sim_kern
 typedef struct pcc_sim_image_header {
     char magic[8];           /* PCC_SIM_IMAGE_MAGIC, no NUL */
     unsigned int abi_version; /* PCC_SIM_ABI_VERSION */
-    unsigned int reserved;
+    unsigned int crc32c;      /* CRC-32C of the shared object (since version 2) */
     unsigned long long size;  /* bytes of shared object that follow */
 } pcc_sim_image_header;
 

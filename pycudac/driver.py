@@ -278,7 +278,9 @@ def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
     HostAllocation that frees the memory when the last view dies."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "pagelocked_empty")
     alloc = _host_alloc(n, int(mem_flags))
-    return _np.ndarray(shape, dtype, buffer=alloc, order=order)
+    ary = _np.ndarray(shape, dtype, buffer=alloc, order=order)
+    alloc._track_array(ary)  # free() with ary alive waits for it
+    return ary
 
 
 def pagelocked_zeros(shape, dtype=_np.float64, order="C", mem_flags=0):
@@ -331,7 +333,9 @@ def managed_empty(shape, dtype=_np.float64, order="C",
     ManagedAllocation (a DeviceAllocation: int() is the device address)."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "managed_empty")
     alloc = _managed_alloc(n, int(mem_flags))
-    return _np.ndarray(shape, dtype, buffer=alloc, order=order)
+    ary = _np.ndarray(shape, dtype, buffer=alloc, order=order)
+    alloc._track_array(ary)  # free() with ary alive waits for it
+    return ary
 
 
 def managed_zeros(shape, dtype=_np.float64, order="C",

@@ -43,7 +43,10 @@ static void host_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     if (h->weakreflist != NULL)
         PyObject_ClearWeakRefs(op);
+    if (h->deferred)
+        h->freed = 0; /* free() waited for the array: release now */
     host_release(h, 0);
+    Py_CLEAR(h->array_wr);
     Py_CLEAR(h->registered_base);
     Py_CLEAR(h->context);
     tp->tp_free(op);
@@ -63,6 +66,8 @@ static PccHostAllocation *host_object(void *ptr, size_t size, PyObject *context,
     memset(&h->view, 0, sizeof h->view);
     h->flags = flags;
     h->freed = 0;
+    h->deferred = 0;
+    h->array_wr = NULL;
     h->weakreflist = NULL;
     return h;
 }
@@ -85,9 +90,18 @@ static PyObject *host_free(PccHostAllocation *self, PyObject *unused)
         Py_RETURN_NONE;
     if (pcc_ready() < 0)
         return NULL;
+    if (self->registered_base == NULL && pcc_array_alive(self->array_wr)) {
+        self->freed = self->deferred = 1; /* released when the array is gone */
+        Py_RETURN_NONE;
+    }
     if (host_release(self, 1) < 0)
         return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *host_track_array(PccHostAllocation *self, PyObject *array)
+{
+    return pcc_track_array(&self->array_wr, array);
 }
 
 static PyObject *host_get_device_pointer(PccHostAllocation *self, PyObject *unused)
@@ -250,7 +264,10 @@ fail:
 
 static PyMethodDef host_methods[] = {
     {"free", (PyCFunction)host_free, METH_NOARGS,
-     "Free (or unregister) now; idempotent. Arrays over it must not be used after."},
+     "Free (or unregister) now; idempotent. Pinned memory under a live array of "
+     "pagelocked_empty's is released when that array is gone."},
+    {"_track_array", (PyCFunction)host_track_array, METH_O,
+     "driver.py: the NumPy array over this pinned memory (free() waits for it)."},
     {"get_device_pointer", (PyCFunction)host_get_device_pointer, METH_NOARGS,
      "Device address of this memory (mapped/portable pinned memory)."},
     {NULL, NULL, 0, NULL}};

@@ -143,8 +143,34 @@ static PccDeviceAllocation *alloc_object(PyTypeObject *type, CUdeviceptr ptr, si
     a->owner = NULL;
     a->kind = kind;
     a->freed = 0;
+    a->deferred = 0;
+    a->array_wr = NULL;
     a->weakreflist = NULL;
     return a;
+}
+
+PyObject *pcc_track_array(PyObject **slot, PyObject *array)
+{
+    PyObject *wr = PyWeakref_NewRef(array, NULL);
+    if (wr == NULL)
+        return NULL;
+    Py_XSETREF(*slot, wr);
+    Py_RETURN_NONE;
+}
+
+int pcc_array_alive(PyObject *slot)
+{
+    if (slot == NULL)
+        return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *obj = NULL;
+    int alive = PyWeakref_GetRef(slot, &obj) > 0;
+    Py_XDECREF(obj);
+    PyErr_Clear();
+    return alive;
+#else
+    return PyWeakref_GetObject(slot) != Py_None;
+#endif
 }
 
 PyObject *pcc_device_allocation_view(CUdeviceptr ptr, size_t size, PyObject *context,
@@ -208,7 +234,10 @@ static void alloc_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     if (a->weakreflist != NULL)
         PyObject_ClearWeakRefs(op);
+    if (a->deferred)
+        a->freed = 0; /* free() waited for the array: release now */
     alloc_release(a, 0);
+    Py_CLEAR(a->array_wr);
     Py_CLEAR(a->owner);
     Py_CLEAR(a->stream);
     Py_CLEAR(a->context);
@@ -223,6 +252,10 @@ static PyObject *alloc_free(PccDeviceAllocation *self, PyObject *unused)
         Py_RETURN_NONE;
     if (self->owner == NULL && self->ptr != 0 && pcc_ready() < 0)
         return NULL;
+    if (pcc_array_alive(self->array_wr)) {
+        self->freed = self->deferred = 1; /* released when the array is gone */
+        Py_RETURN_NONE;
+    }
     if (alloc_release(self, 1) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -286,9 +319,17 @@ static int managed_getbuffer(PyObject *op, Py_buffer *view, int flags)
     return PyBuffer_FillInfo(view, op, (void *)(uintptr_t)a->ptr, (Py_ssize_t)a->size, 0, flags);
 }
 
+static PyObject *alloc_track_array(PccDeviceAllocation *self, PyObject *array)
+{
+    return pcc_track_array(&self->array_wr, array);
+}
+
 static PyMethodDef alloc_methods[] = {
     {"free", (PyCFunction)alloc_free, METH_NOARGS,
-     "Free the memory now (idempotent; otherwise freed when the object dies)."},
+     "Free the memory now (idempotent; otherwise freed when the object dies). Managed "
+     "memory under a live array of managed_empty's is released when that array is gone."},
+    {"_track_array", (PyCFunction)alloc_track_array, METH_O,
+     "driver.py: the NumPy array over this managed memory (free() waits for it)."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef alloc_members[] = {

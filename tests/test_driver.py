@@ -550,6 +550,37 @@ def test_managed_arrays():
         drv.managed_empty(3, np.float32, mem_flags=7)
 
 
+def test_free_while_the_array_lives_waits_for_it():
+    """PyCUDA code frees pinned or managed memory through the array's .base
+    while the array is still around: the allocation reads freed at once (no
+    new use: copies, kernel arguments, buffer exports refuse it) and the
+    memory is released when the array is gone, so touching the array does
+    not read unmapped memory (that crashed the interpreter)."""
+    import gc
+    import weakref
+    for make in (drv.pagelocked_zeros, drv.managed_zeros):
+        a = make(8, np.float32)
+        view = a[2:]
+        alloc = weakref.ref(a.base)
+        a.base.free()
+        assert "freed" in repr(a.base)
+        a[:] = 3  # still mapped
+        assert (view == 3).all()
+        with pytest.raises((ValueError, TypeError, drv.Error), match="freed"):
+            drv.memcpy_dtoh(np.empty(8, np.float32), a.base) if make is drv.managed_zeros \
+                else a.base.get_device_pointer()
+        del a, view
+        gc.collect()
+        assert alloc() is None  # released with the last array
+    # without a live array, free() releases at once
+    b = drv.pagelocked_zeros(4)
+    h = b.base
+    del b
+    gc.collect()
+    h.free()
+    assert "freed" in repr(h)
+
+
 def test_plain_allocation_has_no_host_buffer():
     a = drv.mem_alloc(16)
     with pytest.raises(TypeError):

@@ -19,6 +19,8 @@ typedef struct {
     PyObject *owner;   /* non-NULL: a view of memory `owner` frees (e.g. a Module global) */
     int kind;
     int freed;
+    int deferred;      /* freed while array_wr's array lived: released at dealloc */
+    PyObject *array_wr; /* managed: weak reference to driver.py's array over it */
     PyObject *weakreflist;
 } PccDeviceAllocation;
 
@@ -33,6 +35,8 @@ typedef struct {
     Py_buffer view;            /* held for registrations */
     int flags;
     int freed;
+    int deferred;       /* freed while array_wr's array lived: released at dealloc */
+    PyObject *array_wr; /* weak reference to driver.py's array over it, or NULL */
     PyObject *weakreflist;
 } PccHostAllocation;
 
@@ -61,6 +65,15 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
 /* Bytes from `p` to the end of its device allocation (cuMemGetAddressRange;
  * a context must be current), or (size_t)-1 when the driver cannot say. */
 size_t pcc_device_range(CUdeviceptr p);
+
+/* Host-visible memory (pinned, managed) under a NumPy array that
+ * driver.py made: `_track_array(a)` keeps a weak reference to the array in
+ * *slot (pcc_track_array), and free() while that array lives only marks the
+ * memory freed (pcc_array_alive), releasing it when the allocation object
+ * dies, which the array's .base reference delays until the array is gone:
+ * using the array after free() must not touch unmapped memory. */
+PyObject *pcc_track_array(PyObject **slot, PyObject *array);
+int pcc_array_alive(PyObject *slot);
 
 /* True when host data would carry Python object pointers: a numpy array or
  * structured scalar whose dtype holds objects, or a buffer whose format

@@ -398,6 +398,12 @@ class PooledDeviceAllocation(int):
 
     release = free
 
+    @property
+    def freed(self):
+        """True once free()d: the address may belong to another block user
+        now, and pycudac refuses it as a pointer."""
+        return self.alloc is None
+
     def __del__(self):
         alloc = self.alloc
         if alloc is None:

@@ -49,6 +49,11 @@ static int is_handler(PyObject *arg)
 static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
                           const char *what)
 {
+    int freed = pcc_freed_int_pointer(obj);
+    if (PCC_UNLIKELY(freed != 0))
+        return freed < 0 ? -1
+                         : pcc_arg_error(f, i, PyExc_ValueError, "the pooled allocation (%s) "
+                                         "was already freed", Py_TYPE(obj)->tp_name);
     PyObject *v = PyLong_Check(obj) ? (Py_INCREF(obj), obj) : PyNumber_Long(obj);
     if (v == NULL)
         return pcc_arg_error_from_current(f, i, PyExc_TypeError);

@@ -82,6 +82,25 @@ int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
     return rc;
 }
 
+int pcc_freed_int_pointer(PyObject *obj)
+{
+    static PyObject *s_freed;
+    if (PyLong_CheckExact(obj) || !PyLong_Check(obj) || PyBool_Check(obj))
+        return 0;
+    if (s_freed == NULL && (s_freed = PyUnicode_InternFromString("freed")) == NULL)
+        return -1;
+    PyObject *v = PyObject_GetAttr(obj, s_freed);
+    if (v == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return t;
+}
+
 int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what)
 {
     if (pcc_is_device_allocation(obj)) {
@@ -95,6 +114,13 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
         return 0;
     }
     PyObject *v = NULL;
+    int freed = pcc_freed_int_pointer(obj);
+    if (freed != 0) {
+        if (freed > 0)
+            PyErr_Format(PyExc_ValueError, "%s: the pooled allocation (%.100s) was already "
+                         "freed", what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
     if (PyLong_Check(obj) && !PyBool_Check(obj)) {
         v = obj;
         Py_INCREF(v);

@@ -346,15 +346,19 @@ def test_torch_interop_both_ways(ga):
 # ------------------------------------------------------------------ memory pool
 
 def test_device_memory_pool_reuses_blocks():
-    from pycudac import tools
+    from pycudac import driver, tools
     pool = tools.DeviceMemoryPool()
     a = pool.allocate(1000)
     addr = int(a)
     assert pool.active_blocks == 1
     a.free()
     assert pool.held_blocks == 1 and pool.active_blocks == 0
+    assert a.freed
+    # a freed block is no pointer any more (its address may be b's below)
+    with pytest.raises(ValueError, match="pooled allocation .* freed"):
+        driver.memcpy_htod(a, np.zeros(4, np.float32))
     b = pool.allocate(900)   # same bin
-    assert int(b) == addr
+    assert int(b) == addr and not b.freed
     del b
     gc.collect()
     assert pool.held_blocks == 1

@@ -75,6 +75,12 @@ size_t pcc_device_range(CUdeviceptr p);
 PyObject *pcc_track_array(PyObject **slot, PyObject *array);
 int pcc_array_alive(PyObject *slot);
 
+/* 1 when `obj` is an int subclass that says it was freed (a
+ * tools.PooledDeviceAllocation: it *is* its address, and after free() that
+ * address may belong to another array), 0 otherwise, -1 with an exception.
+ * Plain ints cost one type check. */
+int pcc_freed_int_pointer(PyObject *obj);
+
 /* True when host data would carry Python object pointers: a numpy array or
  * structured scalar whose dtype holds objects, or a buffer whose format
  * (view may be NULL; request PyBUF_FORMAT) has an 'O'. Such bytes must never

@@ -274,7 +274,14 @@ static const char *symbol_name(PccModule *self, PyObject *name, const char *what
         if (lowered == NULL && PyErr_Occurred())
             return NULL;
     }
-    return PyUnicode_AsUTF8(lowered && PyUnicode_Check(lowered) ? lowered : name);
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(lowered && PyUnicode_Check(lowered) ? lowered : name,
+                                            &len);
+    if (s != NULL && strlen(s) != (size_t)len) {
+        PyErr_Format(PyExc_ValueError, "%s: name %R holds a NUL character", what, name);
+        return NULL;
+    }
+    return s;
 }
 
 static PyObject *Module_get_function(PyObject *op, PyObject *name)

@@ -649,6 +649,9 @@ def test_garbage_to_function_methods(mod):
     assert isinstance(_clean(mod.get_function, 5), TypeError)
     assert isinstance(_clean(mod.get_function, "no_such_kernel"), BaseException)
     assert isinstance(_clean(mod.get_global, None), TypeError)
+    for name in ("add_one\0x", "\0"):  # C would read only up to the NUL
+        assert isinstance(_clean(mod.get_function, name), ValueError)
+        assert isinstance(_clean(mod.get_global, name), ValueError)
 
 
 def test_garbage_to_module_loading(ctx, tmp_path):

@@ -156,6 +156,11 @@ def _binary(op, a, b, out=None, reflected=False, stream=None):
         if isinstance(b, np.ndarray):
             raise TypeError(f"{op}: cannot combine a GPUArray with a host numpy.ndarray; "
                             f"upload it with gpuarray.to_gpu() first")
+        if isinstance(b, (list, tuple, str, bytes, bytearray)):
+            # not NotImplemented: Python would then repeat or concatenate the
+            # sequence, taking a size-1 integer GPUArray for the count
+            raise TypeError(f"{op}: cannot combine a GPUArray with a {type(b).__name__}; "
+                            f"for an array operand use gpuarray.to_gpu(numpy.asarray(...))")
         return NotImplemented
     da = ("a", a.dtype)
     if reflected:

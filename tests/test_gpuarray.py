@@ -436,6 +436,13 @@ def test_bad_operands(ga):
         a + np.zeros((3, 4))
     with pytest.raises(TypeError):
         a + "x"
+    # a size-1 integer GPUArray is an index (__index__): Python must not take
+    # it as a repeat count for a list, tuple or str
+    n = ga.to_gpu(np.array([3]))
+    for seq in ([1, 2], (1, 2), "ab", b"ab"):
+        for op in (lambda: n * seq, lambda: seq * n, lambda: n + seq):
+            with pytest.raises(TypeError, match="cannot combine a GPUArray"):
+                op()
     with pytest.raises(ValueError, match="shape"):
         a.set(np.zeros((5, 5)))
     with pytest.raises(IndexError, match="out of bounds"):

@@ -639,6 +639,59 @@ def parse_arguments(arguments):
     return result
 
 
+def array_arg(kernel, spec, a):
+    """The device address of GPUArray `a` for pointer parameter `spec` of
+    `kernel`, checked as no launch can: a contiguous array whose elements
+    are the pointee's size (a float64 array through 'float *x' would be read
+    past half its bytes; a float32 one through 'double *x' written past its
+    end). Same-size reinterpretation (int32 through 'float *') stays
+    allowed, as in PyCUDA."""
+    if a._layout is None and a.size > 1:
+        raise ValueError(f"{kernel}: argument '{spec.name}' is a non-contiguous array view; "
+                         f"pass a.copy()")
+    if spec.dtype is not None and a.dtype.itemsize != spec.dtype.itemsize:
+        raise TypeError(f"{kernel}: argument '{spec.name}' is declared '{spec.ctype}' "
+                        f"({spec.dtype.itemsize}-byte elements) but got a GPUArray of {a.dtype} "
+                        f"({a.dtype.itemsize}-byte elements)")
+    return a.ptr
+
+
+def index_range(kernel, n, range_, slice_, limit):
+    """(start, stop, step) of the indices i a kernel runs over: range= (a
+    slice or range taken as it is, PyCUDA's), slice= (a slice of range(n)),
+    else 0..n. Every i must fall inside the largest array argument (`limit`
+    elements): any other i addresses memory no argument owns."""
+    if range_ is not None and slice_ is not None:
+        raise TypeError(f"{kernel}: give range= or slice=, not both")
+    if slice_ is not None:
+        if not isinstance(slice_, slice):
+            raise TypeError(f"{kernel}: slice= must be a slice, got {type(slice_).__name__}")
+        start, stop, step = slice_.indices(n)
+    elif range_ is not None:
+        if not isinstance(range_, (slice, range)):
+            raise TypeError(f"{kernel}: range= must be a slice (or a range), got "
+                            f"{type(range_).__name__}")
+        if range_.stop is None:
+            raise ValueError(f"{kernel}: range= needs a stop index, got {range_!r}")
+        start = 0 if range_.start is None else range_.start
+        step = 1 if range_.step is None else range_.step
+        stop = range_.stop
+        for what, v in (("start", start), ("stop", stop), ("step", step)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{kernel}: range= {what} must be an int, got "
+                                f"{type(v).__name__}")
+        if step == 0:
+            raise ValueError(f"{kernel}: range= step must not be 0")
+        start, stop, step = int(start), int(stop), int(step)
+    else:
+        return 0, n, 1
+    r = range(start, stop, step)
+    if len(r) and (min(r[0], r[-1]) < 0 or max(r[0], r[-1]) >= limit):
+        raise ValueError(f"{kernel}: the indices {r.start}..{r[-1]} (step {r.step}) reach "
+                         f"outside the array arguments (0..{limit - 1})")
+    return start, stop, step
+
+
 class _Arg:
     __slots__ = ("name", "is_pointer", "dtype", "ctype")
 
@@ -713,15 +766,14 @@ class ElementwiseKernel:
         from pycudac.gpuarray import GPUArray
         call_args = []
         n = None
+        limit = 0
         for a, spec in zip(args, self.args):
             if spec.is_pointer:
                 if isinstance(a, GPUArray):
-                    if a._layout is None and a.size > 1:
-                        raise ValueError(f"{self.name}: argument '{spec.name}' is a "
-                                         f"non-contiguous array view; pass a.copy()")
+                    call_args.append(array_arg(self.name, spec, a))
                     if n is None:
                         n = a.size
-                    call_args.append(a.ptr)
+                    limit = max(limit, a.size)
                 else:
                     call_args.append(a)
             else:
@@ -732,16 +784,7 @@ class ElementwiseKernel:
         if n is None:
             raise ValueError(f"{self.name}: no GPUArray among the pointer arguments to "
                              f"take the element count from")
-        if range_ is not None and slice_ is not None:
-            raise TypeError(f"{self.name}: give range= or slice=, not both")
-        if slice_ is not None:
-            start, stop, step = slice_.indices(n)
-        elif range_ is not None:
-            start, stop, step = range_.start, range_.stop, range_.step
-        else:
-            start, stop, step = 0, n, 1
-        if step == 0:
-            raise ValueError(f"{self.name}: range step must not be 0")
+        start, stop, step = index_range(self.name, n, range_, slice_, limit)
         count = len(range(start, stop, step))
         if count == 0:
             return

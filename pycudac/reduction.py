@@ -596,35 +596,6 @@ class ReductionKernel:
                                      mod.get_function(f"{self._cname}_s2"))
         return fns
 
-    def _indices(self, n, range_, slice_):
-        """(start, step, count) of the indices to reduce over."""
-        if range_ is not None and slice_ is not None:
-            raise TypeError(f"{self.name}: give range= or slice=, not both")
-        if slice_ is not None:
-            if not isinstance(slice_, builtins.slice):
-                raise TypeError(f"{self.name}: slice= must be a slice, got "
-                                f"{type(slice_).__name__}")
-            start, stop, step = slice_.indices(n)
-        elif range_ is not None:
-            if not isinstance(range_, (builtins.slice, builtins.range)):
-                raise TypeError(f"{self.name}: range= must be a slice (or a range), got "
-                                f"{type(range_).__name__}")
-            if range_.stop is None:
-                raise ValueError(f"{self.name}: range= needs a stop index, got {range_!r}")
-            start = 0 if range_.start is None else range_.start
-            step = 1 if range_.step is None else range_.step
-            stop = range_.stop
-            for what, v in (("start", start), ("stop", stop), ("step", step)):
-                if not isinstance(v, (int, np.integer)):
-                    raise TypeError(f"{self.name}: range= {what} must be an int, got "
-                                    f"{type(v).__name__}")
-            if step == 0:
-                raise ValueError(f"{self.name}: range= step must not be 0")
-            start, stop, step = int(start), int(stop), int(step)
-        else:
-            return 0, 1, n
-        return start, step, len(builtins.range(start, stop, step))
-
     def _out(self, out, allocator):
         from pycudac.gpuarray import GPUArray
         if out is None:
@@ -642,24 +613,23 @@ class ReductionKernel:
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}: expected {len(self.args)} arguments "
                             f"({', '.join(a.name for a in self.args)}), got {len(args)}")
-        call_args, n = [], None
+        call_args, n, limit = [], None, 0
         for a, spec in zip(args, self.args):
             if isinstance(a, GPUArray):
                 if not spec.is_pointer:
                     raise TypeError(f"{self.name}: argument '{spec.name}' is declared "
                                     f"'{spec.ctype}' (a scalar) but got a GPUArray")
-                if a._layout is None and a.size > 1:
-                    raise ValueError(f"{self.name}: argument '{spec.name}' is a non-contiguous "
-                                     f"view; pass a.copy()")
+                call_args.append(_ew.array_arg(self.name, spec, a))
                 if n is None:
                     n = a.size
-                call_args.append(a.ptr)
+                limit = builtins.max(limit, a.size)
             else:
                 call_args.append(a)
         if n is None:
             raise ValueError(f"{self.name}: no GPUArray among the arguments to take the "
                              f"element count from")
-        start, step, count = self._indices(n, range, slice)
+        start, stop, step = _ew.index_range(self.name, n, range, slice, limit)
+        count = len(builtins.range(start, stop, step))
         allocator = allocator or self.allocator
         out = self._out(out, allocator)
         ctx = tools.current_context()

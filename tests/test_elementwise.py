@@ -257,6 +257,18 @@ def test_elementwise_kernel_lin_comb(ga):
     expected = np.zeros(50, np.float32)
     expected[::-2] = (5 * x + 6 * y)[::-2]
     check(gz.get(), expected)
+    # range= is taken as it is, but never outside the array arguments
+    for r in (slice(-64, 0, 1), slice(45, 51, 1), slice(2 ** 62, 2 ** 62 + 2, 1),
+              slice(60, 40, -1)):
+        with pytest.raises(ValueError, match="outside the array arguments"):
+            lin_comb(5, gx, 6, gy, gz, range=r)
+    for r, exc in ((3, TypeError), (slice(0, None), ValueError), (slice(0, 2.5), TypeError),
+                   (slice(0, 10, 0), ValueError)):
+        with pytest.raises(exc, match="range="):
+            lin_comb(5, gx, 6, gy, gz, range=r)
+    # an array of another element size than the pointer's type
+    with pytest.raises(TypeError, match="'float \\*'.*float64"):
+        lin_comb(5, ga.to_gpu(x.astype(np.float64)), 6, gy, gz)
 
 
 def test_elementwise_kernel_stream_n_and_types(ga):

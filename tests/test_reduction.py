@@ -317,6 +317,12 @@ def test_reduction_kernel_range_bad(ga, weighted):
         weighted(a, slice=(0, 5))
     with pytest.raises(ValueError, match="step cannot be zero"):
         weighted(a, slice=slice(0, 5, 0))
+    # indices outside every array argument, or arrays of another element size
+    for r in (slice(-50, 2, 1), slice(0, 11, 1), slice(2 ** 62, 2 ** 62 + 2, 1)):
+        with pytest.raises(ValueError, match="outside the array arguments"):
+            weighted(a, range=r)
+    with pytest.raises(TypeError, match="4-byte elements"):
+        weighted(ga.to_gpu(np.zeros(10, np.float32)))
 
 
 def test_reduction_kernel_neutral_on_empty(ga):

@@ -57,18 +57,29 @@ class CacheWarning(UserWarning):
     read-only); compiling goes on without it."""
 
 
-def _str_seq(value, name, example):
+def _str_seq(value, name, example, kinds=(str,)):
     """A list-of-str argument (options, include_dirs, name_expressions) as a
-    tuple. A single str is refused: iterated, it would be its characters
-    (include_dirs="/usr" would hash every header under /)."""
+    tuple; include_dirs also takes os.PathLike items (`kinds`). A single str
+    is refused: iterated, it would be its characters (include_dirs="/usr"
+    would hash every header under /)."""
     if isinstance(value, (str, bytes, os.PathLike)):
         raise TypeError(f"{name} must be a list of str (e.g. {example}), not a single "
                         f"{type(value).__name__}")
-    return tuple(value)
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of str (e.g. {example}), not "
+                        f"{type(value).__name__}") from None
+    for k, item in enumerate(items):
+        if not isinstance(item, kinds):
+            raise TypeError(f"{name} must be a list of str (e.g. {example}); item {k} is "
+                            f"{type(item).__name__}")
+    return items
 
 
 _OPTIONS_EXAMPLE = "['-use_fast_math', '-DN=4']"
 _INCLUDES_EXAMPLE = "['/path/to/headers']"
+_PATHS = (str, os.PathLike)
 _EXPRS_EXAMPLE = "['axpy<float>']"
 
 
@@ -720,7 +731,7 @@ class SourceModule:
         opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
         exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
                  if name_expressions else ())
-        incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE) if include_dirs else ()
+        incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
         fp = ()
         if incs or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
                                  if isinstance(o, str))):
@@ -796,7 +807,7 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     if include_dirs:  # (options: normalize_options checks them)
-        include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE)
+        include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS)
     if name_expressions:
         name_expressions = _str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)

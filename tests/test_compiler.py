@@ -366,7 +366,9 @@ def test_cache_dir_of_the_wrong_type_is_named_on_a_memo_hit(ctx, cache):
 
 @pytest.mark.parametrize("name, value", [("options", "-DX=1"), ("include_dirs", "/usr"),
                                          ("name_expressions", "axpy<float>"),
-                                         ("include_dirs", b"/usr")])
+                                         ("include_dirs", b"/usr"), ("include_dirs", [None]),
+                                         ("include_dirs", 5), ("name_expressions", [3]),
+                                         ("options", [b"-O3"])])
 def test_a_single_str_where_a_list_is_expected_is_named(ctx, cache, name, value):
     """Iterated, a str is its characters: include_dirs="/usr" would have
     read every header under "/" for the key. SourceModule and compile()

@@ -226,6 +226,17 @@ _KINDS = {("uniform", np.dtype(np.float32)): ("uniform_f32", 4),
           ("normal", np.dtype(np.float64)): ("normal_f64", 2)}
 
 
+def _counter(fn, what, value):
+    """A seed, offset or skip count: an int in 0..2**64-1 (the generator's
+    64-bit key and counter; more would wrap to another stream silently)."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{fn}: {what} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if not 0 <= value < 1 << 64:
+        raise ValueError(f"{fn}: {what} must be in 0..2**64-1, got {value}")
+    return value
+
+
 class PhiloxGenerator:
     """Counter-based generator: the same seed gives the same numbers on
     every backend. `offset` counts the calls made (one block of counters
@@ -234,10 +245,8 @@ class PhiloxGenerator:
     def __init__(self, seed=None, offset=0):
         if seed is None:
             seed = seed_getter_uniform()
-        if not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"PhiloxGenerator: seed must be an int, got {type(seed).__name__}")
-        self.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-        self.offset = int(offset)
+        self.seed = _counter("PhiloxGenerator", "seed", seed)
+        self.offset = _counter("PhiloxGenerator", "offset", offset)
 
     def _fill(self, kind, data, stream):
         from pycudac.gpuarray import GPUArray
@@ -279,7 +288,8 @@ class PhiloxGenerator:
         return self.fill_normal(gpuarray.empty(shape, dtype), stream)
 
     def skip_ahead(self, n):
-        self.offset += int(n)
+        self.offset = _counter("skip_ahead", "the new offset",
+                               self.offset + _counter("skip_ahead", "n", n))
 
 
 # PyCUDA-style names

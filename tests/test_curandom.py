@@ -78,3 +78,15 @@ def test_rand_and_bad_input():
         curandom.PhiloxGenerator(1).fill_uniform(gpuarray.empty(4, np.int32))
     with pytest.raises(TypeError, match="seed"):
         curandom.PhiloxGenerator("x")
+    # 64-bit key and counter: nothing wraps silently onto another stream
+    for kw, exc in ((dict(seed=2 ** 64), ValueError), (dict(seed=-1), ValueError),
+                    (dict(seed=1, offset=-1), ValueError), (dict(seed=1, offset=1.7), TypeError),
+                    (dict(seed=1, offset=2 ** 70), ValueError), (dict(seed=True), TypeError)):
+        with pytest.raises(exc, match="seed|offset"):
+            curandom.PhiloxGenerator(**kw)
+    g = curandom.PhiloxGenerator(1, offset=5)
+    with pytest.raises(ValueError, match="n must be in"):
+        g.skip_ahead(-5)
+    assert g.offset == 5
+    g.skip_ahead(3)
+    assert g.offset == 8

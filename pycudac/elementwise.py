@@ -615,10 +615,24 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
 # ElementwiseKernel (PyCUDA's user-facing generator)
 # ======================================================================
 
+def check_code(kernel, name, **texts):
+    """A generated kernel's name (a C identifier) and its pieces of C code
+    (str each), checked before they are pasted into a source."""
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise ValueError(f"{kernel}: name must be a C identifier, got {name!r}")
+    for what, text in texts.items():
+        if not isinstance(text, str):
+            raise TypeError(f"{kernel}: {what} must be a str of C code, got "
+                            f"{type(text).__name__}")
+
+
 def parse_arguments(arguments):
     """[(name, is_pointer, dtype or None, ctype)] from "float *x, int n" or
     a list of (VectorArg/ScalarArg-like) objects."""
     if not isinstance(arguments, str):
+        if not isinstance(arguments, (list, tuple)):
+            raise TypeError(f"arguments must be a string like 'float *x, float a' or a list "
+                            f"of VectorArg/ScalarArg, got {type(arguments).__name__}")
         out = []
         for a in arguments:
             if isinstance(a, _Arg):
@@ -723,11 +737,8 @@ class ElementwiseKernel:
 
     def __init__(self, arguments, operation, name="kernel", keep=False, options=None,
                  preamble="", loop_prep="", after_loop="", **kwargs):
-        if not isinstance(operation, str):
-            raise TypeError(f"ElementwiseKernel: operation must be a str, got "
-                            f"{type(operation).__name__}")
-        if not isinstance(name, str) or not _IDENT.match(name):
-            raise ValueError(f"ElementwiseKernel: name must be a C identifier, got {name!r}")
+        check_code("ElementwiseKernel", name, operation=operation, preamble=preamble,
+                   loop_prep=loop_prep, after_loop=after_loop)
         self.args = parse_arguments(arguments)
         if not any(a.is_pointer for a in self.args):
             raise ValueError("ElementwiseKernel: arguments need at least one pointer (array) "

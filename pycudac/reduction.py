@@ -559,6 +559,11 @@ class ReductionKernel:
                  name="reduce_kernel", keep=False, options=None, preamble="",
                  allocator=None):
         self.dtype_out = tools.check_dtype(dtype_out, "ReductionKernel: dtype_out")
+        if isinstance(neutral, (int, float, np.integer, np.floating)) and \
+                not isinstance(neutral, (bool, np.bool_)):
+            neutral = repr(neutral.item() if isinstance(neutral, np.generic) else neutral)
+        _ew.check_code("ReductionKernel", name, neutral=neutral, reduce_expr=reduce_expr,
+                       preamble=preamble, **({} if map_expr is None else {"map_expr": map_expr}))
         if arguments is None:
             raise ValueError("ReductionKernel: arguments are required")
         self.args = _ew.parse_arguments(arguments)

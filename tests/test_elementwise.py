@@ -297,6 +297,22 @@ def test_elementwise_kernel_bad_input(ga):
         k(x, x)
     with pytest.raises(ValueError, match="non-contiguous"):
         k(1.0, x[:, ::2])
+    # the pieces of C code, the argument list and the names are checked up front
+    for kw, exc, match in ((dict(arguments=None), TypeError, "arguments must be"),
+                           (dict(preamble=5), TypeError, "preamble must be a str"),
+                           (dict(loop_prep=None), TypeError, "loop_prep"),
+                           (dict(operation=b"x[i] = 1"), TypeError, "operation")):
+        args = dict(dict(arguments="float *x", operation="x[i] = 1"), **kw)
+        with pytest.raises(exc, match=match):
+            ElementwiseKernel(**args)
+    from pycudac.reduction import ReductionKernel
+    with pytest.raises(ValueError, match="C identifier"):
+        ReductionKernel(np.float32, "0", "a+b", "x[i]", "float *x", name="a b")
+    with pytest.raises(TypeError, match="neutral must be a str"):
+        ReductionKernel(np.float32, None, "a+b", "x[i]", "float *x")
+    # PyCUDA pastes a number given as neutral: so does pycudac
+    total = ReductionKernel(np.float32, 0, "a+b", "x[i]", "const float *x")
+    assert total(ga.to_gpu(np.arange(10, dtype=np.float32))).get() == 45
     with pytest.raises(ValueError, match="name"):
         ElementwiseKernel("float *x", "x[i] = 0", name="not valid")
     with pytest.raises(ValueError, match="pointer"):

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pycudac/cache.h"
 #include "pycudac/context.h"
@@ -586,15 +587,25 @@ static PyObject *py_module_from_file(PyObject *self, PyObject *args)
     long size = -1;
     int err = 0;
     const char *p = PyBytes_AS_STRING(path);
+    struct stat st;
     Py_BEGIN_ALLOW_THREADS
     f = fopen(p, "rb");
-    if (f && fseek(f, 0, SEEK_END) == 0)
+    /* a regular file only: a directory's "size" is no length, and a device
+     * (/dev/zero) has none */
+    if (f && fstat(fileno(f), &st) == 0)
+        err = S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? 0 : EINVAL;
+    if (f && !err && fseek(f, 0, SEEK_END) == 0)
         size = ftell(f);
-    if (f && size >= 0 && fseek(f, 0, SEEK_SET) != 0)
+    if (f && !err && size >= 0 && fseek(f, 0, SEEK_SET) != 0)
         size = -1;
-    if (f == NULL || size < 0)
+    if (!err && (f == NULL || size < 0))
         err = errno ? errno : EIO;
     Py_END_ALLOW_THREADS
+    if (err == EINVAL) {
+        fclose(f);
+        PyErr_Format(PyExc_ValueError, "module_from_file: %R is not a regular file", path);
+        goto done;
+    }
     if (err) {
         if (f)
             fclose(f);

@@ -661,6 +661,10 @@ def test_garbage_to_module_loading(ctx, tmp_path):
         assert isinstance(_clean(drv.module_from_buffer, img), TypeError), img
     with pytest.raises(FileNotFoundError):
         drv.module_from_file(str(tmp_path / "missing"))
+    with pytest.raises(IsADirectoryError):
+        drv.module_from_file(str(tmp_path))
+    with pytest.raises(ValueError, match="not a regular file"):
+        drv.module_from_file("/dev/zero")
     p = tmp_path / "junk.cubin"
     p.write_bytes(b"\x00junk")
     assert isinstance(_clean(drv.module_from_file, str(p)), drv.Error)

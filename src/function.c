@@ -254,6 +254,14 @@ static PyObject *function_max_potential_block_size(PyObject *self, PyObject *arg
         PyErr_SetString(PyExc_ValueError, "dynamic_smem and block_size_limit must be >= 0");
         return NULL;
     }
+    /* no block can have more: the occupancy answer would be for no launch */
+    int cap = f->smem_optin > f->smem_allowed ? f->smem_optin : f->smem_allowed;
+    if (smem > cap) {
+        PyErr_Format(PyExc_ValueError, "max_potential_block_size: dynamic_smem = %zd bytes "
+                     "exceeds this device's limit of %d bytes of shared memory per block",
+                     smem, cap);
+        return NULL;
+    }
     if (pcc_ready() < 0)
         return NULL;
     int min_grid = 0, block = 0;

@@ -587,6 +587,9 @@ def test_function_attributes(emod):
     assert min_grid >= 1 and 1 <= block <= f.max_threads_per_block
     _, block = f.max_potential_block_size(block_size_limit=64)
     assert block <= 64
+    assert f.max_potential_block_size(dynamic_smem=1024)[1] >= 1
+    with pytest.raises(ValueError, match="dynamic_smem = 1099511627776 bytes exceeds"):
+        f.max_potential_block_size(2 ** 40)
     assert f.get_attribute(0) == f.max_threads_per_block
 
 

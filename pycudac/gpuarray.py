@@ -327,6 +327,10 @@ class GPUArray:
         if desc is None:
             raise TypeError(f"fill: value must be a scalar, got {type(value).__name__}")
         dtype = self.dtype
+        if dtype.kind in "iu" and type(value) in (int, float):
+            # NumPy's own rule for a Python number (ndarray.fill, a[i] = v):
+            # OverflowError out of range, ValueError for NaN, never a wrap
+            np.empty((), dtype)[()] = value
         if self._layout is not None and dtype.kind in "biufc" and stream is None:
             with np.errstate(all="ignore"):
                 try:

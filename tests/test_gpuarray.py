@@ -428,6 +428,25 @@ def test_bad_dtypes(ga):
         ga.GPUArray("abc", np.float32)
 
 
+def test_fill_follows_numpy_for_python_numbers(ga):
+    """fill() and a[i] = v take a Python number as NumPy does: out of the
+    integer type's range is an OverflowError, NaN a ValueError, not a wrap."""
+    for dt, v, exc in ((np.int8, 1000, OverflowError), (np.uint32, -1, OverflowError),
+                       (np.int32, float("nan"), ValueError)):
+        host = np.zeros(3, dt)
+        with pytest.raises(exc):
+            host.fill(v)
+        a = ga.zeros(3, dt)
+        with pytest.raises(exc):
+            a.fill(v)
+        with pytest.raises(exc):
+            a[1] = v
+        assert (a.get() == 0).all()
+    a = ga.zeros(3, np.int32)
+    a.fill(2.5)
+    assert (a.get() == np.full(3, 2.5).astype(np.int32)).all()
+
+
 def test_bad_operands(ga):
     a = ga.to_gpu(np.zeros((3, 4), np.float32))
     with pytest.raises(ValueError, match="broadcast"):

@@ -207,6 +207,13 @@ static int conv_int(PccFunction *f, int i, PyObject *arg, int k, char *dst)
         if (PyErr_Occurred())
             return -1;
     }
+    if (PCC_UNLIKELY(int_size[k] < 8 && pcc_st.DeviceAllocation &&
+                     pcc_is_device_allocation(arg)))
+        /* its __index__ is the address, which no integer this narrow holds:
+         * a pointer where a number is declared (a 64-bit integer takes the
+         * address, as PyCUDA passes it) */
+        return pcc_arg_error(f, i, PyExc_TypeError, "got a %s (a device pointer) for a "
+                             "%d-byte integer parameter", Py_TYPE(arg)->tp_name, int_size[k]);
     r = int_value(arg, &sv, &uv, &shown);
 have:
     if (r == -2 || r == -1)

@@ -133,6 +133,18 @@ def test_integers_around_one_digit(mod):
         p.pack(0, -(2**30))
 
 
+def test_a_device_pointer_for_a_narrow_integer_is_a_type_error(mod):
+    """A DeviceAllocation's __index__ is its address: no 1-4 byte integer
+    holds one, so that is the wrong argument, not an out-of-range number. A
+    64-bit integer parameter takes the address, as PyCUDA passes it."""
+    f = mod.get_function("ints")
+    a = drv.mem_alloc(16)
+    for name in ("a", "e", "f"):
+        with pytest.raises(TypeError, match=rf"'{name}'.*device pointer"):
+            f.pack(*_ints_args(**{name: a}))
+    assert _ints_bytes(f, k=a)["k"] == struct.pack("<Q", int(a))
+
+
 def test_integer_numpy_scalars_and_bool(mod):
     f = mod.get_function("ints")
     b = _ints_bytes(f, e=np.int16(-5), f=np.uint64(7), g=np.int8(-1), a=True, h=np.bool_(True))

@@ -273,11 +273,21 @@ def _array_layout(shape, dtype, order, fname):
     return shape, dtype, order, n
 
 
+def _flags(value, what):
+    """A flags argument: an int (a combination of the flag constants), >= 0."""
+    if isinstance(value, (bool, _np.bool_)) or not isinstance(value, (int, _np.integer)):
+        raise TypeError(f"{what} must be an int (a combination of the flag constants), not "
+                        f"{type(value).__name__}")
+    if not 0 <= value < 1 << 31:
+        raise ValueError(f"{what} = {value} is out of range (0..2**31-1)")
+    return int(value)
+
+
 def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
     """A NumPy array in page-locked (pinned) host memory; its .base is the
     HostAllocation that frees the memory when the last view dies."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "pagelocked_empty")
-    alloc = _host_alloc(n, int(mem_flags))
+    alloc = _host_alloc(n, _flags(mem_flags, "pagelocked_empty: mem_flags"))
     ary = _np.ndarray(shape, dtype, buffer=alloc, order=order)
     alloc._track_array(ary)  # free() with ary alive waits for it
     return ary
@@ -319,7 +329,7 @@ def register_host_memory(ary, flags=0):
         raise ValueError("register_host_memory(ary): ary must be contiguous")
     if view.dtype.hasobject:
         raise TypeError("register_host_memory(ary): ary holds Python objects (dtype=object)")
-    reg = _host_register(ary, int(flags))
+    reg = _host_register(ary, _flags(flags, "register_host_memory: flags"))
     out = _np.ndarray(view.shape, view.dtype, buffer=reg, strides=view.strides)
     if not view.flags.writeable:
         out.flags.writeable = False
@@ -332,7 +342,7 @@ def managed_empty(shape, dtype=_np.float64, order="C",
     kernels on the device use the same memory. Its .base is a
     ManagedAllocation (a DeviceAllocation: int() is the device address)."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "managed_empty")
-    alloc = _managed_alloc(n, int(mem_flags))
+    alloc = _managed_alloc(n, _flags(mem_flags, "managed_empty: mem_flags"))
     ary = _np.ndarray(shape, dtype, buffer=alloc, order=order)
     alloc._track_array(ary)  # free() with ary alive waits for it
     return ary

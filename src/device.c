@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pycudac/context.h"
+#include "pycudac/memory.h"
 #include "structmember.h"
 
 static PyObject *get_device_attribute_enum(void)
@@ -248,7 +249,7 @@ static PyObject *device_make_context(PccDevice *self, PyObject *args, PyObject *
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:make_context", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:make_context", kwlist, pcc_flags_arg, &flags))
         return NULL;
     if (pcc_ready() < 0)
         return NULL;
@@ -315,7 +316,7 @@ static PyObject *py_init(PyObject *mod, PyObject *args, PyObject *kwds)
     (void)mod;
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:init", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:init", kwlist, pcc_flags_arg, &flags))
         return NULL;
     if (flags != 0) {
         PyErr_Format(PyExc_ValueError, "init(flags): flags must be 0 (the driver defines no "

@@ -3,6 +3,7 @@
  * timed against each other (milliseconds, as cuEventElapsedTime).
  */
 #include "pycudac/context.h"
+#include "pycudac/memory.h"
 #include "pycudac/stream.h"
 #include "structmember.h"
 
@@ -10,7 +11,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:Event", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Event", kwlist, pcc_flags_arg, &flags))
         return NULL;
     if (flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
                             CU_EVENT_INTERPROCESS)) {

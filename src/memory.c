@@ -6,6 +6,7 @@
  *
  * Copies live in memcpy.c, pinned and registered host memory in hostmem.c.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +81,19 @@ int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
     if (rc == 0)
         *out = (size_t)n;
     return rc;
+}
+
+int pcc_flags_arg(PyObject *obj, void *out)
+{
+    size_t n;
+    if (pcc_size_arg(obj, &n, "flags") < 0)
+        return 0;
+    if (n > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "flags = %zu is out of range (0..%d)", n, INT_MAX);
+        return 0;
+    }
+    *(int *)out = (int)n;
+    return 1;
 }
 
 int pcc_freed_int_pointer(PyObject *obj)

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "pycudac/context.h"
+#include "pycudac/memory.h"
 #include "pycudac/stream.h"
 #include "structmember.h"
 
@@ -110,7 +111,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"flags", NULL};
     unsigned int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:Stream", kwlist, &flags))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:Stream", kwlist, pcc_flags_arg, &flags))
         return NULL;
     if (flags & ~(unsigned)CU_STREAM_NON_BLOCKING) {
         PyErr_Format(PyExc_ValueError,

@@ -671,6 +671,17 @@ def test_garbage_to_module_loading(ctx, tmp_path):
     assert not drv.is_poisoned()
 
 
+def test_flags_arguments_are_named(ctx):
+    for make in (lambda v: drv.Stream(flags=v), lambda v: drv.Event(flags=v),
+                 lambda v: drv.pagelocked_empty(3, mem_flags=v),
+                 lambda v: drv.managed_empty(3, mem_flags=v)):
+        for bad, exc in (("x", TypeError), (1.5, TypeError), (-1, ValueError),
+                         (2 ** 40, ValueError)):
+            with pytest.raises(exc, match="flags"):
+                make(bad)
+    assert not drv.is_poisoned()
+
+
 def test_truncated_or_damaged_images_never_reach_the_loader(ctx):
     """cuModuleLoadData gets no length: a truncated image (this backend's
     own: a CUBIN or a simulator image) is refused before it, and on the

@@ -75,6 +75,10 @@ size_t pcc_device_range(CUdeviceptr p);
 PyObject *pcc_track_array(PyObject **slot, PyObject *array);
 int pcc_array_alive(PyObject *slot);
 
+/* PyArg "O&" converter (int *out) for a `flags` argument: an int in
+ * 0..INT_MAX, else a TypeError or ValueError that names flags. */
+int pcc_flags_arg(PyObject *obj, void *out);
+
 /* 1 when `obj` is an int subclass that says it was freed (a
  * tools.PooledDeviceAllocation: it *is* its address, and after free() that
  * address may belong to another array), 0 otherwise, -1 with an exception.

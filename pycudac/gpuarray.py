@@ -98,6 +98,12 @@ class GPUArray:
             strides = tuple(int(s) for s in strides)
             if len(strides) != len(shape):
                 raise ValueError(f"GPUArray: strides {strides} do not match shape {shape}")
+            # the GPU reads an element only at its natural alignment (the
+            # largest power of two dividing its size, at most 16)
+            align = builtins.min(itemsize & -itemsize, 16)
+            if builtins.any(n > 1 and s % align for n, s in zip(shape, strides)):
+                raise ValueError(f"GPUArray: strides {strides} are not multiples of "
+                                 f"{align} bytes, the alignment of {dtype}")
         ctx = tools.current_context()
         size = _prod(shape)
         if gpudata is None:

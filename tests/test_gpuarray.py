@@ -428,6 +428,20 @@ def test_bad_dtypes(ga):
         ga.GPUArray("abc", np.float32)
 
 
+def test_strides_must_keep_elements_aligned(ga):
+    """The GPU reads an element only at its natural alignment: a stride that
+    is no multiple of it is refused (a strides=(3,) float32 array read
+    garbage on the simulator and would fault on the GPU)."""
+    with pytest.raises(ValueError, match="multiples of 4 bytes"):
+        ga.GPUArray(4, np.float32, strides=(3,))
+    with pytest.raises(ValueError, match="multiples of 8 bytes"):
+        ga.GPUArray((2, 3), np.float64, strides=(28, 8))
+    a = ga.GPUArray(4, np.float32, strides=(8,))
+    a.fill(2)
+    assert (a.get() == 2).all()
+    assert ga.GPUArray((1, 3), np.float32, strides=(3, 4)).shape == (1, 3)  # extent-1 axis
+
+
 def test_fill_follows_numpy_for_python_numbers(ga):
     """fill() and a[i] = v take a Python number as NumPy does: out of the
     integer type's range is an OverflowError, NaN a ValueError, not a wrap."""

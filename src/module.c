@@ -46,6 +46,17 @@ static const char *image_problem(const unsigned char *p, size_t len)
     uint64_t shsize = (uint64_t)(p[58] | p[59] << 8) * (uint64_t)(p[60] | p[61] << 8);
     if (phoff > len || phsize > len - phoff || shoff > len || shsize > len - shoff)
         return "the CUBIN (ELF) image is truncated: its header tables reach past its end";
+    /* every section with bytes in the file lies inside it (the driver's
+     * parser trusts these offsets) */
+    unsigned shentsize = (unsigned)(p[58] | p[59] << 8), shnum = (unsigned)(p[60] | p[61] << 8);
+    if (shnum > 0 && shentsize < 64)
+        return "the CUBIN (ELF) image is damaged: its section headers are too small";
+    for (unsigned i = 0; i < shnum; i++) {
+        const unsigned char *sh = p + shoff + (uint64_t)i * shentsize;
+        uint64_t off = get_u64(sh + 24), size = get_u64(sh + 32);
+        if (get_u32(sh + 4) != 8 /* SHT_NOBITS */ && (off > len || size > len - off))
+            return "the CUBIN (ELF) image is truncated or damaged: a section lies past its end";
+    }
     return NULL;
 }
 

@@ -728,6 +728,16 @@ class SourceModule:
                  name_expressions=None):
         if nvcc is not None:
             _warn_nvcc()
+        # the common case in one C call (src/cache_warm.c): the memo, then the
+        # disk cache, under the key built below; None: this path decides
+        fast = (options is None and name_expressions is None and arch is None and code is None
+                and not keep and not include_dirs)
+        if fast:
+            mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
+                                             CACHE_FORMAT_VERSION)
+            if mod is not None:
+                self.module = mod
+                return
         opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
         exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
                  if name_expressions else ())
@@ -737,6 +747,7 @@ class SourceModule:
                                  if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
         context = _current_context()
+        # (warm_source_module builds this key too, for its arguments)
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
@@ -751,9 +762,10 @@ class SourceModule:
             self.module = mod
             return
         mod = None
-        if arch is None and code is None and not incs and not keep and isinstance(source, str):
-            # the common warm start in one C call (src/cache_warm.c); None: a
-            # miss, or a case only the general path (_build_module) decides
+        if (not fast and arch is None and code is None and not incs and not keep
+                and isinstance(source, str)):
+            # the warm start from disk in one C call (src/cache_warm.c); None:
+            # a miss, or a case only the general path (_build_module) decides
             nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts
                                                         else ([], None, None, ()))
             if opt_arch is None and opt_code is None and not opt_incs:

@@ -117,7 +117,7 @@ static PyObject *join(PyObject *base, const char *tail)
 
 /* compiler.cache_path: cache_dir, else $PYCUDAC_CACHE_DIR, else
  * $XDG_CACHE_HOME/pycudac (when absolute), else ~/.cache/pycudac. */
-static PyObject *cache_path(PyObject *cache_dir)
+PyObject *pcc_cache_path(PyObject *cache_dir)
 {
     int given = cache_dir != NULL && cache_dir != Py_None ? PyObject_IsTrue(cache_dir) : 0;
     if (given < 0)
@@ -571,7 +571,7 @@ static PyObject *py_cache_path(PyObject *self, PyObject *args)
     PyObject *cache_dir = Py_None;
     if (!PyArg_ParseTuple(args, "|O:cache_path", &cache_dir))
         return NULL;
-    return cache_path(cache_dir);
+    return pcc_cache_path(cache_dir);
 }
 
 static PyObject *py_cache_disabled(PyObject *self, PyObject *unused)
@@ -587,7 +587,7 @@ int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path
     *path_out = *key_out = *result_out = NULL;
     if (cache_dir == Py_False || cache_disabled())
         return 0;
-    PyObject *path = cache_path(cache_dir), *dir = NULL, *key_hex = NULL, *result = NULL;
+    PyObject *path = pcc_cache_path(cache_dir), *dir = NULL, *key_hex = NULL, *result = NULL;
     unsigned char key[32];
     if (path == NULL || key_digest(a, key) < 0 || (key_hex = hex_of(key)) == NULL)
         goto done;

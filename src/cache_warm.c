@@ -42,20 +42,12 @@ static int device_arch(PyObject *context, char *arch, size_t len)
     return pcc_fb_ok(&b) ? 0 : -1;
 }
 
-/* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
- * format, context=None) -> Module or None. `options` are normalized NVRTC
- * options without an architecture or include directories; `format` is
- * compiler.CACHE_FORMAT_VERSION; `context` the current Context, when the
- * caller has it. */
-static PyObject *py_cache_module(PyObject *self, PyObject *args)
+/* The warm start itself (a->source, exprs, no_extern_c and format set;
+ * `options` a list): Module, None, or NULL with an exception. */
+static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *options,
+                              PyObject *context)
 {
-    (void)self;
     static PyObject *nvrtc, *cubin; /* interned field values */
-    PyObject *cache_dir, *options, *context = Py_None;
-    pcc_key_args a = {0};
-    if (!PyArg_ParseTuple(args, "OUO!OpO|O:cache_module", &cache_dir, &a.source, &PyList_Type,
-                          &options, &a.exprs, &a.no_extern_c, &a.format, &context))
-        return NULL;
     if (pcc_ready() < 0)
         return NULL;
     char arch[32], arch_opt[64];
@@ -73,19 +65,19 @@ static PyObject *py_cache_module(PyObject *self, PyObject *args)
     PyObject *path = NULL, *key = NULL, *result = NULL, *out = NULL;
     if (opts == NULL || arch_s == NULL || arch_o == NULL || PyList_Append(opts, arch_o) < 0)
         goto done;
-    a.kind = a.backend = nvrtc;
-    a.identity = Py_None;
-    a.target = cubin;
-    a.arch = arch_s;
-    a.options = opts;
-    if (pcc_cache_lookup(cache_dir, &a, &path, &key, &result) < 0)
+    a->kind = a->backend = nvrtc;
+    a->identity = Py_None;
+    a->target = cubin;
+    a->arch = arch_s;
+    a->options = opts;
+    if (pcc_cache_lookup(cache_dir, a, &path, &key, &result) < 0)
         goto done;
     if (path == NULL || result == Py_None) {
         out = Py_NewRef(Py_None);
         goto done;
     }
     pcc_result_facts facts = {cubin, arch_s, key, Py_True};
-    out = pcc_module_from_result(result, a.source, Py_None, &facts);
+    out = pcc_module_from_result(result, a->source, Py_None, &facts);
 done:
     Py_XDECREF(opts);
     Py_XDECREF(arch_s);
@@ -96,7 +88,93 @@ done:
     return out;
 }
 
+/* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
+ * format, context=None) -> Module or None. `options` are normalized NVRTC
+ * options without an architecture or include directories; `format` is
+ * compiler.CACHE_FORMAT_VERSION; `context` the current Context, when the
+ * caller has it. */
+static PyObject *py_cache_module(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cache_dir, *options, *context = Py_None;
+    pcc_key_args a = {0};
+    if (!PyArg_ParseTuple(args, "OUO!OpO|O:cache_module", &cache_dir, &a.source, &PyList_Type,
+                          &options, &a.exprs, &a.no_extern_c, &a.format, &context))
+        return NULL;
+    return cache_module(cache_dir, &a, options, context);
+}
+
+/* stats[name] += 1 (compiler._stats). 0 or -1. */
+static int count(PyObject *stats, const char *name)
+{
+    PyObject *v = PyDict_GetItemString(stats, name); /* borrowed */
+    long n = v ? PyLong_AsLong(v) : 0;
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *next = PyLong_FromLong(n + 1);
+    int rc = next == NULL ? -1 : PyDict_SetItemString(stats, name, next);
+    Py_XDECREF(next);
+    return rc;
+}
+
+/* warm_source_module(source, no_extern_c, cache_dir, memo, stats, format)
+ * -> Module or None: SourceModule(source) with at most no_extern_c and
+ * cache_dir given, in one call. The in-process memo first (compiler._memo,
+ * under the key SourceModule.__init__ builds for the same arguments), then
+ * the disk cache as cache_module; a module
+ * found on disk goes into the memo. None: the general path decides (another
+ * backend, not cached, not a str source). `stats` is compiler._stats. */
+static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
+{
+    (void)self;
+    static PyObject *empty_tuple;
+    PyObject *cache_dir, *memo, *stats, *context, *key = NULL, *out = NULL;
+    pcc_key_args a = {0};
+    if (!PyArg_ParseTuple(args, "OpOO!O!O:warm_source_module", &a.source, &a.no_extern_c,
+                          &cache_dir, &PyDict_Type, &memo, &PyDict_Type, &stats, &a.format))
+        return NULL;
+    if (!PyUnicode_Check(a.source))
+        Py_RETURN_NONE;
+    if (empty_tuple == NULL && (empty_tuple = PyTuple_New(0)) == NULL)
+        return NULL;
+    if ((context = pcc_context_get_current()) == NULL)
+        return NULL;
+    /* compiler.py's key for these arguments: (source, options, name
+     * expressions, no_extern_c, arch, code, include dirs, their fingerprint,
+     * context) */
+    key = PyTuple_Pack(9, a.source, empty_tuple, empty_tuple, a.no_extern_c ? Py_True : Py_False,
+                       Py_None, Py_None, empty_tuple, empty_tuple, context);
+    PyObject *hit = key ? PyDict_GetItemWithError(memo, key) : NULL; /* borrowed */
+    if (hit != NULL) {
+        PyObject *path = NULL; /* a wrong cache_dir is refused on a memo hit too */
+        if (cache_dir != Py_None && cache_dir != Py_False &&
+            (path = pcc_cache_path(cache_dir)) == NULL)
+            goto done;
+        Py_XDECREF(path);
+        if (count(stats, "memo_hits") == 0)
+            out = Py_NewRef(hit);
+        goto done;
+    }
+    if (key == NULL || PyErr_Occurred())
+        goto done;
+    PyObject *options = PyList_New(0);
+    a.exprs = empty_tuple;
+    out = options ? cache_module(cache_dir, &a, options, context) : NULL;
+    Py_XDECREF(options);
+    if (out != NULL && out != Py_None &&
+        (count(stats, "hits") < 0 || PyDict_SetItem(memo, key, out) < 0))
+        Py_CLEAR(out);
+done:
+    Py_XDECREF(key);
+    Py_DECREF(context);
+    return out;
+}
+
 static PyMethodDef cache_warm_methods[] = {
+    {"warm_source_module", py_warm_source_module, METH_VARARGS,
+     "warm_source_module(source, no_extern_c, cache_dir, memo, stats, format) -> Module or "
+     "None\n\nSourceModule(source) with at most no_extern_c and cache_dir: the memo, then "
+     "the disk cache (cache_module), in one call; None when the general path must decide."},
     {"cache_module", py_cache_module, METH_VARARGS,
      "cache_module(cache_dir, source, options, name_expressions, no_extern_c, format, "
      "context=None) -> Module or None\n\nA warm start in one call: the cached CUBIN for the current device, "

@@ -303,10 +303,8 @@ static PyObject *context_pop(PyObject *cls, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyObject *context_get_current(PyObject *cls, PyObject *unused)
+PyObject *pcc_context_get_current(void)
 {
-    (void)cls;
-    (void)unused;
     if (pcc_ready() < 0)
         return NULL;
     CUcontext cur = NULL;
@@ -316,6 +314,13 @@ static PyObject *context_get_current(PyObject *cls, PyObject *unused)
     if (cur == NULL && (default_ctx == NULL || default_ctx->released))
         Py_RETURN_NONE;
     return pcc_context_current();
+}
+
+static PyObject *context_get_current(PyObject *cls, PyObject *unused)
+{
+    (void)cls;
+    (void)unused;
+    return pcc_context_get_current();
 }
 
 /* The raw current CUcontext of this thread as an int (0: none), with no

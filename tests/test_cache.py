@@ -790,7 +790,11 @@ STUB_CHILD = textwrap.dedent("""
             raise AssertionError("the general path ran")
         compiler._compile_cached = refuse
     mod = SourceModule(src, options=["-DX=2"], name_expressions=["t<int>"], no_extern_c=True)
+    # no argument but the source: the memo and the disk in one C call
+    plain_src = src.splitlines()[0] + "\\n__global__ void p(float *x) { x[0] = 1; }\\n"
+    plain = [SourceModule(plain_src) for _ in range(2)]
     compiler._compile_cached = general_path
+    out_plain = [plain[0].from_cache, plain[1].module is plain[0].module]
     out = {n: getattr(mod, n) for n in ("from_cache", "target", "arch", "options", "cache_key",
                                         "lowered", "log", "ptx", "keep_dir")}
     out["cubin"] = mod.cubin == mod.image and mod.image[:4] == b"\\x7fELF"
@@ -802,10 +806,12 @@ STUB_CHILD = textwrap.dedent("""
                                          compiler.CACHE_FORMAT_VERSION, *ctx), "cache_key", None)
             for ctx in ((), (_driver.Context.get_current(),), (None,), (object(),))]
     out["context_keys"] = keys.count(mod.cache_key)
+    out["plain"] = out_plain
     compiler.clear_memo()
     general = SourceModule(src, options=["-DX=2"], name_expressions=["t<int>"],
                            no_extern_c=True, arch=mod.arch)
-    out["same"] = [n for n in out if n not in ("hits", "cubin", "from_cache", "context_keys")
+    out["same"] = [n for n in out if n not in ("hits", "cubin", "from_cache", "context_keys",
+                                               "plain")
                    and getattr(general, n) != out[n]]
     print("RESULT " + json.dumps(out))
 """)
@@ -847,12 +853,15 @@ def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
     cold = child("any")
     assert cold["from_cache"] is False and cold["hits"] == 0 and cold["same"] == []
     warm = child("fast-only")
-    assert warm["from_cache"] is True and warm["hits"] == 1 and warm["same"] == []
+    # two warm starts from disk (the templated one and plain_src's); memo hits apart
+    assert warm["from_cache"] is True and warm["hits"] == 2 and warm["same"] == []
     assert warm["cubin"] and warm["target"] == "cubin" and warm["arch"] == "sm_90"
     assert warm["cache_key"] == cold["cache_key"] and warm["options"] == cold["options"]
     assert warm["lowered"] == cold["lowered"] and "t<int>" in warm["lowered"]
     assert warm["context_keys"] == 4
-    (name,) = entries(tmp_path / "c")
+    assert cold["plain"] == [False, True] and warm["plain"] == [True, True]
+    name = cold["cache_key"] + ".pcc"  # the templated source's entry (plain_src has one too)
+    assert name in entries(tmp_path / "c")
     path = tmp_path / "c" / name
     data = path.read_bytes()
     path.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))

@@ -500,6 +500,27 @@ def test_memo_returns_the_loaded_module(ctx, cache):
     run_double_array(b)
 
 
+def test_the_one_call_path_and_the_general_path_share_the_memo(ctx, cache):
+    """SourceModule(src) with no other argument takes one C call
+    (warm_source_module) that builds the memo key itself: it must be the key
+    the general path builds for the same arguments, both ways round."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    first = SourceModule(src, options=[])  # general path (options given), fills the memo
+    before = dict(compiler._stats)
+    assert SourceModule(src).module is first.module  # the one-call path finds it
+    assert SourceModule(src, no_extern_c=False, cache_dir=str(cache)).module is first.module
+    assert compiler._stats["memo_hits"] == before["memo_hits"] + 2
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        SourceModule(src, cache_dir=123)  # refused on a memo hit too
+    src2 = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    second = SourceModule(src2)  # the one-call path first (or the general path on a miss)
+    assert SourceModule(src2, options=[], include_dirs=[]).module is second.module
+    assert SourceModule(src2, no_extern_c=True).module is not second.module
+    for bad in (None, 5, b"__global__ void k() {}"):
+        with pytest.raises(TypeError):
+            SourceModule(bad)
+
+
 def test_memo_sees_edited_headers(ctx, cache, tmp_path):
     inc = tmp_path / "inc"
     inc.mkdir()

@@ -76,6 +76,10 @@ typedef struct {
  * PYCUDAC_DISABLE_CACHE, and then the rest are NULL too), the key's hex
  * digest, and the decoded entry (a dict) or None on a miss. 0, or -1 with
  * an exception and nothing set. */
+/* compiler.cache_path(cache_dir): the cache directory as an absolute str
+ * (a TypeError naming cache_dir for a wrong type). New reference. */
+PyObject *pcc_cache_path(PyObject *cache_dir);
+
 int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path,
                      PyObject **key_hex, PyObject **result);
 

@@ -32,6 +32,10 @@ typedef struct {
  * driver's code, nothing raised (src/device.c). */
 CUresult pcc_device_cc(CUdevice dev, int *major, int *minor);
 
+/* Context.get_current(): the calling thread's current Context object (new
+ * reference), or None when none is current and autoinit's is not there. */
+PyObject *pcc_context_get_current(void);
+
 /* New reference to the Context object for the calling thread's current
  * context (one Python object per CUcontext). LogicError when none is
  * current. */

@@ -121,9 +121,9 @@ static int count(PyObject *stats, const char *name)
  * -> Module or None: SourceModule(source) with at most no_extern_c and
  * cache_dir given, in one call. The in-process memo first (compiler._memo,
  * under the key SourceModule.__init__ builds for the same arguments), then
- * the disk cache as cache_module; a module
- * found on disk goes into the memo. None: the general path decides (another
- * backend, not cached, not a str source). `stats` is compiler._stats. */
+ * the disk cache as cache_module; a module found on disk goes into the memo.
+ * None: the general path decides (another backend, not cached, not a str
+ * source). `stats` is compiler._stats. */
 static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -144,15 +144,20 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
      * context) */
     key = PyTuple_Pack(9, a.source, empty_tuple, empty_tuple, a.no_extern_c ? Py_True : Py_False,
                        Py_None, Py_None, empty_tuple, empty_tuple, context);
-    PyObject *hit = key ? PyDict_GetItemWithError(memo, key) : NULL; /* borrowed */
+    PyObject *hit = key ? PyDict_GetItemWithError(memo, key) : NULL;
     if (hit != NULL) {
+        Py_INCREF(hit); /* cache_path may run Python code */
         PyObject *path = NULL; /* a wrong cache_dir is refused on a memo hit too */
         if (cache_dir != Py_None && cache_dir != Py_False &&
-            (path = pcc_cache_path(cache_dir)) == NULL)
+            (path = pcc_cache_path(cache_dir)) == NULL) {
+            Py_DECREF(hit);
             goto done;
+        }
         Py_XDECREF(path);
         if (count(stats, "memo_hits") == 0)
-            out = Py_NewRef(hit);
+            out = hit;
+        else
+            Py_DECREF(hit);
         goto done;
     }
     if (key == NULL || PyErr_Occurred())

@@ -389,20 +389,19 @@ class PooledDeviceAllocation(int):
         self.pool = pool
         self.alloc = alloc
         self.size = size
+        # True once free()d: the address may be another block user's now, and
+        # pycudac refuses it as a pointer (a plain attribute: pointer
+        # conversion reads it on every launch that passes the block)
+        self.freed = False
         return self
 
     def free(self):
         alloc, self.alloc = self.alloc, None
+        self.freed = True
         if alloc is not None:
             self.pool._release(self.size, alloc)
 
     release = free
-
-    @property
-    def freed(self):
-        """True once free()d: the address may belong to another block user
-        now, and pycudac refuses it as a pointer."""
-        return self.alloc is None
 
     def __del__(self):
         alloc = self.alloc

@@ -348,7 +348,7 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
          * directly, without the temporary array a buffer export makes. */
         PyVoidScalarObject *v = (PyVoidScalarObject *)arg;
-        if (pcc_holds_objects(arg, NULL))
+        if (PyDataType_REFCHK(v->descr))
             return pcc_arg_objects_error(f, i);
         size_t n = (size_t)PyDataType_ELSIZE(v->descr);
         if (n != p->size)

@@ -49,7 +49,8 @@ static int is_handler(PyObject *arg)
 static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
                           const char *what)
 {
-    int freed = pcc_freed_int_pointer(obj);
+    /* a plain int pays one type check; an int subclass may say it was freed */
+    int freed = PyLong_CheckExact(obj) ? 0 : pcc_freed_int_pointer(obj);
     if (PCC_UNLIKELY(freed != 0))
         return freed < 0 ? -1
                          : pcc_arg_error(f, i, PyExc_ValueError, "the pooled allocation (%s) "
@@ -305,8 +306,6 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     if (r->array == NULL)
         return -1;
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
-    if (pcc_holds_objects(r->array, NULL))
-        return pcc_arg_objects_error(f, i);
     if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {
         PyErr_Clear();
         const char *why = "its array does not export a C-contiguous buffer (use "

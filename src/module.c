@@ -42,13 +42,13 @@ static const char *image_problem(const unsigned char *p, size_t len)
     if (p[4] != 2 || p[5] != 1) /* not ELF64 little-endian: the driver says */
         return NULL;
     uint64_t phoff = get_u64(p + 32), shoff = get_u64(p + 40);
-    uint64_t phsize = (uint64_t)(p[54] | p[55] << 8) * (uint64_t)(p[56] | p[57] << 8);
-    uint64_t shsize = (uint64_t)(p[58] | p[59] << 8) * (uint64_t)(p[60] | p[61] << 8);
+    unsigned shentsize = get_u16(p + 58), shnum = get_u16(p + 60);
+    uint64_t phsize = (uint64_t)get_u16(p + 54) * get_u16(p + 56);
+    uint64_t shsize = (uint64_t)shentsize * shnum;
     if (phoff > len || phsize > len - phoff || shoff > len || shsize > len - shoff)
         return "the CUBIN (ELF) image is truncated: its header tables reach past its end";
     /* every section with bytes in the file lies inside it (the driver's
      * parser trusts these offsets) */
-    unsigned shentsize = (unsigned)(p[58] | p[59] << 8), shnum = (unsigned)(p[60] | p[61] << 8);
     if (shnum > 0 && shentsize < 64)
         return "the CUBIN (ELF) image is damaged: its section headers are too small";
     for (unsigned i = 0; i < shnum; i++) {

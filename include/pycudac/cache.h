@@ -28,6 +28,11 @@ static inline void put_u64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
+static inline unsigned get_u16(const unsigned char *p)
+{
+    return (unsigned)(p[0] | p[1] << 8);
+}
+
 static inline uint32_t get_u32(const unsigned char *p)
 {
     uint32_t v = 0;

@@ -3,7 +3,9 @@ SourceModule(bench/kernels/compile_src.cu) once to fill the cache, then
 times the same call in fresh children two ways:
   phases   every _driver call and the main compiler helpers wrapped with a
            clock (inclusive µs, first call of the process), no profiler;
-  cprofile cProfile's view, top entries by cumulative time.
+  cprofile cProfile's view, top entries by cumulative time;
+  syscalls the system calls made inside the call, each with its time
+           (strace -T, when strace is installed; it slows each call).
 Diagnostic aid for bench_compile's warm_fresh_process_us."""
 import os
 import subprocess
@@ -61,6 +63,36 @@ pstats.f8 = lambda x: "%8.1f" % (x * 1e6)  # microseconds
 pstats.Stats(prof).sort_stats("cumulative").print_stats(22)
 """
 
+SYSCALLS = r"""
+import os, sys
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+src = open(sys.argv[1]).read()
+drv.Context.synchronize()
+os.getppid()  # the markers around the call, in strace's log
+mod = SourceModule(src)
+os.getppid()
+print("from_cache", mod.from_cache)
+"""
+
+
+def syscalls(env):
+    """The system calls inside one warm SourceModule, from strace's log."""
+    import shutil
+    if shutil.which("strace") is None:
+        print("syscalls: no strace here")
+        return
+    log = tempfile.mktemp(prefix="pw-strace-")
+    r = subprocess.run(["strace", "-f", "-T", "-o", log, sys.executable, "-c", SYSCALLS, SRC],
+                       env=env, capture_output=True, text=True)
+    lines = open(log).read().splitlines()
+    marks = [i for i, line in enumerate(lines) if "getppid()" in line]
+    inside = lines[marks[0] + 1:marks[1]] if len(marks) >= 2 else lines[-40:]
+    print(f"syscalls inside the warm call: {len(inside)} ({r.stdout.strip()})")
+    for line in inside:
+        print("  " + line.split(None, 1)[-1][:200])
+
 
 def main():
     env = dict(os.environ, PYTHONPATH=ROOT, PYCUDAC_CACHE_DIR=tempfile.mkdtemp(prefix="pw-"))
@@ -70,6 +102,7 @@ def main():
         r = subprocess.run([sys.executable, "-c", child, SRC], env=env, capture_output=True,
                            text=True)
         print(r.stdout[-5000:], r.stderr[-1500:])
+    syscalls(env)
 
 
 if __name__ == "__main__":

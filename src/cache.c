@@ -8,12 +8,17 @@
  * cache_key.c's business.
  *
  * Safety rules (DESIGN.md "Compile and cache"):
- * - The directory is opened with O_NOFOLLOW and checked on every use through
- *   its descriptor: ours (owner = effective uid), a real directory, not
- *   writable by group or others. Entries are opened relative to it.
- * - A read opens with O_NOFOLLOW|O_NONBLOCK, checks the file (regular, ours,
- *   not writable by others, size = header + payload) and verifies every
- *   header field and the checksum; any failure is a miss, never an error.
+ * - The directory is checked on every use: ours (owner = effective uid), a
+ *   real directory (not a symlink), not writable by group or others. A
+ *   write opens it with O_NOFOLLOW, checks it through its descriptor and
+ *   works relative to it.
+ * - A read (the warm start, which pays for every syscall) checks the
+ *   directory with one lstat and opens the entry by its full path with
+ *   O_NOFOLLOW|O_NONBLOCK. The file's own checks are what keep others out
+ *   even if the directory were swapped between the two calls: regular,
+ *   ours (no other user can make a file ours), not writable by others,
+ *   size = header + payload; then every header field (the key among them)
+ *   and the checksum. Any failure is a miss, never an error.
  * - A write goes to a fresh temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, 0600)
  *   in the same directory and is renamed into place, so a reader sees the
  *   old entry or the whole new one. Many processes may store the same key at
@@ -237,10 +242,30 @@ int pcc_sha256(const void *p, size_t n, unsigned char out[32])
     return rc;
 }
 
-/* Opens the cache directory for use: not a symlink, a directory, ours (`me`
- * is geteuid(), asked once per operation), not writable by group or
- * others. Returns the fd, or -1 with errno set and *why a static reason
- * (no GIL needed). */
+/* Why directory `st` is not one to use (a static reason, errno set), or
+ * NULL: a directory, ours (`me` is geteuid(), asked once per operation),
+ * not writable by group or others. */
+static const char *dir_refusal(const struct stat *st, uid_t me)
+{
+    if (!S_ISDIR(st->st_mode)) {
+        errno = S_ISLNK(st->st_mode) ? ELOOP : ENOTDIR;
+        return S_ISLNK(st->st_mode) ? "is a symbolic link or not a directory"
+                                    : "is not a directory";
+    }
+    if (st->st_uid != me) {
+        errno = EPERM;
+        return "is owned by another user";
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        errno = EPERM;
+        return "is writable by group or others";
+    }
+    return NULL;
+}
+
+/* Opens the cache directory for use (O_NOFOLLOW, then dir_refusal through
+ * the descriptor). Returns the fd, or -1 with errno set and *why a static
+ * reason (no GIL needed). */
 static int open_cache_dir(const char *dir, uid_t me, const char **why)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -250,20 +275,10 @@ static int open_cache_dir(const char *dir, uid_t me, const char **why)
         return -1;
     }
     struct stat st;
-    if (fstat(dfd, &st) < 0) {
+    if (fstat(dfd, &st) < 0)
         *why = "cannot be examined";
-    } else if (!S_ISDIR(st.st_mode)) {
-        *why = "is not a directory";
-        errno = ENOTDIR;
-    } else if (st.st_uid != me) {
-        *why = "is owned by another user";
-        errno = EPERM;
-    } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        *why = "is writable by group or others";
-        errno = EPERM;
-    } else {
+    else if ((*why = dir_refusal(&st, me)) == NULL)
         return dfd;
-    }
     int saved = errno;
     close(dfd);
     errno = saved;
@@ -280,23 +295,36 @@ static void entry_checksum(const void *p, size_t n, unsigned char out[32])
 
 /* ---- load ------------------------------------------------------------------------ */
 
-/* Phase 1 of a load, without the GIL: open and check the entry. Returns the
- * file fd (and *dfd_out) or -1 with *why set. */
-static int open_entry(const char *dir, const char *name, int *dfd_out, uint64_t *size,
-                      time_t *mtime, const char **why)
+/* Phase 1 of a load, without the GIL: check the directory (one lstat) and
+ * open the entry by its full path (the file's own checks below are what
+ * hold if the directory changed in between: see the top of this file).
+ * Returns the file fd, or -1 with *why set. */
+static int open_entry(const char *dir, const char *name, uint64_t *size, time_t *mtime,
+                      const char **why)
 {
     uid_t me = geteuid();
-    int dfd = open_cache_dir(dir, me, why);
-    *dfd_out = dfd;
-    if (dfd < 0)
+    char path[PATH_MAX];
+    size_t dlen = strlen(dir);
+    struct stat st;
+    if (dlen + 1 + PCC_ENTRY_NAME_LEN > sizeof path) {
+        *why = "path is too long";
         return -1;
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    }
+    if (fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        *why = "cannot be opened";
+        return -1;
+    }
+    if ((*why = dir_refusal(&st, me)) != NULL)
+        return -1;
+    memcpy(path, dir, dlen);
+    path[dlen] = '/';
+    memcpy(path + dlen + 1, name, PCC_ENTRY_NAME_LEN); /* with its NUL */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *why = errno == ENOENT ? "no entry" : errno == ELOOP ? "entry is a symbolic link"
                                                              : "entry cannot be opened";
         return -1;
     }
-    struct stat st;
     if (fstat(fd, &st) < 0)
         *why = "entry cannot be examined";
     else if (!S_ISREG(st.st_mode))
@@ -363,7 +391,7 @@ static int read_entry(int fd, unsigned char *header, char *payload, size_t len)
 int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char *name,
                        char **out, size_t *out_len, const char **why)
 {
-    int dfd = -1, fd = -1, ok = 0, nomem = 0;
+    int fd = -1, ok = 0, nomem = 0;
     uint64_t size = 0;
     time_t mtime = 0;
     unsigned char header[PCC_CACHE_HEADER], digest[32];
@@ -375,7 +403,7 @@ int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char 
     /* open, read and checksum with the GIL released once: the payload goes
      * to raw memory (PyMem_RawMalloc needs no GIL) */
     Py_BEGIN_ALLOW_THREADS
-    fd = open_entry(dir, name, &dfd, &size, &mtime, why);
+    fd = open_entry(dir, name, &size, &mtime, why);
     if (fd >= 0) {
         /* the payload is what the file holds past the header; the header
          * must agree, which is checked once both are read */
@@ -421,8 +449,6 @@ done:
     PyMem_RawFree(payload);
     if (fd >= 0)
         close(fd);
-    if (dfd >= 0)
-        close(dfd);
     if (*out != NULL)
         return 1;
     return PyErr_Occurred() ? -1 : 0;

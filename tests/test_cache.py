@@ -373,6 +373,26 @@ def test_crc32c_both_paths_match_the_definition():
         _driver._crc32c("text")
 
 
+def test_crc32c_three_stripes_join_right():
+    """The instruction path runs three 4096-byte stripes side by side and
+    joins them (src/crc32c.c): at lengths around one and two 12 KB blocks
+    and at odd alignments it agrees with the table path (itself held to the
+    definition above), and a flipped byte in any stripe changes it."""
+    rng = random.Random(11)
+    blob = bytes(rng.randrange(256) for _ in range(2 * 12288 + 64))
+    view = memoryview(blob)
+    for start in (0, 1, 5):
+        for n in (12287, 12288, 12289, 12295, 12296, 2 * 12288 - 1, 2 * 12288, 2 * 12288 + 57):
+            part = view[start:start + n]
+            assert _driver._crc32c(part) == _driver._crc32c(part, False), (start, n)
+    base = _driver._crc32c(blob)
+    for at in (0, 4095, 4096, 8191, 8192, 12287, 12288, len(blob) - 1):
+        flipped = bytearray(blob)
+        flipped[at] ^= 0x40
+        assert _driver._crc32c(bytes(flipped)) != base, at
+    assert _driver._crc32c(blob[:30000]) == _crc32c_reference(blob[:30000])
+
+
 def test_entry_of_another_format_or_checksum_is_a_miss(cache):
     """The header says format 3 (CRC-32C checksums); an entry of format 1
     (SHA-256) or 2 (zlib's CRC-32), or a wrong CRC, is a miss, recompiled and

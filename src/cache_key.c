@@ -376,27 +376,38 @@ static PyObject *text(const char *p, uint64_t n)
     return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "surrogatepass");
 }
 
-/* The compile result a payload holds, as compiler.py's dict (image, log,
- * ptx, options, lowered) — or None when it is not one of ours for
- * target/arch (a miss), or NULL with an exception (Python failures only). */
-static PyObject *decode_payload(const char *payload, uint64_t len, const char *target,
-                                const char *arch)
+void pcc_result_parts_clear(pcc_result_parts *r)
+{
+    Py_CLEAR(r->image);
+    Py_CLEAR(r->log);
+    Py_CLEAR(r->ptx);
+    Py_CLEAR(r->options);
+    Py_CLEAR(r->lowered);
+}
+
+/* The compile result a payload holds, into *r (new references; options a
+ * tuple, lowered NULL when there are none, ptx None or, with lazy_ptx, its
+ * UTF-8 bytes, else str): 1, or 0 when it is not one of ours for
+ * target/arch (a miss), or -1 with an exception (Python failures only). */
+static int decode_parts(const char *payload, uint64_t len, const char *target, const char *arch,
+                        int lazy_ptx, pcc_result_parts *r)
 {
     const unsigned char *p = (const unsigned char *)payload;
+    *r = (pcc_result_parts){0};
     if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 1)
-        Py_RETURN_NONE;
+        return 0;
     uint32_t n = get_u32(p + 5);
     if (n < PAYLOAD_FIXED || n % 2 || n > (len - PAYLOAD_HEAD) / 8)
-        Py_RETURN_NONE;
+        return 0;
     uint64_t at = PAYLOAD_HEAD + 8ull * n, total = at;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t s = get_u64(p + PAYLOAD_HEAD + 8ull * i);
         if (s > len - total)
-            Py_RETURN_NONE;
+            return 0;
         total += s;
     }
     if (total != len)
-        Py_RETURN_NONE;
+        return 0;
     const char *f[PAYLOAD_FIXED];
     uint64_t fs[PAYLOAD_FIXED];
     for (uint32_t i = 0; i < PAYLOAD_FIXED; i++) {
@@ -406,49 +417,75 @@ static PyObject *decode_payload(const char *payload, uint64_t len, const char *t
     }
     if (fs[0] != strlen(target) || memcmp(f[0], target, fs[0]) != 0 || fs[1] != strlen(arch) ||
         memcmp(f[1], arch, fs[1]) != 0)
-        Py_RETURN_NONE;
-    PyObject *log = text(f[2], fs[2]);
-    PyObject *image = PyBytes_FromStringAndSize(f[3], (Py_ssize_t)fs[3]);
-    PyObject *ptx = p[4] ? text(f[4], fs[4]) : Py_NewRef(Py_None);
-    PyObject *opts = PyList_New(0), *lowered = PyDict_New(), *out = NULL;
-    if (!log || !image || !ptx || !opts || !lowered)
-        goto fail;
-    for (const char *o = f[5], *end = f[5] + fs[5]; fs[5] > 0;) {
+        return 0;
+    /* the options: NUL-separated */
+    Py_ssize_t nopts = 0;
+    for (const char *o = f[5], *end = f[5] + fs[5]; fs[5] > 0; nopts++) {
         const char *z = memchr(o, '\0', (size_t)(end - o));
-        PyObject *s = text(o, (uint64_t)((z ? z : end) - o));
-        if (s == NULL || PyList_Append(opts, s) < 0) {
-            Py_XDECREF(s);
-            goto fail;
-        }
-        Py_DECREF(s);
         if (z == NULL)
             break;
         o = z + 1;
     }
+    if (fs[5] > 0)
+        nopts++;
+    r->log = text(f[2], fs[2]);
+    r->image = PyBytes_FromStringAndSize(f[3], (Py_ssize_t)fs[3]);
+    r->ptx = !p[4] ? Py_NewRef(Py_None)
+             : lazy_ptx ? PyBytes_FromStringAndSize(f[4], (Py_ssize_t)fs[4])
+                        : text(f[4], fs[4]);
+    r->options = PyTuple_New(nopts);
+    if (!r->log || !r->image || !r->ptx || !r->options)
+        goto fail;
+    const char *o = f[5], *end = f[5] + fs[5];
+    for (Py_ssize_t i = 0; i < nopts; i++) {
+        const char *z = memchr(o, '\0', (size_t)(end - o));
+        PyObject *s = text(o, (uint64_t)((z ? z : end) - o));
+        if (s == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(r->options, i, s);
+        o = z ? z + 1 : end;
+    }
+    if (n > PAYLOAD_FIXED && (r->lowered = PyDict_New()) == NULL)
+        goto fail;
     for (uint32_t i = PAYLOAD_FIXED; i < n; i += 2) {
         uint64_t s0 = get_u64(p + PAYLOAD_HEAD + 8ull * i);
         uint64_t s1 = get_u64(p + PAYLOAD_HEAD + 8ull * (i + 1));
         PyObject *expr = text((const char *)p + at, s0);
         PyObject *name = expr ? text((const char *)p + at + s0, s1) : NULL;
-        int bad = name == NULL || PyDict_SetItem(lowered, expr, name) < 0;
+        int bad = name == NULL || PyDict_SetItem(r->lowered, expr, name) < 0;
         Py_XDECREF(expr);
         Py_XDECREF(name);
         if (bad)
             goto fail;
         at += s0 + s1;
     }
-    out = Py_BuildValue("{sOsOsOsOsO}", "image", image, "log", log, "ptx", ptx, "options", opts,
-                        "lowered", lowered);
+    return 1;
 fail:
-    if (out == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+    pcc_result_parts_clear(r);
+    if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
         PyErr_Clear(); /* not text we wrote: a miss */
-        out = Py_NewRef(Py_None);
+        return 0;
     }
-    Py_XDECREF(log);
-    Py_XDECREF(image);
-    Py_XDECREF(ptx);
+    return -1;
+}
+
+/* The same as compiler.py's dict (image, log, ptx, options, lowered), or
+ * None on a miss, or NULL with an exception. */
+static PyObject *decode_payload(const char *payload, uint64_t len, const char *target,
+                                const char *arch)
+{
+    pcc_result_parts r;
+    int got = decode_parts(payload, len, target, arch, 0, &r);
+    if (got <= 0)
+        return got < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *opts = PySequence_List(r.options), *lowered = r.lowered ? NULL : PyDict_New();
+    PyObject *out = NULL;
+    if (opts != NULL && (r.lowered != NULL || lowered != NULL))
+        out = Py_BuildValue("{sOsOsOsOsO}", "image", r.image, "log", r.log, "ptx", r.ptx,
+                            "options", opts, "lowered", r.lowered ? r.lowered : lowered);
     Py_XDECREF(opts);
     Py_XDECREF(lowered);
+    pcc_result_parts_clear(&r);
     return out;
 }
 
@@ -582,7 +619,7 @@ static PyObject *py_cache_disabled(PyObject *self, PyObject *unused)
 }
 
 int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path_out,
-                     PyObject **key_out, PyObject **result_out)
+                     PyObject **key_out, PyObject **result_out, pcc_result_parts *parts)
 {
     *path_out = *key_out = *result_out = NULL;
     if (cache_dir == Py_False || cache_disabled())
@@ -614,7 +651,12 @@ int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path
     int hit = pcc_cache_load_raw(PyBytes_AS_STRING(dir), key, name, &raw, &len, &why);
     if (hit < 0)
         goto done;
-    result = hit ? decode_payload(raw, len, target, arch) : Py_NewRef(Py_None);
+    if (hit && parts != NULL) {
+        int got = decode_parts(raw, len, target, arch, 1, parts);
+        result = got < 0 ? NULL : Py_NewRef(got ? Py_True : Py_None);
+    } else {
+        result = hit ? decode_payload(raw, len, target, arch) : Py_NewRef(Py_None);
+    }
     if (hit)
         PyMem_RawFree(raw);
 done:
@@ -640,7 +682,7 @@ static PyObject *py_cache_find(PyObject *self, PyObject *args)
     PyObject *cache_dir, *path, *key_hex, *result;
     pcc_key_args a;
     if (parse_key_args(args, "OOUOUUUOOpU|O:cache_find", &cache_dir, &a) == NULL ||
-        pcc_cache_lookup(cache_dir, &a, &path, &key_hex, &result) < 0)
+        pcc_cache_lookup(cache_dir, &a, &path, &key_hex, &result, NULL) < 0)
         return NULL;
     if (path == NULL)
         return Py_BuildValue("(OOO)", Py_None, Py_None, Py_None);

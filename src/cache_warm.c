@@ -9,7 +9,7 @@
  * compiler.py's general path does in several Python calls (guess the
  * target, build the key's fields, look up, load, set the attributes), with
  * the same key recipe (cache_key.c) and the same attributes (module.c's
- * module_from_result). Anything else is a miss here and compiler.py's
+ * module_from_parts). Anything else is a miss here and compiler.py's
  * general path takes over: another backend, no current context, a target
  * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
  * looks for), or an absent or damaged entry.
@@ -70,14 +70,16 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
     a->target = cubin;
     a->arch = arch_s;
     a->options = opts;
-    if (pcc_cache_lookup(cache_dir, a, &path, &key, &result) < 0)
+    pcc_result_parts parts = {0};
+    if (pcc_cache_lookup(cache_dir, a, &path, &key, &result, &parts) < 0)
         goto done;
     if (path == NULL || result == Py_None) {
         out = Py_NewRef(Py_None);
         goto done;
     }
     pcc_result_facts facts = {cubin, arch_s, key, Py_True};
-    out = pcc_module_from_result(result, a->source, Py_None, &facts);
+    out = pcc_module_from_parts(&parts, a->source, Py_None, &facts);
+    pcc_result_parts_clear(&parts);
 done:
     Py_XDECREF(opts);
     Py_XDECREF(arch_s);

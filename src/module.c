@@ -105,6 +105,7 @@ static int Module_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->lowered);
     Py_VISIT(self->signatures);
     Py_VISIT(self->dict);
+    Py_VISIT(self->ptx);
     return 0;
 }
 
@@ -115,6 +116,7 @@ static int Module_clear(PyObject *op)
     Py_CLEAR(self->lowered);
     Py_CLEAR(self->signatures);
     Py_CLEAR(self->dict);
+    Py_CLEAR(self->ptx);
     return 0;
 }
 
@@ -394,6 +396,42 @@ static int Module_set_signatures(PyObject *op, PyObject *value, void *closure)
     return 0;
 }
 
+/* module.ptx: NVRTC's PTX as str (None when there is none). A warm start
+ * leaves it as the verified UTF-8 bytes of the cache entry; the first read
+ * decodes them. */
+static PyObject *Module_get_ptx(PyObject *op, void *closure)
+{
+    (void)closure;
+    PccModule *self = (PccModule *)op;
+    if (self->ptx == NULL) {
+        PyErr_SetString(PyExc_AttributeError,
+                        "this module has no 'ptx': it was not compiled by pycudac");
+        return NULL;
+    }
+    if (PyBytes_Check(self->ptx)) {
+        PyObject *text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(self->ptx),
+                                              PyBytes_GET_SIZE(self->ptx), "surrogatepass");
+        if (text == NULL)
+            return NULL;
+        Py_SETREF(self->ptx, text);
+    }
+    return Py_NewRef(self->ptx);
+}
+
+static int Module_set_ptx(PyObject *op, PyObject *value, void *closure)
+{
+    (void)closure;
+    PccModule *self = (PccModule *)op;
+    if (value != NULL && value != Py_None && !PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "ptx must be str or None, not %.100s",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    Py_XINCREF(value);
+    Py_XSETREF(self->ptx, value);
+    return 0;
+}
+
 static PyObject *Module_get_handle(PyObject *op, void *closure)
 {
     (void)closure;
@@ -418,13 +456,16 @@ static PyMethodDef Module_methods[] = {
 
 static PyGetSetDef Module_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict,
-     "What compiler.py records about the module (ptx, log, source, arch...).", NULL},
+     "What compiler.py records about the module (log, source, arch...).", NULL},
     {"lowered", Module_get_lowered, Module_set_lowered,
      "dict: name expression -> lowered (mangled) name, or None.", NULL},
     {"signatures", Module_get_signatures, Module_set_signatures,
      "dict: kernel name -> parsed signature (pycudac._sigparse), or None. Parsed from "
      "the module's `source` attribute on first use unless set.", NULL},
     {"handle", Module_get_handle, NULL, "The CUmodule handle as an int.", NULL},
+    {"ptx", Module_get_ptx, Module_set_ptx,
+     "NVRTC's PTX (str), None when the compile made none; absent on a module pycudac did "
+     "not compile.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMemberDef Module_members[] = {
@@ -518,6 +559,54 @@ static PyObject *field(PyObject *result, int k)
     return PyDict_GetItemWithError(result, attr_str[k]);
 }
 
+PyObject *pcc_module_from_parts(const pcc_result_parts *parts, PyObject *source,
+                                PyObject *keep_dir, const pcc_result_facts *f)
+{
+    PyObject *image = parts->image, *lowered = parts->lowered, *ptx = parts->ptx;
+    if (image == NULL || !PyBytes_Check(image) || PyBytes_GET_SIZE(image) == 0 ||
+        parts->options == NULL || f->target == NULL ||
+        (lowered != NULL && !PyDict_Check(lowered)) ||
+        (ptx != NULL && ptx != Py_None && !PyUnicode_Check(ptx) && !PyBytes_Check(ptx))) {
+        PyErr_SetString(PyExc_ValueError, "module_from_result: result needs a non-empty bytes "
+                                          "image, options, a target, lowered as a dict and ptx "
+                                          "as str or None");
+        return NULL;
+    }
+    PyObject *opts = PyTuple_CheckExact(parts->options) ? Py_NewRef(parts->options)
+                                                         : PySequence_Tuple(parts->options);
+    if (opts == NULL)
+        return NULL;
+    PccModule *self = (PccModule *)module_load(image);
+    if (self == NULL) {
+        Py_DECREF(opts);
+        return NULL;
+    }
+    /* the result's own dict: compile and decode make a fresh one */
+    if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0)
+        self->lowered = Py_NewRef(lowered);
+    self->ptx = Py_NewRef(ptx ? ptx : Py_None);
+    PyObject *dict = PyObject_GenericGetDict((PyObject *)self, NULL);
+    int rc = dict == NULL ? -1 : 0;
+    int is_cubin = PyUnicode_Check(f->target) &&
+                   PyUnicode_CompareWithASCIIString(f->target, "cubin") == 0;
+    const struct {
+        int k;
+        PyObject *v;
+    } set[] = {{A_OPTIONS, opts},       {A_SOURCE, source},
+               {A_CUBIN, is_cubin ? image : Py_None},
+               {A_KEEP_DIR, keep_dir},  {A_LOG, parts->log},
+               {A_TARGET, f->target},   {A_ARCH, f->arch},
+               {A_CACHE_KEY, f->key},   {A_FROM_CACHE, f->from_cache}};
+    for (size_t i = 0; rc == 0 && i < sizeof set / sizeof set[0]; i++)
+        rc = PyDict_SetItem(dict, attr_str[set[i].k], set[i].v ? set[i].v : Py_None);
+    Py_DECREF(opts);
+    Py_XDECREF(dict);
+    if (rc == 0)
+        return (PyObject *)self;
+    Py_DECREF(self);
+    return NULL;
+}
+
 PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir,
                                  const pcc_result_facts *facts)
 {
@@ -526,52 +615,20 @@ PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *k
                      Py_TYPE(result)->tp_name);
         return NULL;
     }
-    PyObject *image = field(result, A_IMAGE), *lowered = field(result, A_LOWERED);
-    PyObject *options = field(result, A_OPTIONS);
+    pcc_result_parts parts = {field(result, A_IMAGE), field(result, A_LOG),
+                              field(result, A_PTX), field(result, A_OPTIONS),
+                              field(result, A_LOWERED)};
     pcc_result_facts f = {field(result, A_TARGET), field(result, A_ARCH), field(result, A_KEY),
                           field(result, A_FROM_CACHE)};
     if (facts != NULL)
         f = *facts;
     if (PyErr_Occurred())
         return NULL;
-    if (image == NULL || !PyBytes_Check(image) || PyBytes_GET_SIZE(image) == 0 ||
-        options == NULL || f.target == NULL || (lowered != NULL && !PyDict_Check(lowered))) {
-        PyErr_SetString(PyExc_ValueError, "module_from_result: result needs a non-empty bytes "
-                                          "image, options, a target and lowered as a dict");
+    if (parts.ptx != NULL && PyBytes_Check(parts.ptx)) {
+        PyErr_SetString(PyExc_ValueError, "module_from_result: ptx must be str or None");
         return NULL;
     }
-    PccModule *self = (PccModule *)module_load(image);
-    if (self == NULL)
-        return NULL;
-    /* the result's own dict: compile and decode make a fresh one */
-    if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0)
-        self->lowered = Py_NewRef(lowered);
-    PyObject *dict = PyObject_GenericGetDict((PyObject *)self, NULL);
-    if (dict == NULL)
-        goto fail;
-    int is_cubin = PyUnicode_Check(f.target) &&
-                   PyUnicode_CompareWithASCIIString(f.target, "cubin") == 0;
-    PyObject *opts = PySequence_Tuple(options);
-    PyObject *log = field(result, A_LOG), *ptx = field(result, A_PTX);
-    const struct {
-        int k;
-        PyObject *v;
-    } set[] = {{A_OPTIONS, opts},       {A_SOURCE, source},
-               {A_CUBIN, is_cubin ? image : Py_None},
-               {A_KEEP_DIR, keep_dir},  {A_LOG, log},
-               {A_PTX, ptx},            {A_TARGET, f.target},
-               {A_ARCH, f.arch},        {A_CACHE_KEY, f.key},
-               {A_FROM_CACHE, f.from_cache}};
-    int rc = opts == NULL ? -1 : 0;
-    for (size_t i = 0; rc == 0 && i < sizeof set / sizeof set[0]; i++)
-        rc = PyDict_SetItem(dict, attr_str[set[i].k], set[i].v ? set[i].v : Py_None);
-    Py_XDECREF(opts);
-    Py_DECREF(dict);
-    if (rc == 0)
-        return (PyObject *)self;
-fail:
-    Py_DECREF(self);
-    return NULL;
+    return pcc_module_from_parts(&parts, source, keep_dir, &f);
 }
 
 static PyObject *py_module_from_result(PyObject *self, PyObject *args)

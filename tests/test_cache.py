@@ -882,6 +882,8 @@ def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
     assert warm["cubin"] and warm["target"] == "cubin" and warm["arch"] == "sm_90"
     assert warm["cache_key"] == cold["cache_key"] and warm["options"] == cold["options"]
     assert warm["lowered"] == cold["lowered"] and "t<int>" in warm["lowered"]
+    # the warm start keeps the PTX as bytes until it is read: the same text
+    assert warm["ptx"] == cold["ptx"] and ".entry" in warm["ptx"]
     assert warm["context_keys"] == 4
     assert cold["plain"] == [False, True] and warm["plain"] == [True, True]
     name = cold["cache_key"] + ".pcc"  # the templated source's entry (plain_src has one too)

@@ -565,6 +565,26 @@ def test_module_from_buffer_and_file(ctx, cache, tmp_path):
         compiler.module_from_file(str(tmp_path / "missing.bin"))
 
 
+def test_module_ptx_attribute(ctx, cache):
+    """`ptx` is the compile's PTX text or None; a module pycudac did not
+    compile has none; it takes str or None only."""
+    mod = SourceModule(DOUBLE)
+    assert mod.ptx is None or ".entry" in mod.ptx
+    bare = compiler.module_from_buffer(mod.image)
+    assert not hasattr(bare, "ptx")
+    with pytest.raises(AttributeError, match="ptx"):
+        bare.ptx
+    bare.ptx = "// text"
+    assert bare.ptx == "// text"
+    with pytest.raises(TypeError, match="ptx must be str or None"):
+        bare.ptx = b"bytes"
+    del bare.ptx
+    assert not hasattr(bare, "ptx")
+    with pytest.raises(ValueError, match="ptx"):
+        _driver.module_from_result({"image": mod.image, "options": [], "target": "x",
+                                    "ptx": b"raw"}, DOUBLE)
+
+
 def test_keep_writes_outputs(ctx, cache, capsys):
     mod = SourceModule(f"// {uuid.uuid4().hex}\n" + DOUBLE, keep=True)
     assert os.path.exists(os.path.join(mod.keep_dir, "kernel.cu"))

@@ -9,6 +9,7 @@
 
 #include "crc32c.h"
 #include "errors.h"
+#include "module.h"
 
 #define PCC_KEY_HEX 64
 #define PCC_CACHE_SUFFIX ".pcc"
@@ -76,17 +77,23 @@ typedef struct {
     int no_extern_c;
 } pcc_key_args;
 
-/* The whole lookup: the cache directory of cache_dir (new reference in
- * *path, NULL when the cache is off: cache_dir False or
- * PYCUDAC_DISABLE_CACHE, and then the rest are NULL too), the key's hex
- * digest, and the decoded entry (a dict) or None on a miss. 0, or -1 with
- * an exception and nothing set. */
 /* compiler.cache_path(cache_dir): the cache directory as an absolute str
  * (a TypeError naming cache_dir for a wrong type). New reference. */
 PyObject *pcc_cache_path(PyObject *cache_dir);
 
+/* The whole lookup: the cache directory of cache_dir (new reference in
+ * *path, NULL when the cache is off: cache_dir False or
+ * PYCUDAC_DISABLE_CACHE, and then the rest are NULL too), the key's hex
+ * digest, and the decoded entry or None on a miss. The entry: with `parts`
+ * NULL, *result is compiler.py's dict; else *result is True and *parts
+ * holds the fields (new references, the PTX left as its UTF-8 bytes; the
+ * caller releases them with pcc_result_parts_clear). 0, or -1 with an
+ * exception and nothing set. */
 int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path,
-                     PyObject **key_hex, PyObject **result);
+                     PyObject **key_hex, PyObject **result, pcc_result_parts *parts);
+
+/* Releases what pcc_cache_lookup put in *parts. */
+void pcc_result_parts_clear(pcc_result_parts *parts);
 
 int pcc_cache_init(PyObject *module);
 int pcc_cache_key_init(PyObject *module);

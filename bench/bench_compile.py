@@ -46,6 +46,24 @@ for name in ("cache_hit", "from_cache", "cached"):
 print("RESULT " + json.dumps({"us": (t1 - t0) * 1e6, "hit": hit}))
 """
 
+# The driver's part of a warm hit in a pycudac process: the same CUBIN
+# (read from a file before the clock starts) through module_from_buffer,
+# as the first load of a fresh process. Warm hit minus this is pycudac's
+# own work; this against the floor is the process around the load.
+CHILD_LOAD = r"""
+import json, sys, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac import compiler
+image = open(sys.argv[1], "rb").read()
+drv.Context.synchronize()
+t0 = time.perf_counter()
+mod = compiler.module_from_buffer(image)
+t1 = time.perf_counter()
+mod.get_function(sys.argv[2])
+print("RESULT " + json.dumps({"us": (t1 - t0) * 1e6}))
+"""
+
 CHILD_CUPY = r"""
 import json, sys, time
 import cupy as cp
@@ -60,9 +78,11 @@ print("RESULT " + json.dumps({"us": (t1 - t0) * 1e6}))
 """
 
 
-def run_child(code, env, timeout=120):
+def run_child(code, env, path=SRC_PATH, timeout=120):
+    """The child's RESULT, given `path` (the source, or CHILD_LOAD's image)
+    and the kernel's name as its arguments."""
     # cwd is not the tree: PYTHONPATH (which child_env ends with ROOT) decides
-    p = subprocess.run([sys.executable, "-c", code, SRC_PATH, FUNC], env=env,
+    p = subprocess.run([sys.executable, "-c", code, path, FUNC], env=env,
                        cwd=tempfile.gettempdir(),
                        capture_output=True, text=True, timeout=timeout)
     for line in p.stdout.splitlines():
@@ -190,13 +210,16 @@ def bench_pycudac(rec, quick, tmp):
         wcache = os.path.join(tmp, "pycudac-warm")
         env = child_env(PYCUDAC_CACHE_DIR=wcache)
         first = run_child(CHILD_PYCUDAC, env)  # fills the cache
-        mine, floor, again, hits = [], [], [], []
+        mine, floor, again, hits, load = [], [], [], [], []
+        image = os.path.join(tmp, "warm.cubin")
+        with open(image, "wb") as f:
+            f.write(SourceModule(src).image)
 
         def pycudac_child():
             r = run_child(CHILD_PYCUDAC, env)
             mine.append(r["us"])
             hits.append(r.get("hit"))
-        children = [pycudac_child]
+        children = [pycudac_child, lambda: load.append(run_child(CHILD_LOAD, env, image)["us"])]
         if os.path.exists(os.path.join(ROOT, "bench", "out", "floor")):
             children += [lambda: floor.append(floor_first_load_us()),
                          lambda: again.append(floor_first_load_us())]
@@ -214,6 +237,8 @@ def bench_pycudac(rec, quick, tmp):
         rec.value("pycudac", "warm_fresh_process_us", median(mine), "us", mine,
                   first_process_us=first["us"], hits=hits, children_us=raw(mine),
                   **to_floor(mine))
+        rec.value("pycudac", "load_fresh_process_us", median(load), "us", load,
+                  children_us=raw(load), **to_floor(load))
         if floor:
             rec.value("floor", "module_first_load_us", median(floor), "us", floor,
                       children_us=raw(floor))

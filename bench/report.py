@@ -104,6 +104,8 @@ def rows():
          ("floor", "module_first_load_us"), "le", 1.5, "<= 1.5x first cuModuleLoadData"),
         ("  cupy RawModule warm, fresh µs", ("cupy", "warm_fresh_process_us"),
          ("floor", "module_first_load_us"), "info", None, "peer"),
+        ("  load alone, pycudac process µs", ("pycudac", "load_fresh_process_us"),
+         ("floor", "module_first_load_us"), "info", None, "the driver's part"),
         ("  floor's first load vs itself µs", ("floor", "module_first_load_again_us"),
          ("floor", "module_first_load_us"), "info", None, "the noise (paired)"),
         ("  first cuModuleLoadData vs repeated µs", ("floor", "module_first_load_us"),

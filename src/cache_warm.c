@@ -44,18 +44,18 @@ static int device_arch(PyObject *context, char *arch, size_t len)
 
 /* The warm start itself (a->source, exprs, no_extern_c and format set;
  * `options` a list): Module, None, or NULL with an exception. */
+/* Strings a warm start uses, made at import: in a fresh process the first
+ * interning of each costs a lookup in a cold table. */
+static PyObject *s_nvrtc, *s_cubin, *s_hits, *s_memo_hits, *empty_tuple;
+
 static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *options,
                               PyObject *context)
 {
-    static PyObject *nvrtc, *cubin; /* interned field values */
     if (pcc_ready() < 0)
         return NULL;
     char arch[32], arch_opt[64];
     if (pcc_backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
         Py_RETURN_NONE;
-    if (nvrtc == NULL && ((nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
-                          (cubin = PyUnicode_InternFromString("cubin")) == NULL))
-        return NULL;
     pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
     pcc_fb_str(&opt, "--gpu-architecture=");
     pcc_fb_str(&opt, arch); /* fits: arch is at most 31 bytes */
@@ -65,9 +65,9 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
     PyObject *path = NULL, *key = NULL, *result = NULL, *out = NULL;
     if (opts == NULL || arch_s == NULL || arch_o == NULL || PyList_Append(opts, arch_o) < 0)
         goto done;
-    a->kind = a->backend = nvrtc;
+    a->kind = a->backend = s_nvrtc;
     a->identity = Py_None;
-    a->target = cubin;
+    a->target = s_cubin;
     a->arch = arch_s;
     a->options = opts;
     pcc_result_parts parts = {0};
@@ -77,7 +77,7 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
         out = Py_NewRef(Py_None);
         goto done;
     }
-    pcc_result_facts facts = {cubin, arch_s, key, Py_True};
+    pcc_result_facts facts = {s_cubin, arch_s, key, Py_True};
     out = pcc_module_from_parts(&parts, a->source, Py_None, &facts);
     pcc_result_parts_clear(&parts);
 done:
@@ -107,14 +107,14 @@ static PyObject *py_cache_module(PyObject *self, PyObject *args)
 }
 
 /* stats[name] += 1 (compiler._stats). 0 or -1. */
-static int count(PyObject *stats, const char *name)
+static int count(PyObject *stats, PyObject *name)
 {
-    PyObject *v = PyDict_GetItemString(stats, name); /* borrowed */
+    PyObject *v = PyDict_GetItemWithError(stats, name); /* borrowed */
     long n = v ? PyLong_AsLong(v) : 0;
     if (n == -1 && PyErr_Occurred())
         return -1;
     PyObject *next = PyLong_FromLong(n + 1);
-    int rc = next == NULL ? -1 : PyDict_SetItemString(stats, name, next);
+    int rc = next == NULL ? -1 : PyDict_SetItem(stats, name, next);
     Py_XDECREF(next);
     return rc;
 }
@@ -129,7 +129,6 @@ static int count(PyObject *stats, const char *name)
 static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
 {
     (void)self;
-    static PyObject *empty_tuple;
     PyObject *cache_dir, *memo, *stats, *context, *key = NULL, *out = NULL;
     pcc_key_args a = {0};
     if (!PyArg_ParseTuple(args, "OpOO!O!O:warm_source_module", &a.source, &a.no_extern_c,
@@ -137,8 +136,6 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
         return NULL;
     if (!PyUnicode_Check(a.source))
         Py_RETURN_NONE;
-    if (empty_tuple == NULL && (empty_tuple = PyTuple_New(0)) == NULL)
-        return NULL;
     if ((context = pcc_context_get_current()) == NULL)
         return NULL;
     /* compiler.py's key for these arguments: (source, options, name
@@ -156,7 +153,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
             goto done;
         }
         Py_XDECREF(path);
-        if (count(stats, "memo_hits") == 0)
+        if (count(stats, s_memo_hits) == 0)
             out = hit;
         else
             Py_DECREF(hit);
@@ -169,7 +166,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
     out = options ? cache_module(cache_dir, &a, options, context) : NULL;
     Py_XDECREF(options);
     if (out != NULL && out != Py_None &&
-        (count(stats, "hits") < 0 || PyDict_SetItem(memo, key, out) < 0))
+        (count(stats, s_hits) < 0 || PyDict_SetItem(memo, key, out) < 0))
         Py_CLEAR(out);
 done:
     Py_XDECREF(key);
@@ -192,5 +189,11 @@ static PyMethodDef cache_warm_methods[] = {
 
 int pcc_cache_warm_init(PyObject *module)
 {
+    if ((s_nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
+        (s_cubin = PyUnicode_InternFromString("cubin")) == NULL ||
+        (s_hits = PyUnicode_InternFromString("hits")) == NULL ||
+        (s_memo_hits = PyUnicode_InternFromString("memo_hits")) == NULL ||
+        (empty_tuple = PyTuple_New(0)) == NULL)
+        return -1;
     return PyModule_AddFunctions(module, cache_warm_methods);
 }

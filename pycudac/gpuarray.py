@@ -120,6 +120,8 @@ class GPUArray:
         self.strides = strides
         self.size = size
         self.gpudata = gpudata
+        if type(gpudata) is tools.PooledDeviceAllocation:
+            gpudata.in_array = True  # its free() waits for this array (tools.py)
         self.ptr = int(gpudata) if gpudata is not None else 0
         self.base = base
         self.allocator = allocator

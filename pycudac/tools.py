@@ -393,11 +393,20 @@ class PooledDeviceAllocation(int):
         # pycudac refuses it as a pointer (a plain attribute: pointer
         # conversion reads it on every launch that passes the block)
         self.freed = False
+        # True once a GPUArray holds it (GPUArray sets it): such an array
+        # keeps using the address, so free() cannot hand it to anyone else
+        self.in_array = False
         return self
 
     def free(self):
-        alloc, self.alloc = self.alloc, None
+        """Return the block to the pool now. If a GPUArray holds it, the
+        return waits for the last reference to go, so that the array never
+        shares its memory with the next block (in PyCUDA that is undefined
+        behaviour); the block itself is refused as a pointer either way."""
         self.freed = True
+        if self.in_array:
+            return  # __del__ returns it
+        alloc, self.alloc = self.alloc, None
         if alloc is not None:
             self.pool._release(self.size, alloc)
 

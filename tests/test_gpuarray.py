@@ -367,6 +367,35 @@ def test_device_memory_pool_reuses_blocks():
     assert tools.bin_size(1) == 256 and tools.bin_size(1000) >= 1000
 
 
+def test_freeing_a_block_an_array_holds_waits_for_the_array(ga):
+    """`a.gpudata.free()` while `a` lives: the block goes back to the pool
+    only when the array is gone, so the next allocation never shares a's
+    memory (it did: a.get() read b's data and a.fill wrote into b)."""
+    from pycudac import driver, tools
+    pool = tools.DeviceMemoryPool()
+    a = ga.to_gpu(np.arange(8, dtype=np.float32), allocator=pool.allocate)
+    block = a.gpudata
+    block.free()
+    assert block.freed and pool.active_blocks == 1 and pool.held_blocks == 0
+    with pytest.raises(ValueError, match="pooled allocation .* freed"):
+        driver.memcpy_htod(block, np.zeros(8, np.float32))
+    b = ga.to_gpu(np.full(8, 7, np.float32), allocator=pool.allocate)
+    assert b.ptr != a.ptr
+    a.fill(1)
+    assert np.array_equal(b.get(), np.full(8, 7, np.float32))
+    assert np.array_equal((a[2:] * 2).get(), np.full(6, 2, np.float32))
+    addr = a.ptr
+    del a, block
+    gc.collect()
+    assert pool.active_blocks == 1 and pool.held_blocks == 1
+    c = pool.allocate(32)  # the same bin: a's block, returned at last
+    assert int(c) == addr
+    # a block no array holds still goes back at once
+    d = pool.allocate(32)
+    d.free()
+    assert pool.held_blocks == 1 and pool.active_blocks == 2
+
+
 def test_pagelocked_pool():
     from pycudac import tools
     pool = tools.PageLockedMemoryPool()

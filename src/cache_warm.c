@@ -21,20 +21,22 @@
 #include "pycudac/fixbuf.h"
 
 /* The current context's device as "sm_XY" into arch. `context` is the
- * caller's Context object for the current context (its device is known
- * without asking the driver), or None. 0, or -1 (no context or the driver
- * refused: no exception). */
+ * caller's Context object for the current context (its device's compute
+ * capability was asked when it was wrapped), or None. 0, or -1 (no context
+ * or the driver refused: no exception). */
 static int device_arch(PyObject *context, char *arch, size_t len)
 {
     CUdevice dev;
     int major = 0, minor = 0;
-    if (pcc_st.Context != NULL && Py_IS_TYPE(context, pcc_st.Context) &&
-        !((PccContext *)context)->released)
-        dev = ((PccContext *)context)->dev;
-    else if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+    PccContext *c = (PccContext *)context;
+    if (pcc_st.Context != NULL && Py_IS_TYPE(context, pcc_st.Context) && !c->released &&
+        c->cc_major > 0) {
+        major = c->cc_major;
+        minor = c->cc_minor;
+    } else if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+               pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS) {
         return -1;
-    if (pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS)
-        return -1;
+    }
     pcc_fb b = pcc_fb_at(arch, len);
     pcc_fb_str(&b, "sm_");
     pcc_fb_i64(&b, major);
@@ -42,11 +44,12 @@ static int device_arch(PyObject *context, char *arch, size_t len)
     return pcc_fb_ok(&b) ? 0 : -1;
 }
 
-/* The warm start itself (a->source, exprs, no_extern_c and format set;
- * `options` a list): Module, None, or NULL with an exception. */
 /* Strings a warm start uses, made at import: in a fresh process the first
  * interning of each costs a lookup in a cold table. */
 static PyObject *s_nvrtc, *s_cubin, *s_hits, *s_memo_hits, *empty_tuple;
+
+/* The warm start itself (a->source, exprs, no_extern_c and format set;
+ * `options` a list): Module, None, or NULL with an exception. */
 
 static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *options,
                               PyObject *context)
@@ -126,13 +129,29 @@ static int count(PyObject *stats, PyObject *name)
  * the disk cache as cache_module; a module found on disk goes into the memo.
  * None: the general path decides (another backend, not cached, not a str
  * source). `stats` is compiler._stats. */
-static PyObject *py_warm_source_module(PyObject *self, PyObject *args)
+static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     PyObject *cache_dir, *memo, *stats, *context, *key = NULL, *out = NULL;
     pcc_key_args a = {0};
-    if (!PyArg_ParseTuple(args, "OpOO!O!O:warm_source_module", &a.source, &a.no_extern_c,
-                          &cache_dir, &PyDict_Type, &memo, &PyDict_Type, &stats, &a.format))
+    /* (fast-call, parsed by hand: a format string's first parse is a cold
+     * cost of every warm start) */
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module() takes exactly 6 arguments (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    a.source = args[0];
+    cache_dir = args[2];
+    memo = args[3];
+    stats = args[4];
+    a.format = args[5];
+    if (!PyDict_Check(memo) || !PyDict_Check(stats)) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo and stats must be dict, not "
+                     "%.100s and %.100s", Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
+        return NULL;
+    }
+    if ((a.no_extern_c = PyObject_IsTrue(args[1])) < 0)
         return NULL;
     if (!PyUnicode_Check(a.source))
         Py_RETURN_NONE;
@@ -175,7 +194,7 @@ done:
 }
 
 static PyMethodDef cache_warm_methods[] = {
-    {"warm_source_module", py_warm_source_module, METH_VARARGS,
+    {"warm_source_module", (PyCFunction)(void (*)(void))py_warm_source_module, METH_FASTCALL,
      "warm_source_module(source, no_extern_c, cache_dir, memo, stats, format) -> Module or "
      "None\n\nSourceModule(source) with at most no_extern_c and cache_dir: the memo, then "
      "the disk cache (cache_module), in one call; None when the general path must decide."},

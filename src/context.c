@@ -92,6 +92,10 @@ PyObject *pcc_context_wrap(CUcontext ctx, CUdevice dev, int kind)
         goto fail;
     obj->ctx = ctx;
     obj->dev = dev;
+    /* a device constant that a warm start needs (its cache key): asked here,
+     * beside the context's creation, rather than cold on the first load */
+    if (pcc_device_cc(dev, &obj->cc_major, &obj->cc_minor) != CUDA_SUCCESS)
+        obj->cc_major = obj->cc_minor = 0;
     obj->kind = kind;
     obj->released = 0;
     obj->weakreflist = NULL;

@@ -22,6 +22,7 @@ typedef struct {
     PyObject_HEAD
     CUcontext ctx;
     CUdevice dev;
+    int cc_major, cc_minor; /* dev's compute capability, asked once at wrap; 0 unknown */
     int kind;
     int released; /* detach()ed or destroyed already */
     PyObject *weakreflist;

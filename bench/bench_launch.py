@@ -89,13 +89,13 @@ def load_callloop():
 CALL_LAUNCH_LOOP = None  # set by load_callloop
 
 
-def add_noop_then_launch(runner, f, s, ptr):
+def add_noop_then_launch(runner, f, s, args, metric):
     """Diagnostic: a C loop that calls a do-nothing C callable with f's
-    arguments and then cuLaunchKernel on f's kernel itself (no pycudac code
-    between launches). Against the floor: what any Python-callable launch
-    API pays the driver for the call that runs between launches; against
-    launch_empty_cloop_us: what pycudac's own work adds to that."""
-    metric = "launch_empty_noop_then_launch_us"
+    arguments `args` (and block=, grid=, stream=) and then cuLaunchKernel on
+    f's kernel itself (no pycudac code between launches). Against the floor:
+    what any Python-callable launch API pays the driver for the call that
+    runs between launches; against the *_cloop_us row: what pycudac's own
+    work adds to that."""
     try:
         sys.path.insert(0, os.path.join(HERE, "out"))
         import launch_overhead
@@ -106,8 +106,8 @@ def add_noop_then_launch(runner, f, s, ptr):
     except Exception as exc:
         runner.rec.na("pycudac", metric, f"{type(exc).__name__}: {exc}")
         return
-    noop, stack = Noop(), (ptr, 1000, (1, 1, 1), (1, 1), s)
-    argsize = len(f.pack(ptr, 1000))
+    noop, stack = Noop(), tuple(args) + ((1, 1, 1), (1, 1), s)
+    argsize = len(f.pack(*args))
 
     def loop(n):
         t0 = now()
@@ -300,7 +300,7 @@ def setup_pycudac(runner):
         runner.add("pycudac", metric, cloop)
     add_cloop("launch_empty_cloop_us", f, (ptr, 1000))
     if call_loop is not None:
-        add_noop_then_launch(runner, f, s, ptr)
+        add_noop_then_launch(runner, f, s, (ptr, 1000), "launch_empty_noop_then_launch_us")
 
     def prepared(n):
         pac, p, s_ = f.prepared_async_call, ptr, s
@@ -339,7 +339,10 @@ def setup_pycudac(runner):
             s_.synchronize()
             return (now() - t0) * 1e6 / n
         runner.add("pycudac", "launch16_call_us", call16)
-        add_cloop("launch16_cloop_us", f16, (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8))
+        args16 = (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8)
+        add_cloop("launch16_cloop_us", f16, args16)
+        if call_loop is not None:
+            add_noop_then_launch(runner, f16, s, args16, "launch16_noop_then_launch_us")
         runner.rec.info("pycudac", "launch16_float4_arg", spelling=how)
     try:
         layout = getattr(f16, "param_layout", None)

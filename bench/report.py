@@ -76,6 +76,8 @@ def rows():
          ("floor_best_launch16",), "le", 1.10, "<= 1.10x C floor"),
         ("  16 params from a C loop µs", ("pycudac", "launch16_cloop_us"),
          ("floor_best_launch16",), "info", None, "diagnostic"),
+        ("  noop call + C launch, 16 params µs", ("pycudac", "launch16_noop_then_launch_us"),
+         ("floor_best_launch16",), "info", None, "diagnostic"),
         ("  C floor vs itself µs", ("floor-inproc", "launch_empty_extra_again_us"),
          ("floor_best_launch_empty",), "info", None, "the noise (paired)"),
         ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),

@@ -14,7 +14,8 @@
  *   works relative to it.
  * - A read (the warm start, which pays for every syscall) checks the
  *   directory with one lstat and opens the entry by its full path with
- *   O_NOFOLLOW|O_NONBLOCK. The file's own checks are what keep others out
+ *   O_NOFOLLOW|O_NONBLOCK (through the directory's descriptor, as a write
+ *   does, when the joined path would not fit in PATH_MAX). The file's own checks are what keep others out
  *   even if the directory were swapped between the two calls: regular,
  *   ours (no other user can make a file ours), not writable by others,
  *   size = header + payload; then every header field (the key among them)
@@ -295,36 +296,53 @@ static void entry_checksum(const void *p, size_t n, unsigned char out[32])
 
 /* ---- load ------------------------------------------------------------------------ */
 
-/* Phase 1 of a load, without the GIL: check the directory (one lstat) and
- * open the entry by its full path (the file's own checks below are what
- * hold if the directory changed in between: see the top of this file).
- * Returns the file fd, or -1 with *why set. */
+/* Opens entry `name` of directory `dir` for reading: with one lstat of the
+ * directory and an open of the entry's full path (the file's own checks in
+ * open_entry are what hold if the directory changed in between: see the
+ * top of this file), or, for a path too long to join, through the
+ * directory's descriptor as a write does. The fd, or -1 with *why set. */
+static int open_in_dir(const char *dir, const char *name, uid_t me, const char **why)
+{
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, fd;
+    char path[PATH_MAX];
+    size_t dlen = strlen(dir);
+    if (dlen + 1 + PCC_ENTRY_NAME_LEN <= sizeof path) {
+        struct stat st;
+        if (fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            *why = "cannot be opened";
+            return -1;
+        }
+        if ((*why = dir_refusal(&st, me)) != NULL)
+            return -1;
+        memcpy(path, dir, dlen);
+        path[dlen] = '/';
+        memcpy(path + dlen + 1, name, PCC_ENTRY_NAME_LEN); /* with its NUL */
+        fd = open(path, flags);
+    } else {
+        int dfd = open_cache_dir(dir, me, why);
+        if (dfd < 0)
+            return -1;
+        fd = openat(dfd, name, flags);
+        int saved = errno;
+        close(dfd);
+        errno = saved;
+    }
+    if (fd < 0)
+        *why = errno == ENOENT ? "no entry" : errno == ELOOP ? "entry is a symbolic link"
+                                                             : "entry cannot be opened";
+    return fd;
+}
+
+/* Phase 1 of a load, without the GIL: open and check the entry. Returns the
+ * file fd, or -1 with *why set. */
 static int open_entry(const char *dir, const char *name, uint64_t *size, time_t *mtime,
                       const char **why)
 {
     uid_t me = geteuid();
-    char path[PATH_MAX];
-    size_t dlen = strlen(dir);
     struct stat st;
-    if (dlen + 1 + PCC_ENTRY_NAME_LEN > sizeof path) {
-        *why = "path is too long";
+    int fd = open_in_dir(dir, name, me, why);
+    if (fd < 0)
         return -1;
-    }
-    if (fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        *why = "cannot be opened";
-        return -1;
-    }
-    if ((*why = dir_refusal(&st, me)) != NULL)
-        return -1;
-    memcpy(path, dir, dlen);
-    path[dlen] = '/';
-    memcpy(path + dlen + 1, name, PCC_ENTRY_NAME_LEN); /* with its NUL */
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        *why = errno == ENOENT ? "no entry" : errno == ELOOP ? "entry is a symbolic link"
-                                                             : "entry cannot be opened";
-        return -1;
-    }
     if (fstat(fd, &st) < 0)
         *why = "entry cannot be examined";
     else if (!S_ISREG(st.st_mode))

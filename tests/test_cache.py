@@ -285,6 +285,27 @@ def test_store_load_roundtrip_and_modes(cache):
     assert _driver.cache_verify(str(cache), "cd" * 32) == "no entry"
 
 
+def test_an_entry_in_a_directory_with_a_long_path_loads(tmp_path):
+    """A directory whose path fits but not with "/<entry name>" after it: the
+    read goes through the directory's descriptor (as the write does) instead
+    of missing every time."""
+    limit = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
+    d = str(tmp_path)
+    while len(d) < limit - 60:
+        d = os.path.join(d, "d" * min(200, limit - 60 - len(d) - 1))
+    if len(d) >= limit - 1:
+        pytest.skip("cannot build a path of the right length here")
+    os.makedirs(d, mode=0o700)
+    key = "ef" * 32
+    assert len(d) + 1 + len(key) + 4 >= limit
+    assert _driver.cache_store(d, key, b"far away") == 0
+    assert _driver.cache_load(d, key) == b"far away"
+    assert _driver.cache_verify(d, key) == "ok"
+    os.chmod(d, 0o777)
+    assert "writable" in _driver.cache_verify(d, key)
+    os.chmod(d, 0o700)
+
+
 def test_bad_keys_are_value_errors(cache):
     _driver.cache_check_dir(str(cache))
     for bad in ("", "ab", "zz" * 32, "ab" * 33):

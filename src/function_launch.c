@@ -344,6 +344,38 @@ static int kw_match(PyObject *key, PyObject *interned)
     return key == interned || PyUnicode_Compare(key, interned) == 0;
 }
 
+/* The launch keywords, in the order of their slots below. */
+#define N_LAUNCH_KW 6
+
+/* Which launch keyword each of `kwnames` is, into map (the tuple holds no
+ * duplicates, so at most N_LAUNCH_KW of them can match). 0, or -1 with a
+ * TypeError naming the first unexpected one. */
+static int kw_slots(PccFunction *f, PyObject *kwnames, signed char map[N_LAUNCH_KW])
+{
+    PyObject *const names[N_LAUNCH_KW] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
+                                          s_texrefs};
+    memset(map, -1, N_LAUNCH_KW);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int which = kw_index(key, names, N_LAUNCH_KW);
+        if (which < 0 || k >= N_LAUNCH_KW) {
+            PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
+                         "'%U' (expected block, grid, shared, stream, time_kernel)",
+                         f->name, key);
+            return -1;
+        }
+        map[k] = (signed char)which;
+    }
+    return 0;
+}
+
+/* The keyword names of the last call whose keywords all matched, and their
+ * slots: a launch loop passes the same constant tuple on every call, so
+ * one identity test replaces the search. Held strongly, so that no other
+ * tuple can take its address. */
+static PyObject *kw_cached;
+static signed char kw_cached_map[N_LAUNCH_KW];
+
 PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames)
 {
@@ -352,25 +384,40 @@ PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t 
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
     if (kwnames) {
         Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
-        PyObject *const names[] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
-                                   s_texrefs};
+        /* a copy: a time_kernel's __bool__ may launch with other keywords */
+        signed char slot[N_LAUNCH_KW];
+        if (kwnames == kw_cached) {
+            memcpy(slot, kw_cached_map, sizeof slot);
+        } else {
+            if (kw_slots(f, kwnames, slot) < 0)
+                return NULL;
+            memcpy(kw_cached_map, slot, sizeof slot);
+            Py_INCREF(kwnames);
+            Py_XSETREF(kw_cached, kwnames);
+        }
         for (Py_ssize_t k = 0; k < nk; k++) {
-            PyObject *key = PyTuple_GET_ITEM(kwnames, k), *v = args[nargs + k];
-            int which = kw_index(key, names, 6);
-            if (which == 0)
+            PyObject *v = args[nargs + k];
+            switch (slot[k]) {
+            case 0:
                 o.block = v;
-            else if (which == 1)
+                break;
+            case 1:
                 o.grid = v;
-            else if (which == 2)
+                break;
+            case 2:
                 o.stream = v;
-            else if (which == 3)
+                break;
+            case 3:
                 o.shared = v;
-            else if (which == 4) {
+                break;
+            case 4: {
                 int t = PyObject_IsTrue(v);
                 if (t < 0)
                     return NULL;
                 o.time_kernel = t;
-            } else if (which == 5) {
+                break;
+            }
+            default: {
                 int t = PyObject_IsTrue(v);
                 if (t < 0)
                     return NULL;
@@ -379,11 +426,7 @@ PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t 
                                  "supported (texrefs must be empty)", f->name);
                     return NULL;
                 }
-            } else {
-                PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
-                             "'%U' (expected block, grid, shared, stream, time_kernel)",
-                             f->name, key);
-                return NULL;
+            }
             }
         }
     }

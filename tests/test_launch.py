@@ -510,6 +510,42 @@ def test_python_objects_never_reach_the_device(emod):
             g(drv.mem_alloc(112), *good, bad, (1, 2, 3, 4), 1e-3, block=(1, 1, 1))
 
 
+def test_launch_keywords_in_any_order_and_reentrant(emod):
+    """Launch keywords are matched once per keyword tuple (a call site's
+    constant) and remembered: other orders and sets still land right, an
+    unexpected keyword is still refused, and a time_kernel whose __bool__
+    launches with other keywords does not disturb the call it belongs to."""
+    f = emod.get_function("scale")
+    y = drv.mem_alloc(4 * 16)
+    x = np.arange(16, dtype=np.float32)
+
+    def run(n, **kw):
+        drv.memcpy_htod(y, x)
+        f(y, y, 2.0, n, **kw)
+        out = np.empty_like(x)
+        drv.memcpy_dtoh(out, y)
+        return int(np.count_nonzero(out != x))  # elements the kernel doubled
+
+    for _ in range(2):
+        assert run(16, block=(16, 1, 1), grid=(1, 1)) == 15
+        assert run(16, grid=(1, 1), block=(8, 1, 1)) == 7
+        assert run(16, grid=(2, 1), shared=0, block=(8, 1, 1), stream=None) == 15
+    with pytest.raises(TypeError, match="unexpected keyword argument 'blok'"):
+        f(y, y, 2.0, 16, grid=(1, 1), blok=(16, 1, 1))
+    assert run(16, grid=(1, 1), block=(4, 1, 1)) == 3
+
+    class LaunchesOnBool:
+        def __bool__(self):
+            f(y, y, 1.0, 0, grid=(1, 1), shared=0, block=(1, 1, 1))
+            return False
+
+    drv.memcpy_htod(y, x)
+    f(y, y, 2.0, 16, time_kernel=LaunchesOnBool(), block=(16, 1, 1), grid=(1, 1))
+    out = np.empty_like(x)
+    drv.memcpy_dtoh(out, y)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
 @pytest.mark.parametrize("kw, exc, match", [
     (dict(block=(0, 1, 1)), ValueError, "block.x = 0"),
     (dict(block=(2048, 1, 1)), ValueError, "block.x"),

@@ -96,6 +96,7 @@ int pcc_cache_lookup(PyObject *cache_dir, const pcc_key_args *a, PyObject **path
 void pcc_result_parts_clear(pcc_result_parts *parts);
 
 int pcc_cache_init(PyObject *module);
+int pcc_sha256_init(PyObject *module);
 int pcc_cache_key_init(PyObject *module);
 int pcc_crc32c_init(PyObject *module);
 int pcc_cache_warm_init(PyObject *module);

@@ -15,11 +15,12 @@
  * - A read (the warm start, which pays for every syscall) checks the
  *   directory with one lstat and opens the entry by its full path with
  *   O_NOFOLLOW|O_NONBLOCK (through the directory's descriptor, as a write
- *   does, when the joined path would not fit in PATH_MAX). The file's own checks are what keep others out
- *   even if the directory were swapped between the two calls: regular,
- *   ours (no other user can make a file ours), not writable by others,
- *   size = header + payload; then every header field (the key among them)
- *   and the checksum. Any failure is a miss, never an error.
+ *   does, when the joined path would not fit in PATH_MAX). The file's own
+ *   checks are what keep others out even if the directory were swapped
+ *   between the two calls: regular, ours (no other user can make a file
+ *   ours), not writable by others, size = header + payload; then every
+ *   header field (the key among them) and the checksum. Any failure is a
+ *   miss, never an error.
  * - A write goes to a fresh temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, 0600)
  *   in the same directory and is renamed into place, so a reader sees the
  *   old entry or the whole new one. Many processes may store the same key at

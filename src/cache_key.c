@@ -418,16 +418,10 @@ static int decode_parts(const char *payload, uint64_t len, const char *target, c
     if (fs[0] != strlen(target) || memcmp(f[0], target, fs[0]) != 0 || fs[1] != strlen(arch) ||
         memcmp(f[1], arch, fs[1]) != 0)
         return 0;
-    /* the options: NUL-separated */
-    Py_ssize_t nopts = 0;
-    for (const char *o = f[5], *end = f[5] + fs[5]; fs[5] > 0; nopts++) {
-        const char *z = memchr(o, '\0', (size_t)(end - o));
-        if (z == NULL)
-            break;
-        o = z + 1;
-    }
-    if (fs[5] > 0)
-        nopts++;
+    /* the options: NUL-separated, so one more than the NULs (none if empty) */
+    Py_ssize_t nopts = fs[5] > 0;
+    for (uint64_t j = 0; j < fs[5]; j++)
+        nopts += f[5][j] == '\0';
     r->log = text(f[2], fs[2]);
     r->image = PyBytes_FromStringAndSize(f[3], (Py_ssize_t)fs[3]);
     r->ptx = !p[4] ? Py_NewRef(Py_None)

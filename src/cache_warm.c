@@ -50,7 +50,6 @@ static PyObject *s_nvrtc, *s_cubin, *s_hits, *s_memo_hits, *empty_tuple;
 
 /* The warm start itself (a->source, exprs, no_extern_c and format set;
  * `options` a list): Module, None, or NULL with an exception. */
-
 static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *options,
                               PyObject *context)
 {

@@ -262,8 +262,8 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
         if (buf == NULL)
             return PyErr_NoMemory();
     }
-    if (f->argsize > 0)
-        memset(buf, 0, f->argsize); /* padding between parameters */
+    if (!f->gapless)
+        memset(buf, 0, f->argsize); /* the padding between parameters */
     if (PCC_UNLIKELY(pcc_pack_args(f, args, nargs, buf, &cs) < 0))
         goto done;
     int async = o->stream != NULL && o->stream != Py_None;

@@ -329,21 +329,31 @@ PCC_NOINLINE int pcc_arg_objects_error(PccFunction *f, int i)
                          "(numbers, 'S'/'U' strings, structured dtypes) can reach the device");
 }
 
+/* An ndarray of the dtype whose buffer export was last accepted for p
+ * (gpuarray.vec.make_float4(...) is a 0-d one): a buffer export costs a
+ * format string and an allocation per call, so later arrays of that very
+ * dtype that are C-contiguous and of p's size (what decides an export's
+ * outcome) are copied directly. 1 when copied, else 0. */
+static inline int cached_dtype_copy(const pcc_param *p, PyObject *arg, char *dst)
+{
+    PyArrayObject *a = (PyArrayObject *)arg;
+    if ((PyObject *)PyArray_DESCR(a) != p->bytes_dtype || !PyArray_IS_C_CONTIGUOUS(a))
+        return 0;
+    size_t n = (size_t)PyArray_ITEMSIZE(a);
+    for (int d = 0; d < PyArray_NDIM(a); d++)
+        n *= (size_t)PyArray_DIMS(a)[d];
+    if (n != p->size)
+        return 0;
+    memcpy(dst, PyArray_DATA(a), p->size);
+    return 1;
+}
+
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
     if (PyArray_CheckExact(arg)) {
-        /* A 0-d structured array (gpuarray.vec.make_float4(...) is one): a
-         * buffer export costs a format string and an allocation per call, so
-         * once a dtype's export was accepted here, later arrays of that very
-         * dtype that are C-contiguous and of the right size (what decides an
-         * export's outcome) are copied directly. */
-        PyArrayObject *a = (PyArrayObject *)arg;
-        if ((PyObject *)PyArray_DESCR(a) == p->bytes_dtype && PyArray_IS_C_CONTIGUOUS(a) &&
-            (size_t)PyArray_NBYTES(a) == p->size) {
-            memcpy(dst, PyArray_DATA(a), p->size);
+        if (cached_dtype_copy(p, arg, dst))
             return 0;
-        }
     } else if (PyArray_IsScalar(arg, Void)) {
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
          * directly, without the temporary array a buffer export makes. */
@@ -502,57 +512,126 @@ static const char *expected_text(int k)
 
 /* --------------------------------------------------------------- pack */
 
-/* The common arguments, inline and without a call where the value allows:
- * a DeviceAllocation or an int for a pointer, an int in range for an integer,
- * a float for float or double. 0 when stored; 1 when the argument needs
- * conv_one, which converts everything else and makes every refusal. */
-static inline int pack_fast(const pcc_hot_param *p, PyObject *arg, char *dst)
+/* A one-digit int (small_int) always fits a 32-bit parameter: the 32- and
+ * 64-bit kinds below take it without a range check. */
+#if PyLong_SHIFT > 31
+#error "pack_fast assumes an int's digit has at most 31 bits"
+#endif
+
+/* The common arguments of each kind, inline and without a call: for a
+ * pointer, a DeviceAllocation, a GPUArray whose gpudata is one, or an int
+ * address; for an integer, a one-digit int (any int for the narrow kinds)
+ * or a NumPy scalar of exactly that type; for float and double, a float, a
+ * one-digit int or a NumPy scalar of exactly that type; for a vector or
+ * struct, an ndarray of the dtype it was last given as. 0 when stored; 1
+ * when the argument needs conv_one, which converts everything else and
+ * makes every refusal. Each case stores what conv_one would. */
+static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
+                            char *dst)
 {
     PyTypeObject *t = Py_TYPE(arg);
-    int k = p->kind;
-    if (t == &PyLong_Type) {
-        long long v;
+    long long v;
+    switch (p->kind) {
+    case PK_PTR:
+        if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
+            arg = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+            if (arg == NULL)
+                return 1;
+            t = Py_TYPE(arg);
+        }
+        if (t == pcc_st.DeviceAllocation) {
+            if (((PccDeviceAllocation *)arg)->freed)
+                return 1;
+            memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+            return 0;
+        }
+        if (t != &PyLong_Type)
+            return 1;
         if (!small_int(arg, &v)) {
             int overflow = 0; /* an exact int raises nothing here */
             v = PyLong_AsLongLongAndOverflow(arg, &overflow);
             if (overflow != 0)
                 return 1;
         }
-        if (k >= PK_I8 && k <= PK_U64) {
-            if (is_signed_kind(k) ? v < smin[k] || v > smax[k]
-                                  : v < 0 || (unsigned long long)v > umax[k])
-                return 1;
-            store_int(dst, (unsigned long long)v, int_size[k]);
+        if (v < 0)
+            return 1;
+        CUdeviceptr dp = (CUdeviceptr)v;
+        memcpy(dst, &dp, sizeof dp);
+        return 0;
+    case PK_I32:
+    case PK_U32:
+        if (t == &PyLong_Type && small_int(arg, &v) && (p->kind == PK_I32 || v >= 0)) {
+            unsigned int x = (unsigned int)v;
+            memcpy(dst, &x, 4);
             return 0;
         }
-        if (k == PK_PTR && v >= 0) {
-            CUdeviceptr dp = (CUdeviceptr)v;
-            memcpy(dst, &dp, sizeof dp);
-            return 0;
-        }
-        return 1;
-    }
-    if (t == &PyFloat_Type) {
-        double d = PyFloat_AS_DOUBLE(arg);
-        if (k == PK_F32) {
-            float v = (float)d;
-            if (isinf(v) && isfinite(d))
-                return 1;
-            memcpy(dst, &v, 4);
-            return 0;
-        }
-        if (k == PK_F64) {
-            memcpy(dst, &d, 8);
+        if (t == (p->kind == PK_I32 ? &PyInt32ArrType_Type : &PyUInt32ArrType_Type)) {
+            memcpy(dst, &PyArrayScalar_VAL(arg, Int32), 4);
             return 0;
         }
         return 1;
-    }
-    if (t == pcc_st.DeviceAllocation && (k == PK_PTR || p->untyped8) &&
-        !((PccDeviceAllocation *)arg)->freed) {
-        memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+    case PK_I64:
+    case PK_U64:
+        if (t == &PyLong_Type && small_int(arg, &v) && (p->kind == PK_I64 || v >= 0)) {
+            memcpy(dst, &v, 8);
+            return 0;
+        }
+        if (t == (p->kind == PK_I64 ? &PyInt64ArrType_Type : &PyUInt64ArrType_Type)) {
+            memcpy(dst, &PyArrayScalar_VAL(arg, Int64), 8);
+            return 0;
+        }
+        return 1;
+    case PK_I8:
+    case PK_U8:
+    case PK_I16:
+    case PK_U16:
+        if (t != &PyLong_Type || !small_int(arg, &v))
+            return 1;
+        if (is_signed_kind(p->kind) ? v < smin[p->kind] || v > smax[p->kind]
+                                    : v < 0 || (unsigned long long)v > umax[p->kind])
+            return 1;
+        store_int(dst, (unsigned long long)v, int_size[p->kind]);
+        return 0;
+    case PK_F32: {
+        float x;
+        if (t == &PyFloat_Type) {
+            double d = PyFloat_AS_DOUBLE(arg);
+            x = (float)d;
+            if (isinf(x) && isfinite(d))
+                return 1;
+        } else if (t == &PyLong_Type && small_int(arg, &v)) {
+            x = (float)v;
+        } else if (t == &PyFloat32ArrType_Type) {
+            x = PyArrayScalar_VAL(arg, Float32);
+        } else {
+            return 1;
+        }
+        memcpy(dst, &x, 4);
         return 0;
     }
-    return 1;
+    case PK_F64: {
+        double d;
+        if (t == &PyFloat_Type || t == &PyFloat64ArrType_Type)
+            d = PyFloat_AS_DOUBLE(arg); /* numpy.float64 is a float */
+        else if (t == &PyLong_Type && small_int(arg, &v))
+            d = (double)v;
+        else
+            return 1;
+        memcpy(dst, &d, 8);
+        return 0;
+    }
+    case PK_VEC:
+    case PK_STRUCT:
+        return !(t == &PyArray_Type && cached_dtype_copy(&f->params[i], arg, dst));
+    case PK_UNTYPED:
+        if (p->untyped8 && t == pcc_st.DeviceAllocation && !((PccDeviceAllocation *)arg)->freed) {
+            memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+            return 0;
+        }
+        return 1;
+    default:
+        return 1;
+    }
 }
 
 /* The general conversion: every argument pack_fast does not take (kept out
@@ -601,7 +680,7 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
     }
     const pcc_hot_param *p = f->hot;
     for (int i = 0; i < f->nparams; i++, p++)
-        if (PCC_UNLIKELY(pack_fast(p, args[i], buf + p->offset) != 0) &&
+        if (PCC_UNLIKELY(pack_fast(f, i, p, args[i], buf + p->offset) != 0) &&
             conv_one(f, i, args[i], buf, cs) < 0)
             return -1;
     return 0;

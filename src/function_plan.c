@@ -219,12 +219,23 @@ static int finish_plan(PccFunction *f)
         PyErr_NoMemory();
         return -1;
     }
+    size_t end = 0;
+    f->gapless = 1;
     for (int i = 0; i < f->nparams; i++) {
         const pcc_param *p = &f->params[i];
         f->hot[i].kind = (unsigned char)p->kind;
         f->hot[i].untyped8 = p->kind == PK_UNTYPED && p->size == 8;
         f->hot[i].offset = (unsigned int)p->offset;
+        /* a vector given as a tuple writes only its components */
+        size_t written = p->kind == PK_VEC && p->elem_kind
+                             ? pcc_kind_size(p->elem_kind) * (size_t)p->elem_count
+                             : p->size;
+        if (p->offset != end || written != p->size)
+            f->gapless = 0;
+        end = p->offset + p->size;
     }
+    if (end != f->argsize)
+        f->gapless = 0;
     return make_decl(f);
 }
 

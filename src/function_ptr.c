@@ -1,9 +1,10 @@
 /*
  * function_ptr.c — a pointer parameter's value from a Python argument.
  *
- * DeviceAllocation and int take pack_fast in function_pack.c; here is
- * everything else a pointer may be given as: a freed or subclassed
- * DeviceAllocation, None, GPUArray (gpudata), __cuda_array_interface__,
+ * DeviceAllocation, int and GPUArray (once learnt: pcc_gpudata_slot) take
+ * pack_fast in function_pack.c; here is everything else a pointer may be
+ * given as: a freed or subclassed DeviceAllocation, None, another GPUArray-
+ * like object (gpudata), __cuda_array_interface__,
  * __dlpack__, a mapped pinned or managed numpy array, and In/Out/InOut,
  * whose temporary device buffer is made here and recorded for do_launch.
  * Every refusal names the kernel, the parameter and what was given.
@@ -16,6 +17,11 @@
 #include <numpy/arrayscalars.h>
 
 #include "pycudac/memory.h"
+
+#ifndef Py_T_OBJECT_EX /* before 3.12 */
+#include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
 
 static PyObject *s_gpudata, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
 static PyObject *handler_class; /* pycudac._args.ArgumentHandler, imported on first need */
@@ -43,6 +49,37 @@ static int is_handler(PyObject *arg)
             return -1;
     }
     return PyObject_IsInstance(arg, handler_class);
+}
+
+pcc_slot_array pcc_gpudata_slot;
+
+/* Makes `t` pcc_gpudata_slot's class when `gpudata` is a plain slot of its
+ * instances, which only a slot's own descriptor can answer for: the class's
+ * attribute lookup is the generic one (no __getattribute__ or __getattr__),
+ * its metaclass is type, and the descriptor of `gpudata` is a member of
+ * object type (what __slots__ makes). The version tag that the lookup just
+ * made (nonzero) dates the finding. Another class, or the same class
+ * changed since, replaces the entry. Errors are cleared: the slow path
+ * stays right without the entry. */
+static void learn_gpudata_slot(PyTypeObject *t)
+{
+    if (t->tp_getattro != PyObject_GenericGetAttr || !Py_IS_TYPE(t, &PyType_Type) ||
+        t->tp_version_tag == 0)
+        return;
+    PyObject *d = PyObject_GetAttr((PyObject *)t, s_gpudata);
+    if (d == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
+        ((PyMemberDescrObject *)d)->d_member->type == Py_T_OBJECT_EX &&
+        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0) {
+        Py_INCREF(t);
+        Py_XSETREF(pcc_gpudata_slot.type, t);
+        pcc_gpudata_slot.offset = ((PyMemberDescrObject *)d)->d_member->offset;
+        pcc_gpudata_slot.version = t->tp_version_tag;
+    }
+    Py_DECREF(d);
 }
 
 /* int(obj) as a device address (0..2^64-1). */
@@ -177,10 +214,35 @@ static int dlpack_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
 static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
                           CUdeviceptr *out);
 
+/* The address an object's `gpudata` stands for (None: NULL). 0 or -1. */
+static int gpudata_ptr(PccFunction *f, int i, PyObject *gpudata, CUdeviceptr *out)
+{
+    *out = 0;
+    if (gpudata == Py_None)
+        return 0;
+    if (pcc_st.DeviceAllocation && pcc_is_device_allocation(gpudata))
+        return alloc_ptr(f, i, gpudata, out);
+    return address_of_int(f, i, gpudata, out, "gpudata");
+}
+
 int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs)
 {
     CUdeviceptr p = 0;
     PyObject *attr;
+    PyTypeObject *t = Py_TYPE(arg);
+    if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
+        /* a GPUArray whose gpudata pack_fast does not take (a pooled block,
+         * a view's pointer): its slot, read as its descriptor would */
+        PyObject *g = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+        if (g != NULL) {
+            Py_INCREF(g);
+            int rc = gpudata_ptr(f, i, g, &p);
+            Py_DECREF(g);
+            if (rc < 0)
+                return -1;
+            goto store;
+        }
+    }
     if (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) {
         if (alloc_ptr(f, i, arg, &p) < 0)
             return -1;
@@ -211,13 +273,8 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     /* GPUArray-like: obj.gpudata */
     attr = PyObject_GetAttr(arg, s_gpudata);
     if (attr != NULL) {
-        int rc = 0;
-        if (attr == Py_None)
-            p = 0;
-        else if (pcc_st.DeviceAllocation && pcc_is_device_allocation(attr))
-            rc = alloc_ptr(f, i, attr, &p);
-        else
-            rc = address_of_int(f, i, attr, &p, "gpudata");
+        learn_gpudata_slot(t);
+        int rc = gpudata_ptr(f, i, attr, &p);
         Py_DECREF(attr);
         if (rc < 0)
             return -1;

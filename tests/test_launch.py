@@ -362,6 +362,105 @@ def test_pointer_conversions(mod):
         f.pack(drv.In(np.zeros(4, np.float32)), None)
 
 
+def test_numpy_scalars_of_the_declared_type_pack_their_own_bytes(mod):
+    """A NumPy scalar of exactly the declared type (numpy.int32 for int,
+    numpy.float32 for float...) and a Python int for float or double take
+    the packer's inline path: the bytes must be what the general conversion
+    makes, on both sides of the one-digit edge."""
+    f = mod.get_function("ints")
+    b = _ints_bytes(f, e=np.int32(-2**31), f=np.uint32(2**32 - 1), g=np.int64(-2**63),
+                    h=np.uint64(2**64 - 1))
+    assert b["e"] == struct.pack("<i", -2**31) and b["f"] == struct.pack("<I", 2**32 - 1)
+    assert b["g"] == struct.pack("<q", -2**63) and b["h"] == struct.pack("<Q", 2**64 - 1)
+    fl = mod.get_function("floats")
+    for v in (0, -7, 2**24 + 1, 2**30 - 1, 2**30 + 1, -(2**30) - 3, 2**53 + 1):
+        raw = fl.pack(v, v, 0.0)
+        assert raw[:4] == np.float32(v).tobytes(), v
+        assert raw[8:16] == struct.pack("<d", float(v)), v
+    raw = fl.pack(np.float32(1.1), np.float64(2.2), 0.0)
+    assert raw[:4] == np.float32(1.1).tobytes() and raw[8:16] == struct.pack("<d", 2.2)
+    nan = np.frombuffer(struct.pack("<I", 0x7fc01234), np.float32)[0]
+    assert fl.pack(nan, 0.0, 0.0)[:4] == struct.pack("<I", 0x7fc01234)
+    with pytest.raises(OverflowError, match="'f'.*unsigned int"):
+        f.pack(*_ints_args(f=np.int32(-1)))
+    with pytest.raises(OverflowError, match="'e'"):
+        f.pack(*_ints_args(e=np.uint32(2**31)))
+    with pytest.raises(OverflowError, match="'f'"):
+        fl.pack(np.float64(1e39), 0.0, 0.0)
+
+
+class SlottedArray:
+    """A GPUArray-like class with a `gpudata` slot, as pycudac's GPUArray."""
+    __slots__ = ("gpudata", "note")
+
+    def __init__(self, gpudata):
+        self.gpudata = gpudata
+
+
+class OtherSlottedArray:
+    __slots__ = ("gpudata",)
+
+    def __init__(self, gpudata):
+        self.gpudata = gpudata
+
+
+def test_gpudata_read_from_its_slot_stays_right(mod):
+    """The packer learns a slotted class's gpudata slot and reads it
+    directly: that must give what obj.gpudata gives, also after the object
+    or the class changes."""
+    f = mod.get_function("ptrs")
+    a, b = drv.mem_alloc(64), drv.mem_alloc(64)
+    try:
+        x = SlottedArray(a)
+        for _ in range(3):  # the first conversion learns the slot
+            assert f.pack(x, SlottedArray(b)) == struct.pack("<QQ", int(a), int(b))
+        x.gpudata = b
+        assert f.pack(x, None) == struct.pack("<QQ", int(b), 0)
+        x.gpudata = 0x1000
+        assert f.pack(x, SlottedArray(None)) == struct.pack("<QQ", 0x1000, 0)
+        for _ in range(3):  # another class in turn with the first: both right
+            assert f.pack(OtherSlottedArray(a), SlottedArray(b)) == struct.pack(
+                "<QQ", int(a), int(b))
+        del x.gpudata
+        with pytest.raises(TypeError, match="argument 1 'a'.*SlottedArray"):
+            f.pack(x, None)
+        x.gpudata = -5
+        with pytest.raises(OverflowError, match="argument 1 'a'"):
+            f.pack(x, None)
+        x.gpudata = a
+        assert f.pack(x, None) == struct.pack("<QQ", int(a), 0)
+        SlottedArray.gpudata = property(lambda self: 0x2000)  # the class changes
+        try:
+            assert f.pack(x, SlottedArray.__new__(SlottedArray)) == struct.pack(
+                "<QQ", 0x2000, 0x2000)
+        finally:
+            del SlottedArray.gpudata
+    finally:
+        a.free()
+        b.free()
+    y = OtherSlottedArray(a)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="argument 1 'a'.*freed"):
+            f.pack(y, None)
+
+
+def test_gpuarray_pointers_pooled_plain_and_views(mod):
+    from pycudac import gpuarray
+    f = mod.get_function("ptrs")
+    pooled = gpuarray.arange(16, dtype=np.float32)
+    plain = gpuarray.GPUArray((16,), np.float32, allocator=drv.mem_alloc)
+    for _ in range(3):
+        assert f.pack(pooled, plain) == struct.pack("<QQ", pooled.ptr, plain.ptr)
+        assert f.pack(pooled[4:], plain[2:]) == struct.pack("<QQ", pooled.ptr + 16,
+                                                           plain.ptr + 8)
+    plain.gpudata.free()
+    with pytest.raises(ValueError, match="argument 2 'b'.*freed"):
+        f.pack(pooled, plain)
+    pooled.gpudata.free()
+    with pytest.raises(ValueError, match="argument 1 'a'.*freed"):
+        f.pack(pooled, None)
+
+
 def test_wrong_argument_count(mod):
     f = mod.get_function("ptrs")
     with pytest.raises(TypeError, match=r"kernel 'ptrs' takes 2 arguments \(float \*a, "

@@ -52,6 +52,17 @@ typedef struct {
     unsigned int offset;    /* < the 32,764-byte parameter limit */
 } pcc_hot_param;
 
+/* A slotted array class (pycudac.gpuarray.GPUArray) whose instances
+ * `gpudata` the packer reads straight from its slot: learnt by pcc_conv_ptr
+ * from the first such argument, and used while the class's version tag is
+ * the one it had then (any change to the class gives it another). */
+typedef struct {
+    PyTypeObject *type;   /* strong, or NULL */
+    Py_ssize_t offset;    /* of the gpudata slot in an instance */
+    unsigned int version; /* type->tp_version_tag when learnt (never 0) */
+} pcc_slot_array;
+extern pcc_slot_array pcc_gpudata_slot;
+
 typedef struct {
     PyObject_HEAD
     /* What every launch reads, together at the front (the first two cache
@@ -61,6 +72,7 @@ typedef struct {
     pcc_hot_param *hot; /* nparams entries, set when the plan is complete */
     int nparams;
     size_t argsize;     /* end of the last parameter */
+    int gapless;        /* the parameters leave no padding between them */
     PyObject *layout_error; /* str: why no call can be packed, or NULL */
     PyObject *prepared_block; /* block given to prepare(), or NULL */
     /* The last block and grid tuples a launch parsed, held so that a loop

@@ -117,6 +117,31 @@ def add_noop_then_launch(runner, f, s, args, metric):
     runner.add("pycudac", metric, loop)
 
 
+def make_launcher(f, s, args):
+    """A _noop.Launcher for f's kernel on stream s (see add_python_floor)."""
+    sys.path.insert(0, os.path.join(HERE, "out"))
+    import launch_overhead
+    launch_overhead.build_noop()
+    from _noop import Launcher
+    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
+    launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+    return Launcher(launch, int(f.handle), int(s.handle), len(f.pack(*args)))
+
+
+def add_python_floor(runner, metric, f, s, args, loop_of):
+    """Diagnostic: the same Python loop as pycudac's row, calling a C
+    callable that ignores its arguments and calls cuLaunchKernel on f's
+    kernel (bench/launch_overhead.py's Launcher). No launch API called from
+    a Python loop with these arguments can do less; pycudac's row over this
+    one is what pycudac itself adds."""
+    try:
+        launcher = make_launcher(f, s, args)
+    except Exception as exc:
+        runner.rec.na("pycudac", metric, f"{type(exc).__name__}: {exc}")
+        return
+    runner.add("pycudac", metric, loop_of(launcher))
+
+
 def float4_candidates():
     """Ways a user may pass a float4 by value, most PyCUDA-like first."""
     out = []
@@ -274,14 +299,19 @@ def setup_pycudac(runner):
     ptr = drv.mem_alloc(4096)
     keep = [mod, s, ptr]
 
-    def call(n):
-        f_, p, s_ = f, ptr, s
-        t0 = now()
-        for _ in range(n):
-            f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
-        s_.synchronize()
-        return (now() - t0) * 1e6 / n
-    runner.add("pycudac", "launch_empty_call_us", call)
+    def call_of(g):
+        # the loop of the row the issue names; the Python floor row runs the
+        # same loop with another callee
+        def call(n):
+            f_, p, s_ = g, ptr, s
+            t0 = now()
+            for _ in range(n):
+                f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
+            s_.synchronize()
+            return (now() - t0) * 1e6 / n
+        return call
+    runner.add("pycudac", "launch_empty_call_us", call_of(f))
+    add_python_floor(runner, "launch_empty_pyfloor_us", f, s, (ptr, 1000), call_of)
 
     call_loop, no_cloop = load_callloop()
 
@@ -330,16 +360,19 @@ def setup_pycudac(runner):
         for m in ("launch16_call_us", "launch16_cloop_us"):
             runner.rec.na("pycudac", m, "no float4 spelling accepted: " + " | ".join(errs))
     else:
-        def call16(n):
-            g, p, s_, v = f16, ptr, s, v4
-            t0 = now()
-            for _ in range(n):
-                g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
-                  block=(1, 1, 1), grid=(1, 1), stream=s_)
-            s_.synchronize()
-            return (now() - t0) * 1e6 / n
-        runner.add("pycudac", "launch16_call_us", call16)
+        def call16_of(h):
+            def call16(n):
+                g, p, s_, v = h, ptr, s, v4
+                t0 = now()
+                for _ in range(n):
+                    g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
+                      block=(1, 1, 1), grid=(1, 1), stream=s_)
+                s_.synchronize()
+                return (now() - t0) * 1e6 / n
+            return call16
+        runner.add("pycudac", "launch16_call_us", call16_of(f16))
         args16 = (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8)
+        add_python_floor(runner, "launch16_pyfloor_us", f16, s, args16, call16_of)
         add_cloop("launch16_cloop_us", f16, args16)
         if call_loop is not None:
             add_noop_then_launch(runner, f16, s, args16, "launch16_noop_then_launch_us")

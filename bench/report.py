@@ -63,6 +63,11 @@ def rows():
          ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
         # the same f(...) calls made from a C loop (no bytecode between
         # launches): the gap to the row above is the interpreter's share
+        # the same Python loop calling a C callable that ignores its
+        # arguments and only launches: the least any launch API called
+        # this way costs; the row above over this one is pycudac's own part
+        ("  Python floor: the loop, C launch only µs", ("pycudac", "launch_empty_pyfloor_us"),
+         ("floor_best_launch_empty",), "info", None, "diagnostic"),
         ("  f(...) from a C loop µs", ("pycudac", "launch_empty_cloop_us"),
          ("floor_best_launch_empty",), "info", None, "diagnostic"),
         # a do-nothing C callable with f's arguments, then cuLaunchKernel
@@ -74,6 +79,8 @@ def rows():
          ("floor_best_launch_empty",), "le", 1.05, "<= 1.05x C floor"),
         ("launch 16 params µs", ("pycudac", "launch16_call_us"),
          ("floor_best_launch16",), "le", 1.10, "<= 1.10x C floor"),
+        ("  Python floor, 16 params µs", ("pycudac", "launch16_pyfloor_us"),
+         ("floor_best_launch16",), "info", None, "diagnostic"),
         ("  16 params from a C loop µs", ("pycudac", "launch16_cloop_us"),
          ("floor_best_launch16",), "info", None, "diagnostic"),
         ("  noop call + C launch, 16 params µs", ("pycudac", "launch16_noop_then_launch_us"),

@@ -347,34 +347,55 @@ static int kw_match(PyObject *key, PyObject *interned)
 /* The launch keywords, in the order of their slots below. */
 #define N_LAUNCH_KW 6
 
-/* Which launch keyword each of `kwnames` is, into map (the tuple holds no
- * duplicates, so at most N_LAUNCH_KW of them can match). 0, or -1 with a
- * TypeError naming the first unexpected one. */
-static int kw_slots(PccFunction *f, PyObject *kwnames, signed char map[N_LAUNCH_KW])
+/* Where each launch keyword is in `kwnames`, into at[] (in the order of
+ * the slots above; -1: not given). 0, or -1 with a TypeError naming the
+ * first unexpected keyword. */
+static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUNCH_KW])
 {
     PyObject *const names[N_LAUNCH_KW] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
                                           s_texrefs};
-    memset(map, -1, N_LAUNCH_KW);
+    memset(at, -1, N_LAUNCH_KW);
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         int which = kw_index(key, names, N_LAUNCH_KW);
+        /* a tuple of more than N_LAUNCH_KW names repeats one (only a C
+         * caller can pass that) */
         if (which < 0 || k >= N_LAUNCH_KW) {
             PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
                          "'%U' (expected block, grid, shared, stream, time_kernel)",
                          f->name, key);
             return -1;
         }
-        map[k] = (signed char)which;
+        at[which] = (signed char)k;
     }
     return 0;
 }
 
-/* The keyword names of the last call whose keywords all matched, and their
- * slots: a launch loop passes the same constant tuple on every call, so
- * one identity test replaces the search. Held strongly, so that no other
- * tuple can take its address. */
+/* The keyword names of the last call whose keywords all matched, and where
+ * each launch keyword is in them: a launch loop passes the same constant
+ * tuple on every call, so one identity test replaces the search. Held
+ * strongly, so that no other tuple can take its address. */
 static PyObject *kw_cached;
-static signed char kw_cached_map[N_LAUNCH_KW];
+static signed char kw_cached_at[N_LAUNCH_KW];
+
+/* time_kernel= and texrefs=, when given (their truth may run Python code). */
+static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
+                                     const signed char at[N_LAUNCH_KW], launch_opts *o)
+{
+    if (at[4] >= 0 && (o->time_kernel = PyObject_IsTrue(kv[at[4]])) < 0)
+        return -1;
+    if (at[5] >= 0) {
+        int t = PyObject_IsTrue(kv[at[5]]);
+        if (t < 0)
+            return -1;
+        if (t) {
+            PyErr_Format(PyExc_TypeError, "kernel '%U': texture references are not "
+                         "supported (texrefs must be empty)", f->name);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames)
@@ -383,52 +404,24 @@ PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t 
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
     if (kwnames) {
-        Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
-        signed char slot[N_LAUNCH_KW];
+        signed char at[N_LAUNCH_KW];
         if (kwnames == kw_cached) {
-            memcpy(slot, kw_cached_map, sizeof slot);
+            memcpy(at, kw_cached_at, sizeof at);
         } else {
-            if (kw_slots(f, kwnames, slot) < 0)
+            if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
-            memcpy(kw_cached_map, slot, sizeof slot);
+            memcpy(kw_cached_at, at, sizeof at);
             Py_INCREF(kwnames);
             Py_XSETREF(kw_cached, kwnames);
         }
-        for (Py_ssize_t k = 0; k < nk; k++) {
-            PyObject *v = args[nargs + k];
-            switch (slot[k]) {
-            case 0:
-                o.block = v;
-                break;
-            case 1:
-                o.grid = v;
-                break;
-            case 2:
-                o.stream = v;
-                break;
-            case 3:
-                o.shared = v;
-                break;
-            case 4: {
-                int t = PyObject_IsTrue(v);
-                if (t < 0)
-                    return NULL;
-                o.time_kernel = t;
-                break;
-            }
-            default: {
-                int t = PyObject_IsTrue(v);
-                if (t < 0)
-                    return NULL;
-                if (t) {
-                    PyErr_Format(PyExc_TypeError, "kernel '%U': texture references are not "
-                                 "supported (texrefs must be empty)", f->name);
-                    return NULL;
-                }
-            }
-            }
-        }
+        PyObject *const *kv = args + nargs;
+        o.block = at[0] >= 0 ? kv[at[0]] : NULL;
+        o.grid = at[1] >= 0 ? kv[at[1]] : NULL;
+        o.stream = at[2] >= 0 ? kv[at[2]] : NULL;
+        o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
+        if (PCC_UNLIKELY(at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
+            return NULL;
     }
     if (o.block == NULL && f->prepared_block)
         o.block = f->prepared_block;

@@ -26,7 +26,7 @@ static int last_failed_free_code;
 static const char *last_failed_free_call = "";
 
 static char poison_message[1024];
-static PyObject *last_launched; /* Function object most recently launched */
+PyObject *pcc_last_launched; /* Function object most recently launched */
 
 static int is_sticky(CUresult rc)
 {
@@ -113,9 +113,9 @@ static void raise_with(PyObject *cls, int code, const char *name, const char *ca
 static const char *kernel_name_of_last_launch(char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (last_launched == NULL)
+    if (pcc_last_launched == NULL)
         return buf;
-    PyObject *name = PyObject_GetAttrString(last_launched, "__name__");
+    PyObject *name = PyObject_GetAttrString(pcc_last_launched, "__name__");
     if (name == NULL) {
         PyErr_Clear();
         return buf;
@@ -208,12 +208,10 @@ void pcc_note_failed_free(CUresult rc, const char *call)
     last_failed_free_call = call;
 }
 
-void pcc_note_launch(PyObject *func)
+void pcc_note_launch_slow(PyObject *func)
 {
-    if (func != last_launched) {
-        Py_INCREF(func);
-        Py_XSETREF(last_launched, func);
-    }
+    Py_INCREF(func);
+    Py_XSETREF(pcc_last_launched, func);
 }
 
 static void after_fork_child(void)

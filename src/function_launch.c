@@ -225,8 +225,9 @@ static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
     return 0;
 }
 
-static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs,
-                           launch_opts *o)
+/* The whole call, for every case: parse, pack, In/Out copies, events. */
+static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *args,
+                                             Py_ssize_t nargs, launch_opts *o)
 {
     _Alignas(16) char stackbuf[STACK_ARGS];
     char *buf = stackbuf;
@@ -262,7 +263,7 @@ static PyObject *do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nar
         if (buf == NULL)
             return PyErr_NoMemory();
     }
-    if (!f->gapless)
+    if (f->ngap_words != 0)
         memset(buf, 0, f->argsize); /* the padding between parameters */
     if (PCC_UNLIKELY(pcc_pack_args(f, args, nargs, buf, &cs) < 0))
         goto done;
@@ -326,6 +327,63 @@ done:
     return result;
 }
 
+/* A failed launch on the fast path: the driver's error, naming the kernel. */
+static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
+{
+    char call[256];
+    launch_error_call(f, call, sizeof call);
+    pcc_raise(rc, call);
+    return NULL;
+}
+
+/* The common call, and only what it needs: the block (and grid) tuples the
+ * last launch parsed, a Stream or no stream, no shared memory, no
+ * time_kernel, parameters pack_fast takes, the CUDA backend. Anything else
+ * takes launch_general, which also makes every error but the driver's.
+ * Short on purpose: the driver's launch evicts the CPU's instruction cache
+ * between calls, so each line of code run here is a miss (see pack_fast). */
+static inline __attribute__((always_inline)) PyObject *
+do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *o)
+{
+    PyObject *st = o->stream;
+    CUstream stream = NULL;
+    if (st != NULL && st != Py_None) {
+        if (!Py_IS_TYPE(st, pcc_st.Stream))
+            return launch_general(f, args, nargs, o);
+        stream = ((PccStream *)st)->stream;
+    }
+    const unsigned int *g = f->last_parsed[1];
+    static const unsigned int ones[3] = {1, 1, 1};
+    if (o->grid == NULL)
+        g = ones;
+    else if (o->grid != f->last_dims[1])
+        return launch_general(f, args, nargs, o);
+    if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
+                     o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0 ||
+                     pcc_backend == PCC_BACKEND_SIM))
+        return launch_general(f, args, nargs, o);
+    _Alignas(16) char buf[PCC_FAST_ARGS];
+    if (PCC_UNLIKELY(f->ngap_words < 0)) {
+        memset(buf, 0, f->argsize);
+    } else { /* the padding between parameters, a word at a time */
+        static const unsigned long long zero = 0;
+        for (int k = 0; k < f->ngap_words; k++)
+            memcpy(buf + f->gap_words[k], &zero, 8);
+    }
+    if (PCC_UNLIKELY(pcc_pack_fast(f, args, buf)))
+        return launch_general(f, args, nargs, o);
+    const unsigned int *b = f->last_parsed[0];
+    size_t size = f->argsize;
+    void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     PCC_LAUNCH_PARAM_END};
+    CUresult rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
+                                         NULL, size ? extra : NULL);
+    if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
+        return launch_failed(f, rc);
+    pcc_note_launch((PyObject *)f);
+    Py_RETURN_NONE;
+}
+
 /* Which of `names` `key` is: by identity first (keywords written in source
  * are interned, so a launch loop never compares text), then by value. */
 static int kw_index(PyObject *key, PyObject *const *names, int n)
@@ -374,9 +432,11 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
 /* The keyword names of the last call whose keywords all matched, and where
  * each launch keyword is in them: a launch loop passes the same constant
  * tuple on every call, so one identity test replaces the search. Held
- * strongly, so that no other tuple can take its address. */
+ * strongly, so that no other tuple can take its address. kw_cached_plain:
+ * they name only block, grid and stream (the fast path's keywords). */
 static PyObject *kw_cached;
 static signed char kw_cached_at[N_LAUNCH_KW];
+static int kw_cached_plain;
 
 /* time_kernel= and texrefs=, when given (their truth may run Python code). */
 static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
@@ -397,11 +457,11 @@ static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
     return 0;
 }
 
-PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                  PyObject *kwnames)
+/* A call whose keywords are not the cached plain ones: finds (and caches)
+ * where each keyword is, then launches. */
+static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
+                                                 Py_ssize_t nargs, PyObject *kwnames)
 {
-    PccFunction *f = (PccFunction *)self;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
     if (kwnames) {
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
@@ -412,6 +472,7 @@ PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t 
             if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
             memcpy(kw_cached_at, at, sizeof at);
+            kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
             Py_INCREF(kwnames);
             Py_XSETREF(kw_cached, kwnames);
         }
@@ -420,11 +481,25 @@ PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t 
         o.grid = at[1] >= 0 ? kv[at[1]] : NULL;
         o.stream = at[2] >= 0 ? kv[at[2]] : NULL;
         o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
-        if (PCC_UNLIKELY(at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
+        if ((at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
             return NULL;
     }
-    if (o.block == NULL && f->prepared_block)
+    if (o.block == NULL)
         o.block = f->prepared_block;
+    return launch_general(f, args, nargs, &o);
+}
+
+PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames)
+{
+    PccFunction *f = (PccFunction *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (PCC_UNLIKELY(kwnames != kw_cached || !kw_cached_plain || kwnames == NULL))
+        return call_with_keywords(f, args, nargs, kwnames);
+    PyObject *const *kv = args + nargs;
+    int b = kw_cached_at[0], g = kw_cached_at[1], s = kw_cached_at[2];
+    launch_opts o = {g >= 0 ? kv[g] : NULL, b >= 0 ? kv[b] : f->prepared_block,
+                     NULL, s >= 0 ? kv[s] : NULL, 0};
     return do_launch(f, args, nargs, &o);
 }
 

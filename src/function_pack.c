@@ -344,7 +344,10 @@ static inline int cached_dtype_copy(const pcc_param *p, PyObject *arg, char *dst
         n *= (size_t)PyArray_DIMS(a)[d];
     if (n != p->size)
         return 0;
-    memcpy(dst, PyArray_DATA(a), p->size);
+    if (n == 16) /* float4, int4, double2...: no call */
+        memcpy(dst, PyArray_DATA(a), 16);
+    else
+        memcpy(dst, PyArray_DATA(a), n);
     return 1;
 }
 
@@ -512,126 +515,146 @@ static const char *expected_text(int k)
 
 /* --------------------------------------------------------------- pack */
 
-/* A one-digit int (small_int) always fits a 32-bit parameter: the 32- and
- * 64-bit kinds below take it without a range check. */
-#if PyLong_SHIFT > 31
-#error "pack_fast assumes an int's digit has at most 31 bits"
-#endif
+/* What pack_fast takes from an exact int, per kind: the range it stores
+ * and the bytes; kinds it leaves to conv_one have an empty range. */
+#define NO_INT {1, 0, 0}
+static const struct {
+    long long lo, hi;
+    unsigned char size;
+} int_fast[] = {
+    [PK_UNTYPED] = NO_INT,
+    [PK_PTR] = {0, INT64_MAX, 8}, /* 2**63 and above: conv_one */
+    [PK_I8] = {INT8_MIN, INT8_MAX, 1},
+    [PK_U8] = {0, UINT8_MAX, 1},
+    [PK_I16] = {INT16_MIN, INT16_MAX, 2},
+    [PK_U16] = {0, UINT16_MAX, 2},
+    [PK_I32] = {INT32_MIN, INT32_MAX, 4},
+    [PK_U32] = {0, UINT32_MAX, 4},
+    [PK_I64] = {INT64_MIN, INT64_MAX, 8},
+    [PK_U64] = {0, INT64_MAX, 8}, /* 2**63 and above: conv_one */
+    [PK_F16] = NO_INT, [PK_BF16] = NO_INT, [PK_F32] = NO_INT, [PK_F64] = NO_INT,
+    [PK_BOOL] = NO_INT, [PK_VEC] = NO_INT, [PK_STRUCT] = NO_INT};
+#undef NO_INT
 
-/* The common arguments of each kind, inline and without a call: for a
- * pointer, a DeviceAllocation, a GPUArray whose gpudata is one, or an int
- * address; for an integer, a one-digit int (any int for the narrow kinds)
- * or a NumPy scalar of exactly that type; for float and double, a float, a
- * one-digit int or a NumPy scalar of exactly that type; for a vector or
- * struct, an ndarray of the dtype it was last given as. 0 when stored; 1
- * when the argument needs conv_one, which converts everything else and
- * makes every refusal. Each case stores what conv_one would. */
+/* A NumPy scalar of exactly the declared type: its bytes. 0, or 1. */
+static PCC_NOINLINE int pack_numpy_scalar(PyTypeObject *t, int k, PyObject *arg, char *dst)
+{
+    switch (k) {
+    case PK_I32:
+    case PK_U32:
+        if (t != (k == PK_I32 ? &PyInt32ArrType_Type : &PyUInt32ArrType_Type))
+            return 1;
+        memcpy(dst, &PyArrayScalar_VAL(arg, Int32), 4);
+        return 0;
+    case PK_I64:
+    case PK_U64:
+        if (t != (k == PK_I64 ? &PyInt64ArrType_Type : &PyUInt64ArrType_Type))
+            return 1;
+        memcpy(dst, &PyArrayScalar_VAL(arg, Int64), 8);
+        return 0;
+    case PK_F32:
+        if (t != &PyFloat32ArrType_Type)
+            return 1;
+        memcpy(dst, &PyArrayScalar_VAL(arg, Float32), 4);
+        return 0;
+    case PK_F64:
+        if (t != &PyFloat64ArrType_Type)
+            return 1;
+        memcpy(dst, &PyArrayScalar_VAL(arg, Float64), 8);
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* An int for a float or double parameter (conv_one's value when it is
+ * exact in a double, below 2**53); out of line, as pack_fast's rare case.
+ * 0 when stored, 1 for conv_one. */
+static PCC_NOINLINE int int_as_float(int k, long long v, char *dst)
+{
+    if ((k != PK_F32 && k != PK_F64) || v < -(1LL << 53) || v > (1LL << 53))
+        return 1;
+    if (k == PK_F64) {
+        double d = (double)v;
+        memcpy(dst, &d, 8);
+    } else {
+        float x = (float)v;
+        memcpy(dst, &x, 4);
+    }
+    return 0;
+}
+
+/* The common arguments, inline and without a call where the value allows:
+ * a float for float or double; an int in range for an integer or a
+ * pointer (and a one-digit int for float or double); a DeviceAllocation,
+ * or a GPUArray whose gpudata is one, for a pointer; an ndarray of its
+ * remembered dtype for a vector or struct; a NumPy scalar of exactly the
+ * declared type. 0 when stored; 1 when the argument needs conv_one, which
+ * converts everything else and makes every refusal. Each case stores what
+ * conv_one would.
+ * The code is kept short on purpose: the driver's launch evicts the CPU's
+ * instruction cache between calls, and every line this runs is then a miss
+ * (on the H100 host, 32 more lines of code per call cost ~180 ns). */
 static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
                             char *dst)
 {
     PyTypeObject *t = Py_TYPE(arg);
-    long long v;
-    switch (p->kind) {
-    case PK_PTR:
-        if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
-            arg = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
-            if (arg == NULL)
-                return 1;
-            t = Py_TYPE(arg);
-        }
-        if (t == pcc_st.DeviceAllocation) {
-            if (((PccDeviceAllocation *)arg)->freed)
-                return 1;
-            memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
-            return 0;
-        }
-        if (t != &PyLong_Type)
+    int k = p->kind;
+    if (t == &PyFloat_Type) {
+        double d = PyFloat_AS_DOUBLE(arg);
+        float x = (float)d;
+        if (k == PK_F64)
+            memcpy(dst, &d, 8);
+        else if (k == PK_F32 && !(isinf(x) && isfinite(d)))
+            memcpy(dst, &x, 4);
+        else
             return 1;
-        if (!small_int(arg, &v)) {
+        return 0;
+    }
+    if (t == &PyLong_Type) {
+        long long v;
+        if (PCC_UNLIKELY(!small_int(arg, &v))) {
             int overflow = 0; /* an exact int raises nothing here */
             v = PyLong_AsLongLongAndOverflow(arg, &overflow);
             if (overflow != 0)
                 return 1;
         }
-        if (v < 0)
-            return 1;
-        CUdeviceptr dp = (CUdeviceptr)v;
-        memcpy(dst, &dp, sizeof dp);
-        return 0;
-    case PK_I32:
-    case PK_U32:
-        if (t == &PyLong_Type && small_int(arg, &v) && (p->kind == PK_I32 || v >= 0)) {
+        if (PCC_UNLIKELY(v < int_fast[k].lo || v > int_fast[k].hi))
+            return int_as_float(k, v, dst);
+        if (int_fast[k].size == 4) {
             unsigned int x = (unsigned int)v;
             memcpy(dst, &x, 4);
-            return 0;
-        }
-        if (t == (p->kind == PK_I32 ? &PyInt32ArrType_Type : &PyUInt32ArrType_Type)) {
-            memcpy(dst, &PyArrayScalar_VAL(arg, Int32), 4);
-            return 0;
-        }
-        return 1;
-    case PK_I64:
-    case PK_U64:
-        if (t == &PyLong_Type && small_int(arg, &v) && (p->kind == PK_I64 || v >= 0)) {
+        } else if (int_fast[k].size == 8) {
             memcpy(dst, &v, 8);
-            return 0;
-        }
-        if (t == (p->kind == PK_I64 ? &PyInt64ArrType_Type : &PyUInt64ArrType_Type)) {
-            memcpy(dst, &PyArrayScalar_VAL(arg, Int64), 8);
-            return 0;
-        }
-        return 1;
-    case PK_I8:
-    case PK_U8:
-    case PK_I16:
-    case PK_U16:
-        if (t != &PyLong_Type || !small_int(arg, &v))
-            return 1;
-        if (is_signed_kind(p->kind) ? v < smin[p->kind] || v > smax[p->kind]
-                                    : v < 0 || (unsigned long long)v > umax[p->kind])
-            return 1;
-        store_int(dst, (unsigned long long)v, int_size[p->kind]);
-        return 0;
-    case PK_F32: {
-        float x;
-        if (t == &PyFloat_Type) {
-            double d = PyFloat_AS_DOUBLE(arg);
-            x = (float)d;
-            if (isinf(x) && isfinite(d))
-                return 1;
-        } else if (t == &PyLong_Type && small_int(arg, &v)) {
-            x = (float)v;
-        } else if (t == &PyFloat32ArrType_Type) {
-            x = PyArrayScalar_VAL(arg, Float32);
         } else {
-            return 1;
+            store_int(dst, (unsigned long long)v, int_fast[k].size);
         }
-        memcpy(dst, &x, 4);
         return 0;
     }
-    case PK_F64: {
-        double d;
-        if (t == &PyFloat_Type || t == &PyFloat64ArrType_Type)
-            d = PyFloat_AS_DOUBLE(arg); /* numpy.float64 is a float */
-        else if (t == &PyLong_Type && small_int(arg, &v))
-            d = (double)v;
-        else
+    if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
+        arg = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+        if (arg == NULL || k != PK_PTR)
             return 1;
-        memcpy(dst, &d, 8);
+        t = Py_TYPE(arg);
+    }
+    if (t == pcc_st.DeviceAllocation) {
+        if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
+            return 1;
+        memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;
     }
-    case PK_VEC:
-    case PK_STRUCT:
-        return !(t == &PyArray_Type && cached_dtype_copy(&f->params[i], arg, dst));
-    case PK_UNTYPED:
-        if (p->untyped8 && t == pcc_st.DeviceAllocation && !((PccDeviceAllocation *)arg)->freed) {
-            memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
-            return 0;
-        }
-        return 1;
-    default:
-        return 1;
-    }
+    if (t == &PyArray_Type)
+        return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
+    return pack_numpy_scalar(t, k, arg, dst);
+}
+
+int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf)
+{
+    const pcc_hot_param *p = f->hot;
+    for (int i = 0; i < f->nparams; i++, p++)
+        if (PCC_UNLIKELY(pack_fast(f, i, p, args[i], buf + p->offset) != 0))
+            return 1;
+    return 0;
 }
 
 /* The general conversion: every argument pack_fast does not take (kept out

@@ -109,6 +109,7 @@ void pcc_plan_clear(PccFunction *f)
     f->hot = NULL;
     f->nparams = 0;
     f->argsize = 0;
+    f->fast_nparams = -1;
     Py_CLEAR(f->decl);
     Py_CLEAR(f->note);
     Py_CLEAR(f->layout_error);
@@ -210,6 +211,28 @@ done:
 /* f->decl: "float *a, int n" or "<8 bytes>, <4 bytes>". */
 static int make_decl(PccFunction *f);
 
+/* Records the bytes [from, to) as padding: the 8-byte words that hold them
+ * join f->gap_words, or f->ngap_words becomes -1 when there are more than
+ * it holds (or the parameters overlap or go backwards). */
+static void note_gap(PccFunction *f, size_t from, size_t to)
+{
+    if (from >= to) {
+        if (from > to)
+            f->ngap_words = -1;
+        return;
+    }
+    if (to > PCC_FAST_ARGS)
+        f->ngap_words = -1;
+    for (size_t w = from / 8 * 8; f->ngap_words >= 0 && w < to; w += 8) {
+        if (f->ngap_words > 0 && f->gap_words[f->ngap_words - 1] == w)
+            continue;
+        if (f->ngap_words == 4)
+            f->ngap_words = -1;
+        else
+            f->gap_words[f->ngap_words++] = (unsigned short)w;
+    }
+}
+
 /* The plan is complete: the packer's compact copy, then the declaration. */
 static int finish_plan(PccFunction *f)
 {
@@ -220,7 +243,7 @@ static int finish_plan(PccFunction *f)
         return -1;
     }
     size_t end = 0;
-    f->gapless = 1;
+    f->ngap_words = 0;
     for (int i = 0; i < f->nparams; i++) {
         const pcc_param *p = &f->params[i];
         f->hot[i].kind = (unsigned char)p->kind;
@@ -230,12 +253,12 @@ static int finish_plan(PccFunction *f)
         size_t written = p->kind == PK_VEC && p->elem_kind
                              ? pcc_kind_size(p->elem_kind) * (size_t)p->elem_count
                              : p->size;
-        if (p->offset != end || written != p->size)
-            f->gapless = 0;
+        note_gap(f, end, p->offset);
+        note_gap(f, p->offset + written, p->offset + p->size);
         end = p->offset + p->size;
     }
-    if (end != f->argsize)
-        f->gapless = 0;
+    note_gap(f, end, f->argsize);
+    f->fast_nparams = f->argsize <= PCC_FAST_ARGS ? f->nparams : -1;
     return make_decl(f);
 }
 
@@ -278,6 +301,7 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
     PyObject *seq = NULL;
     Py_ssize_t sn = -1;
 
+    f->fast_nparams = -1; /* until finish_plan */
     if (use_driver && driver_layout(f->fn, &doff, &dsize, &dn) < 0)
         return -1;
     if (signature != NULL && signature != Py_None) {

@@ -70,7 +70,13 @@ void pcc_note_failed_free(CUresult rc, const char *call);
 
 /* Remember the kernel launched last, for the message of a later sticky
  * error. `func` is a Function object (borrowed; a reference is kept). */
-void pcc_note_launch(PyObject *func);
+extern PyObject *pcc_last_launched;
+void pcc_note_launch_slow(PyObject *func);
+static inline void pcc_note_launch(PyObject *func)
+{
+    if (func != pcc_last_launched)
+        pcc_note_launch_slow(func);
+}
 
 /* Exception class for a CUresult (borrowed reference). */
 PyObject *pcc_error_class(CUresult rc);

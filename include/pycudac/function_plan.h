@@ -8,6 +8,9 @@
 
 #include "pycudac/function.h"
 
+/* The most parameter bytes the launch's fast path packs (on its stack). */
+#define PCC_FAST_ARGS 1024
+
 /* How a Python argument becomes a parameter's bytes. */
 enum {
     PK_UNTYPED = 0, /* layout from the driver, no declared type: by size */
@@ -72,7 +75,13 @@ typedef struct {
     pcc_hot_param *hot; /* nparams entries, set when the plan is complete */
     int nparams;
     size_t argsize;     /* end of the last parameter */
-    int gapless;        /* the parameters leave no padding between them */
+    /* The padding between parameters, which a launch zeroes before packing:
+     * ngap_words 8-byte words at gap_words[] (byte offsets), or -1: too many
+     * (the whole buffer is zeroed). */
+    int ngap_words;
+    unsigned short gap_words[4];
+    int fast_nparams;   /* nparams when the launch's fast path may pack (a complete
+                         * plan of at most PCC_FAST_ARGS bytes), else -1 */
     PyObject *layout_error; /* str: why no call can be packed, or NULL */
     PyObject *prepared_block; /* block given to prepare(), or NULL */
     /* The last block and grid tuples a launch parsed, held so that a loop
@@ -124,6 +133,10 @@ void pcc_plan_clear(PccFunction *f);
 /* Converts args[0..nargs) into buf (f->argsize bytes, zeroed by the
  * caller where gaps matter). In/Out/InOut arguments are recorded in `cs`
  * for the caller. 0, or -1 with an exception naming the argument. */
+/* The launch's fast path: every argument by pack_fast alone (the caller has
+ * checked the count and the layout). 0 when all are packed; 1 when one
+ * needs pcc_pack_args (nothing raised, nothing to undo). */
+int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf);
 int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char *buf,
                   pcc_call_state *cs);
 void pcc_call_state_clear(pcc_call_state *cs);

@@ -754,24 +754,67 @@ API void stub_pollute(void)
         code_blocks[k]();
 }
 
+/* With STUB_RECORD_LAUNCHES=1, each launch's configuration and parameter
+ * bytes (the extra/BUFFER_POINTER form, which pycudac uses) are kept for
+ * stub_last_launch: the tests read what a launch really sent. Off by
+ * default, so that the benchmark's launches stay an indirect call. */
+static int record_on = -1; /* -1: the environment not read yet */
+static struct {
+    unsigned int dims[7]; /* grid x, y, z, block x, y, z, shared */
+    CUstream stream;
+    CUfunction func;
+    size_t nbytes;
+    unsigned char bytes[32764];
+} last_launch;
+
 API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                             unsigned int bx, unsigned int by, unsigned int bz,
                             unsigned int shared, CUstream s, void **params, void **extra)
 {
-    (void)f;
-    (void)gx;
-    (void)gy;
-    (void)gz;
-    (void)bx;
-    (void)by;
-    (void)bz;
-    (void)shared;
-    (void)s;
     (void)params;
-    (void)extra;
     if (pollute_on != 0)
         stub_pollute();
+    if (record_on < 0) {
+        const char *v = getenv("STUB_RECORD_LAUNCHES");
+        record_on = v != NULL && strcmp(v, "1") == 0;
+    }
+    if (record_on) {
+        unsigned int dims[7] = {gx, gy, gz, bx, by, bz, shared};
+        memcpy(last_launch.dims, dims, sizeof dims);
+        last_launch.stream = s;
+        last_launch.func = f;
+        last_launch.nbytes = 0;
+        void *buf = NULL;
+        size_t *size = NULL;
+        for (int k = 0; extra != NULL && extra[k] != PCC_LAUNCH_PARAM_END; k += 2) {
+            if (extra[k] == PCC_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = extra[k + 1];
+            else if (extra[k] == PCC_LAUNCH_PARAM_BUFFER_SIZE)
+                size = (size_t *)extra[k + 1];
+            else
+                return CUDA_ERROR_INVALID_VALUE;
+        }
+        if (buf != NULL && size != NULL) {
+            if (*size > sizeof last_launch.bytes)
+                return CUDA_ERROR_INVALID_VALUE;
+            memcpy(last_launch.bytes, buf, *size);
+            last_launch.nbytes = *size;
+        }
+    }
     return CUDA_SUCCESS;
+}
+
+/* The last launch recorded (STUB_RECORD_LAUNCHES=1): dims[7] = grid, block,
+ * shared bytes; *stream and *func; up to cap parameter bytes into bytes.
+ * Returns the number of parameter bytes the launch sent. */
+API size_t stub_last_launch(unsigned int dims[7], CUstream *stream, CUfunction *func,
+                            unsigned char *bytes, size_t cap)
+{
+    memcpy(dims, last_launch.dims, sizeof last_launch.dims);
+    *stream = last_launch.stream;
+    *func = last_launch.func;
+    memcpy(bytes, last_launch.bytes, last_launch.nbytes < cap ? last_launch.nbytes : cap);
+    return last_launch.nbytes;
 }
 
 API CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,

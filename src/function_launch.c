@@ -489,12 +489,27 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
     return launch_general(f, args, nargs, &o);
 }
 
+/* Whether `kwnames`, another tuple than kw_cached, holds the same names:
+ * f(*args, block=...) gets a new tuple on every call, of the same
+ * (interned) strings. */
+static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
+{
+    if (kwnames == NULL || kw_cached == NULL ||
+        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(kw_cached))
+        return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
+        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(kw_cached, k))
+            return 0;
+    return 1;
+}
+
 PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames)
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (PCC_UNLIKELY(kwnames != kw_cached || !kw_cached_plain || kwnames == NULL))
+    if (PCC_UNLIKELY(kwnames != kw_cached || !kw_cached_plain || kwnames == NULL) &&
+        !(kw_cached_plain && kw_same_names(kwnames)))
         return call_with_keywords(f, args, nargs, kwnames);
     PyObject *const *kv = args + nargs;
     int b = kw_cached_at[0], g = kw_cached_at[1], s = kw_cached_at[2];

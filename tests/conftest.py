@@ -2,8 +2,12 @@
 PYCUDAC_BACKEND (CI: the simulator; `make gpu-check`: cuda). Tests marked
 `gpu` need real hardware and are skipped, with the reason, elsewhere."""
 import os
+import subprocess
+import sysconfig
 
 import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _backend():
@@ -49,3 +53,17 @@ def autoinit():
 def ga(autoinit):
     from pycudac import gpuarray
     return gpuarray
+
+
+@pytest.fixture(scope="session")
+def stub_driver(tmp_path_factory):
+    """bench/stub_libcuda.c built into a temporary directory: a driver that
+    answers every call, so the CUDA backend's code runs without a GPU."""
+    cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
+    out = tmp_path_factory.mktemp("stub") / "libstub_cuda.so"
+    r = subprocess.run([cc, "-O1", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
+                        os.path.join(ROOT, "bench", "stub_libcuda.c"), "-o", str(out)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")
+    return str(out)

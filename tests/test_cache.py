@@ -862,21 +862,6 @@ STUB_CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.fixture(scope="module")
-def stub_driver(tmp_path_factory):
-    """bench/stub_libcuda.c built into a temporary directory: a driver that
-    answers every call, so the CUDA backend's code runs without a GPU."""
-    import sysconfig
-    cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
-    out = tmp_path_factory.mktemp("stub") / "libstub_cuda.so"
-    r = subprocess.run([cc, "-O1", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
-                        os.path.join(ROOT, "bench", "stub_libcuda.c"), "-o", str(out)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")
-    return str(out)
-
-
 def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
     """On the CUDA backend (here the stub driver, so CI runs the C code), a
     fresh process's warm SourceModule is cache_module alone: the general

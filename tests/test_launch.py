@@ -3,6 +3,7 @@ rule and its errors (through pack()), launches that write their parameters
 back, In/Out/InOut, launch-configuration checks, prepared calls, and the
 sticky error after an out-of-bounds kernel (in a subprocess)."""
 import math
+import os
 import struct
 import subprocess
 import sys
@@ -459,6 +460,97 @@ def test_gpuarray_pointers_pooled_plain_and_views(mod):
     pooled.gpudata.free()
     with pytest.raises(ValueError, match="argument 1 'a'.*freed"):
         f.pack(pooled, None)
+
+
+STUB_LAUNCH_CHILD = textwrap.dedent(r"""
+    import ctypes, os, sys
+    import numpy as np
+    import pycudac.autoinit  # noqa: F401
+    import pycudac.driver as drv
+    from pycudac import gpuarray
+    from pycudac.compiler import SourceModule
+
+    lib = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+    lib.stub_last_launch.restype = ctypes.c_size_t
+    lib.stub_last_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.c_char_p, ctypes.c_size_t]
+
+    def last():
+        dims, st, fn = (ctypes.c_uint * 7)(), ctypes.c_void_p(), ctypes.c_void_p()
+        buf = ctypes.create_string_buffer(4096)
+        n = lib.stub_last_launch(dims, ctypes.byref(st), ctypes.byref(fn), buf, 4096)
+        return list(dims), st.value or 0, fn.value or 0, buf.raw[:n]
+
+    mod = SourceModule('''
+    __global__ void pad(char c, int i, double d, float4 v, short s, float *p) {}
+    __global__ void dirty(long long a0, long long a1, long long a2, long long a3,
+        long long a4, long long a5, long long a6, long long a7, long long a8, long long a9,
+        long long a10, long long a11, long long a12, long long a13, long long a14,
+        long long a15) {}
+    __global__ void k16(float *a, float *b, float *c, float *d,
+        int i0, int i1, int i2, int i3, float f0, float f1, float f2, float f3,
+        float4 v, double x, unsigned int u, long long ll) {}
+    __global__ void nums(unsigned int u, unsigned long long q, float f, double d,
+        unsigned char b, long long l) {}
+    ''')
+    pad, dirty = mod.get_function("pad"), mod.get_function("dirty")
+    k16, nums = mod.get_function("k16"), mod.get_function("nums")
+    s = drv.Stream()
+    ptr = drv.mem_alloc(256)
+    arr = gpuarray.empty(16, np.float32)  # a pooled block
+    plain = gpuarray.GPUArray((4,), np.float32, allocator=drv.mem_alloc)
+    v4 = gpuarray.vec.make_float4(1, 2, 3, 4)
+    ones = (1, 1, 1)
+
+    def check(f, args, block=(2, 1, 1), grid=(3, 2), stream=s, **kw):
+        for k in range(3):  # the first call parses the tuples; then the fast path
+            dirty(*[-1] * 16, block=block, grid=grid or ones, stream=stream)
+            if grid is None:
+                f(*args, block=block, stream=stream, **kw)
+            else:
+                f(*args, block=block, grid=grid, stream=stream, **kw)
+            dims, st, fn, sent = last()
+            want = f.pack(*args)
+            assert sent == want, (f.function_name, k, sent.hex(), want.hex())
+            g = tuple(grid or ()) + (1,) * (3 - len(grid or ()))
+            assert dims == [*g, *block, kw.get("shared", 0)], (dims, g, block)
+            assert st == (stream.handle if stream is not None else 0), (st, stream)
+            assert fn == f.handle
+
+    check(pad, (1, 2, 3.0, v4, 5, ptr))
+    check(pad, (np.int8(-1), np.int32(-7), np.float64(2.5), (1.5, 2, 3, 4), np.int16(3), arr))
+    check(pad, (127, 2**31 - 1, 7, v4, -2**15, plain), grid=None, stream=None)
+    check(pad, (0, -2**31, -1e300, np.array([5, 6, 7, 8], np.float32), 0, 2**40))
+    check(pad, (3, 4, 5.0, v4, 6, arr[4:]), block=(32, 4, 1), grid=(1,))
+    check(pad, (3, 4, 5.0, v4, 6, None), shared=64)
+    check(k16, (ptr, arr, plain, ptr, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v4, 6.25, 7, -8))
+    check(k16, (ptr, ptr, ptr, ptr, np.int32(1), 2**30, -2**30 - 1, 4, np.float32(1.5), 2,
+                2**24 + 1, -3, v4, 2**53, np.uint32(7), np.int64(-8)))
+    check(nums, (2**32 - 1, 2**64 - 1, 3.4e38, 1e-300, 255, -2**63))
+    check(nums, (np.uint32(5), np.uint64(2**63), np.float32(-0.0), np.float64(-2.0),
+                 np.uint8(7), np.int64(2**62)))
+    for k in range(3):
+        dirty(*[-1] * 16, block=ones, grid=ones, stream=s)
+        pad.prepared_async_call((4, 1), (8, 1, 1), s, 1, 2, 3.0, v4, 5, ptr)
+        dims, st, fn, sent = last()
+        assert sent == pad.pack(1, 2, 3.0, v4, 5, ptr) and dims == [4, 1, 1, 8, 1, 1, 0]
+        assert st == s.handle
+    print("OK")
+""")
+
+
+def test_what_each_launch_sends_through_the_stub_driver(stub_driver):
+    """The launch path the CUDA backend runs, in CI: the stub driver records
+    each launch's configuration and parameter bytes. Each call is made three
+    times (the first parses the block and grid; the others take the fast
+    path) after a launch that leaves 128 0xFF bytes on the stack: the bytes sent
+    must be pack()'s, padding zeroed, with the block, grid, shared size,
+    stream and function given."""
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver,
+               STUB_RECORD_LAUNCHES="1", PYCUDAC_DISABLE_CACHE="1")
+    r = subprocess.run([sys.executable, "-c", STUB_LAUNCH_CHILD], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]
 
 
 def test_wrong_argument_count(mod):

@@ -631,7 +631,7 @@ static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p,
         }
         return 0;
     }
-    if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
+    if (pcc_is_learnt(&pcc_gpudata_slot, t)) {
         arg = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
         if (arg == NULL || k != PK_PTR)
             return 1;
@@ -641,6 +641,13 @@ static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p,
         if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
             return 1;
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+        return 0;
+    }
+    if (pcc_is_learnt(&pcc_pooled_int, t)) {
+        CUdeviceptr dp;
+        if (k != PK_PTR || pcc_pooled_ptr(arg, &dp) != 0)
+            return 1;
+        memcpy(dst, &dp, sizeof dp);
         return 0;
     }
     if (t == &PyArray_Type)

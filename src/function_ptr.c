@@ -23,7 +23,7 @@
 #define Py_T_OBJECT_EX T_OBJECT_EX
 #endif
 
-static PyObject *s_gpudata, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
+static PyObject *s_gpudata, *s_freed, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
 static PyObject *handler_class; /* pycudac._args.ArgumentHandler, imported on first need */
 static PyObject *driver_module; /* pycudac._driver (for mem_alloc) */
 
@@ -51,7 +51,7 @@ static int is_handler(PyObject *arg)
     return PyObject_IsInstance(arg, handler_class);
 }
 
-pcc_slot_array pcc_gpudata_slot;
+pcc_learnt_type pcc_gpudata_slot, pcc_pooled_int;
 
 /* Makes `t` pcc_gpudata_slot's class when `gpudata` is a plain slot of its
  * instances, which only a slot's own descriptor can answer for: the class's
@@ -82,10 +82,59 @@ static void learn_gpudata_slot(PyTypeObject *t)
     Py_DECREF(d);
 }
 
+/* Makes `t`, an int subclass, pcc_pooled_int's class when its instances
+ * keep `freed` in their __dict__: generic attribute lookup, metaclass
+ * type, a __dict__, and no class attribute named `freed` (which would
+ * come before the instance's). As learn_gpudata_slot, errors are cleared. */
+static void learn_pooled_int(PyTypeObject *t)
+{
+    if (pcc_is_learnt(&pcc_pooled_int, t) || t->tp_getattro != PyObject_GenericGetAttr ||
+        !Py_IS_TYPE(t, &PyType_Type) || t->tp_dictoffset == 0 || t->tp_version_tag == 0)
+        return;
+    PyObject *d = PyObject_GetAttr((PyObject *)t, s_freed);
+    if (d != NULL) {
+        Py_DECREF(d);
+        return;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError) || t->tp_version_tag == 0) {
+        PyErr_Clear();
+        return;
+    }
+    PyErr_Clear();
+    Py_INCREF(t);
+    Py_XSETREF(pcc_pooled_int.type, t);
+    pcc_pooled_int.version = t->tp_version_tag;
+}
+
+int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out)
+{
+    PyObject *d = PyObject_GenericGetDict(obj, NULL);
+    if (d == NULL) {
+        PyErr_Clear();
+        return 1;
+    }
+    PyObject *freed = PyDict_GetItemWithError(d, s_freed); /* borrowed */
+    Py_DECREF(d); /* the object holds its dict, and the dict `freed` */
+    if (freed != Py_False) {
+        PyErr_Clear();
+        return 1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow != 0 || v < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    *out = (CUdeviceptr)v;
+    return 0;
+}
+
 /* int(obj) as a device address (0..2^64-1). */
 static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
                           const char *what)
 {
+    if (!PyLong_CheckExact(obj) && PyLong_Check(obj))
+        learn_pooled_int(Py_TYPE(obj));
     /* a plain int pays one type check; an int subclass may say it was freed */
     int freed = PyLong_CheckExact(obj) ? 0 : pcc_freed_int_pointer(obj);
     if (PCC_UNLIKELY(freed != 0))
@@ -230,7 +279,7 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     CUdeviceptr p = 0;
     PyObject *attr;
     PyTypeObject *t = Py_TYPE(arg);
-    if (t == pcc_gpudata_slot.type && t->tp_version_tag == pcc_gpudata_slot.version) {
+    if (pcc_is_learnt(&pcc_gpudata_slot, t)) {
         /* a GPUArray whose gpudata pack_fast does not take (a pooled block,
          * a view's pointer): its slot, read as its descriptor would */
         PyObject *g = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
@@ -421,6 +470,7 @@ int pcc_ptr_init(PyObject *module)
     if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
         return -1;
     INTERN(s_gpudata, "gpudata");
+    INTERN(s_freed, "freed");
     INTERN(s_cai, "__cuda_array_interface__");
     INTERN(s_dlpack, "__dlpack__");
     INTERN(s_array, "array");

@@ -445,6 +445,41 @@ def test_gpudata_read_from_its_slot_stays_right(mod):
             f.pack(y, None)
 
 
+class Address(int):
+    """An int subclass that says whether it was freed, as a pooled block does."""
+
+
+def test_an_int_subclass_that_says_it_was_freed(mod):
+    """The packer learns an int subclass whose instances keep `freed` in
+    their __dict__ and reads it there: the answer must stay getattr's."""
+    f = mod.get_function("ptrs")
+    a, b = Address(0x1000), Address(0x2000)
+    a.freed = False
+    for _ in range(3):  # b has no `freed`: not freed
+        assert f.pack(a, b) == struct.pack("<QQ", 0x1000, 0x2000)
+    a.freed = True
+    with pytest.raises(ValueError, match="argument 1 'a'.*already freed"):
+        f.pack(a, None)
+    a.freed = 0
+    assert f.pack(a, None) == struct.pack("<QQ", 0x1000, 0)
+    neg = Address(-5)
+    neg.freed = False
+    with pytest.raises(OverflowError, match="argument 1 'a'"):
+        f.pack(neg, None)
+    big = Address(2**64 - 1)
+    big.freed = False
+    assert f.pack(big, None) == struct.pack("<QQ", 2**64 - 1, 0)
+    a.freed = False
+    Address.freed = property(lambda self: True)  # the class changes: getattr's answer
+    try:
+        for _ in range(3):
+            with pytest.raises(ValueError, match="already freed"):
+                f.pack(a, None)
+    finally:
+        del Address.freed
+    assert f.pack(a, None) == struct.pack("<QQ", 0x1000, 0)
+
+
 def test_gpuarray_pointers_pooled_plain_and_views(mod):
     from pycudac import gpuarray
     f = mod.get_function("ptrs")

@@ -55,16 +55,30 @@ typedef struct {
     unsigned int offset;    /* < the 32,764-byte parameter limit */
 } pcc_hot_param;
 
-/* A slotted array class (pycudac.gpuarray.GPUArray) whose instances
- * `gpudata` the packer reads straight from its slot: learnt by pcc_conv_ptr
- * from the first such argument, and used while the class's version tag is
- * the one it had then (any change to the class gives it another). */
+/* A class whose instances the packer reads without a lookup, learnt by
+ * pcc_conv_ptr from the first such argument and used while the class's
+ * version tag is the one it had then (any change to the class gives it
+ * another):
+ *   pcc_gpudata_slot  a slotted array class (pycudac.gpuarray.GPUArray):
+ *                     `gpudata` is read straight from its slot at `offset`;
+ *   pcc_pooled_int    an int subclass whose instances keep `freed` in their
+ *                     __dict__ (tools.PooledDeviceAllocation): see
+ *                     pcc_pooled_ptr. */
 typedef struct {
     PyTypeObject *type;   /* strong, or NULL */
-    Py_ssize_t offset;    /* of the gpudata slot in an instance */
+    Py_ssize_t offset;    /* pcc_gpudata_slot: of the slot in an instance */
     unsigned int version; /* type->tp_version_tag when learnt (never 0) */
-} pcc_slot_array;
-extern pcc_slot_array pcc_gpudata_slot;
+} pcc_learnt_type;
+extern pcc_learnt_type pcc_gpudata_slot, pcc_pooled_int;
+
+static inline int pcc_is_learnt(const pcc_learnt_type *l, PyTypeObject *t)
+{
+    return t == l->type && t->tp_version_tag == l->version;
+}
+
+/* The address of an instance of pcc_pooled_int's class whose `freed` is
+ * False, into *out: 0; 1 when pcc_conv_ptr must decide (nothing raised). */
+int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out);
 
 typedef struct {
     PyObject_HEAD

@@ -119,6 +119,8 @@ grep '^{' "$OUTDIR/floor.log" > "$OUTDIR/floor.jsonl" 2>/dev/null
 BENCH_ARGS=(--json "$OUTDIR/bench.jsonl" --floor-lib "$ROOT/bench/out/libfloor.so")
 [ -n "$QUICK" ] && BENCH_ARGS+=("$QUICK")
 TAIL_LINES=14 run_stage bench_launch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_launch.py "${BENCH_ARGS[@]}"
+# a diagnostic: what code and data run between launches cost on this host
+TAIL_LINES=10 run_stage code_lines 60 env PYCUDAC_BACKEND=cuda "$PY" bench/code_lines.py --rounds 15
 TAIL_LINES=14 run_stage bench_memcpy 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_memcpy.py "${BENCH_ARGS[@]}"
 TAIL_LINES=10 run_stage bench_compile 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_compile.py "${BENCH_ARGS[@]}"
 TAIL_LINES=22 run_stage bench_gpuarray 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_gpuarray.py "${BENCH_ARGS[@]}"

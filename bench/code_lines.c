@@ -1,0 +1,111 @@
+/*
+ * code_lines.c — a diagnostic for bench/code_lines.py: a launcher called
+ * like a pycudac Function that first runs `code` lines of instruction cache
+ * (a chain of jumps, one per 64-byte line) and reads `data` distinct data
+ * lines, then calls cuLaunchKernel with zeroed parameters.
+ *
+ * Against the same launcher with neither, it shows what code and data that
+ * a launch call runs between the driver's launches cost on the machine
+ * (pack_fast and do_launch in src/ are kept short because of it).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, void *, void **, void **);
+
+/* n 64-byte lines, each entered by a jump from the line before */
+#define CHAIN(name, n)                                                                         \
+    static __attribute__((noinline)) void name(void)                                          \
+    {                                                                                          \
+        __asm__ volatile(".p2align 6\n.rept " #n "\njmp 1f\n.p2align 6\n1:\n.endr\n" ::: "memory"); \
+    }
+CHAIN(chain16, 16)
+CHAIN(chain32, 32)
+CHAIN(chain48, 48)
+CHAIN(chain64, 64)
+static void no_chain(void) {}
+
+static _Alignas(64) char data_lines[64 * 256];
+static volatile long sink;
+static _Alignas(16) char zeros[4096];
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    launch_fn launch;
+    void *func, *stream;
+    size_t argsize;
+    void (*chain)(void);
+    int data;
+} Launcher;
+
+static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames)
+{
+    (void)args;
+    (void)nargsf;
+    (void)kwnames;
+    Launcher *l = (Launcher *)self;
+    l->chain();
+    long s = 0;
+    for (int i = 0; i < l->data; i++)
+        s += *(volatile char *)&data_lines[i * 64];
+    sink = s;
+    size_t size = l->argsize;
+    void *extra[] = {(void *)1, zeros, (void *)2, &size, (void *)0}; /* BUFFER_POINTER/SIZE/END */
+    int rc = l->launch(l->func, 1, 1, 1, 1, 1, 1, 0, l->stream, NULL, size ? extra : NULL);
+    if (rc != 0)
+        return PyErr_Format(PyExc_RuntimeError, "cuLaunchKernel returned %d", rc);
+    Py_RETURN_NONE;
+}
+
+/* Launcher(launch, func, stream, argsize, code, data): code 0, 16, 32, 48 or 64 */
+static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    unsigned long long launch, func, stream;
+    Py_ssize_t argsize;
+    int code, data;
+    (void)kwds;
+    if (!PyArg_ParseTuple(args, "KKKnii", &launch, &func, &stream, &argsize, &code, &data))
+        return NULL;
+    if (launch == 0 || argsize < 0 || argsize > (Py_ssize_t)sizeof zeros || data < 0 ||
+        data > 256 || (code != 0 && code != 16 && code != 32 && code != 48 && code != 64)) {
+        PyErr_SetString(PyExc_ValueError, "Launcher: launch non-zero, argsize 0..4096, code "
+                        "0/16/32/48/64, data 0..256");
+        return NULL;
+    }
+    Launcher *o = (Launcher *)type->tp_alloc(type, 0);
+    if (o == NULL)
+        return NULL;
+    o->vectorcall = launcher_call;
+    *(void **)&o->launch = (void *)(uintptr_t)launch;
+    o->func = (void *)(uintptr_t)func;
+    o->stream = (void *)(uintptr_t)stream;
+    o->argsize = (size_t)argsize;
+    o->chain = code == 16 ? chain16 : code == 32 ? chain32 : code == 48 ? chain48
+             : code == 64 ? chain64 : no_chain;
+    o->data = data;
+    return (PyObject *)o;
+}
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "_code_lines.Launcher", .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Launcher, vectorcall), .tp_call = PyVectorcall_Call,
+    .tp_new = launcher_new};
+
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, .m_name = "_code_lines", .m_size = -1};
+
+PyMODINIT_FUNC PyInit__code_lines(void)
+{
+    if (PyType_Ready(&LauncherType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&def);
+    if (m && PyModule_AddObjectRef(m, "Launcher", (PyObject *)&LauncherType) < 0)
+        Py_CLEAR(m);
+    return m;
+}

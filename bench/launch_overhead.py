@@ -23,6 +23,9 @@ in alternating rounds, the median of many batches, in ns per call:
                 functions and methods, not of such objects)
   loop          the bare `for _ in range(n): pass`
 
+_noop also holds Launcher, a callable that ignores its arguments and only
+calls cuLaunchKernel: bench_launch.py's "Python floor" rows on the GPU.
+
 pycudac's own cost is the difference to the matching noop line ((a) and (c)
 to the Noop() line: the same kind of callee).
 

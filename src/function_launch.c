@@ -1,13 +1,17 @@
 /*
  * function_launch.c — the call path of a Function.
  *
- * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall:
- * keywords are matched by interned-string identity, arguments are packed by
- * the plan (function_plan.c, function_pack.c) into a stack buffer, and the
- * kernel is launched with CU_LAUNCH_PARAM_BUFFER_POINTER. The launch configuration is checked
- * against the device's limits (read once per device, at creation in
- * function.c) before the driver sees it, so a bad block or grid is a
- * ValueError that leaves the context usable.
+ * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall
+ * with two paths. do_launch is the common call, kept short: the keyword
+ * tuple of the last call (its slots cached), the block and grid tuples the
+ * last launch parsed, a Stream or none, and arguments pack_fast converts
+ * (function_pack.c) into a stack buffer, launched with
+ * CU_LAUNCH_PARAM_BUFFER_POINTER. Everything else, and every error but the
+ * driver's, is launch_general: it parses the launch configuration against
+ * the device's limits (read once per device, at creation in function.c),
+ * so a bad block or grid is a ValueError that leaves the context usable,
+ * packs through the whole plan (function_plan.c, function_pack.c,
+ * function_ptr.c) and runs In/Out/InOut copies and time_kernel's events.
  * Also here: PyCUDA's prepare/prepared_*call and pack(), which share the
  * parsing and the packer with the plain call.
  */

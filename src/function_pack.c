@@ -2,11 +2,14 @@
  * function_pack.c — Python arguments to a kernel's parameter bytes.
  *
  * pcc_pack_args converts each argument by its plan entry (function_plan.c)
- * straight into the caller's buffer. DeviceAllocation, int and float take
- * pack_fast, inline, reading only their value; numbers of other types,
- * vectors and structs take conv_one and the converters above it; pointers
- * given any other way are src/function_ptr.c's. Every refusal names the
- * kernel, the parameter (position, name, declared type) and what was given.
+ * straight into the caller's buffer. The common arguments (a float, an
+ * int, a DeviceAllocation, a GPUArray or pooled block of a learnt class, an
+ * ndarray vector of its remembered dtype, a NumPy scalar of the declared
+ * type) take pack_fast, inline; pcc_pack_fast is the launch's fast path,
+ * pack_fast alone. Everything else takes conv_one and the converters above
+ * it; pointers given any other way are src/function_ptr.c's. Every refusal
+ * names the kernel, the parameter (position, name, declared type) and what
+ * was given.
  */
 #include "pycudac/function_plan.h"
 

@@ -507,8 +507,8 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
     return 1;
 }
 
-PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                  PyObject *kwnames)
+PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                          PyObject *kwnames)
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);

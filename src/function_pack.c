@@ -658,7 +658,7 @@ static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p,
     return pack_numpy_scalar(t, k, arg, dst);
 }
 
-int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf)
+PCC_HOT int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf)
 {
     const pcc_hot_param *p = f->hot;
     for (int i = 0; i < f->nparams; i++, p++)

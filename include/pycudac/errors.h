@@ -20,9 +20,13 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PCC_NOINLINE __attribute__((noinline))
+/* the launch's hot path: GCC places such functions together (.text.hot),
+ * so a call runs a few adjacent lines and pages of code */
+#define PCC_HOT __attribute__((hot))
 #else
 #define PCC_UNLIKELY(x) (x)
 #define PCC_NOINLINE
+#define PCC_HOT
 #endif
 
 /* Types and exceptions of pycudac._driver; filled once at import. */

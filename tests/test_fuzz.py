@@ -148,8 +148,9 @@ __global__ void vecs(int4 a, float2 b, double2 c, uchar4 d, dim3 e) { }
 __global__ void structs(Pair p, const Pair *q) { }
 __global__ void ptrs(float *a, const int *b) { }
 __global__ void noargs() { }
+__global__ void floats(float f, double d) { }
 """
-_NAMES = ["mixed", "ints", "vecs", "structs", "ptrs", "noargs"]
+_NAMES = ["mixed", "ints", "vecs", "structs", "ptrs", "noargs", "floats"]
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +235,36 @@ def test_pack_random_values(kernels, name, data):
     assert isinstance(raw, bytes)
     assert len(raw) == f.arg_size
     assert count == nparams
+
+
+@fuzz(200)
+@given(st.one_of(st.floats(allow_nan=False), st.integers(min_value=-2 ** 1100, max_value=2 ** 1100),
+                 st.integers(min_value=-2 ** 54, max_value=2 ** 54),
+                 st.builds(np.float32, st.floats(width=32, allow_nan=False)),
+                 st.builds(np.float64, st.floats(allow_nan=False))))
+def test_pack_floats_match_their_double(kernels, v):
+    """A number for float and double parameters packs as its value as a
+    double (an int rounded once), then rounded to float32 for a float, or
+    is an OverflowError naming the parameter: ints past the double range,
+    finite values past float32's."""
+    f = kernels["floats"]
+    try:
+        d = float(v)
+    except OverflowError:
+        with pytest.raises(OverflowError, match="'floats' argument 1 'f'"):
+            f.pack(v, 0.0)
+        with pytest.raises(OverflowError, match="'floats' argument 2 'd'"):
+            f.pack(0.0, v)
+        return
+    with np.errstate(over="ignore"):
+        x = np.float32(d)
+    if math.isinf(x) and math.isfinite(d):
+        with pytest.raises(OverflowError, match="'floats' argument 1 'f'"):
+            f.pack(v, 0.0)
+        assert f.pack(0.0, v)[8:16] == struct.pack("<d", d)
+        return
+    raw = f.pack(v, v)
+    assert raw[:4] == x.tobytes() and raw[8:16] == struct.pack("<d", d), (v, raw.hex())
 
 
 @fuzz(150)

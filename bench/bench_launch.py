@@ -118,20 +118,19 @@ def add_noop_then_launch(runner, f, s, args, metric):
 
 
 def make_launcher(f, s, args):
-    """A _noop.Launcher for f's kernel on stream s (see add_python_floor)."""
-    sys.path.insert(0, os.path.join(HERE, "out"))
-    import launch_overhead
-    launch_overhead.build_noop()
-    from _noop import Launcher
+    """bench/code_lines.c's Launcher for f's kernel on stream s, with no
+    extra code or data (see add_python_floor)."""
+    import code_lines
+    Launcher = code_lines.build()
     libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
     launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
-    return Launcher(launch, int(f.handle), int(s.handle), len(f.pack(*args)))
+    return Launcher(launch, int(f.handle), int(s.handle), len(f.pack(*args)), 0, 0)
 
 
 def add_python_floor(runner, metric, f, s, args, loop_of):
     """Diagnostic: the same Python loop as pycudac's row, calling a C
     callable that ignores its arguments and calls cuLaunchKernel on f's
-    kernel (bench/launch_overhead.py's Launcher). No launch API called from
+    kernel (bench/code_lines.c's Launcher). No launch API called from
     a Python loop with these arguments can do less; pycudac's row over this
     one is what pycudac itself adds."""
     try:

@@ -1,12 +1,14 @@
 /*
- * code_lines.c — a diagnostic for bench/code_lines.py: a launcher called
- * like a pycudac Function that first runs `code` lines of instruction cache
- * (a chain of jumps, one per 64-byte line) and reads `data` distinct data
- * lines, then calls cuLaunchKernel with zeroed parameters.
+ * code_lines.c — Launcher, a callable that is called like a pycudac
+ * Function, ignores its arguments and calls cuLaunchKernel with zeroed
+ * parameters: the least any launch API called from Python costs
+ * (bench_launch.py's "Python floor" rows, code 0 and data 0).
  *
- * Against the same launcher with neither, it shows what code and data that
- * a launch call runs between the driver's launches cost on the machine
- * (pack_fast and do_launch in src/ are kept short because of it).
+ * For bench/code_lines.py it can first run `code` lines of instruction
+ * cache (a chain of jumps, one per 64-byte line) and read `data` distinct
+ * data lines: against the plain launcher, what code and data that a launch
+ * call runs between the driver's launches cost on the machine (pack_fast
+ * and do_launch in src/ are kept short because of it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -26,7 +28,6 @@ CHAIN(chain16, 16)
 CHAIN(chain32, 32)
 CHAIN(chain48, 48)
 CHAIN(chain64, 64)
-static void no_chain(void) {}
 
 static _Alignas(64) char data_lines[64 * 256];
 static volatile long sink;
@@ -38,7 +39,7 @@ typedef struct {
     launch_fn launch;
     void *func, *stream;
     size_t argsize;
-    void (*chain)(void);
+    void (*chain)(void); /* NULL: none */
     int data;
 } Launcher;
 
@@ -49,11 +50,14 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     (void)nargsf;
     (void)kwnames;
     Launcher *l = (Launcher *)self;
-    l->chain();
-    long s = 0;
-    for (int i = 0; i < l->data; i++)
-        s += *(volatile char *)&data_lines[i * 64];
-    sink = s;
+    if (l->chain)
+        l->chain();
+    if (l->data) {
+        long s = 0;
+        for (int i = 0; i < l->data; i++)
+            s += *(volatile char *)&data_lines[i * 64];
+        sink = s;
+    }
     size_t size = l->argsize;
     void *extra[] = {(void *)1, zeros, (void *)2, &size, (void *)0}; /* BUFFER_POINTER/SIZE/END */
     int rc = l->launch(l->func, 1, 1, 1, 1, 1, 1, 0, l->stream, NULL, size ? extra : NULL);
@@ -86,7 +90,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     o->stream = (void *)(uintptr_t)stream;
     o->argsize = (size_t)argsize;
     o->chain = code == 16 ? chain16 : code == 32 ? chain32 : code == 48 ? chain48
-             : code == 64 ? chain64 : no_chain;
+             : code == 64 ? chain64 : NULL;
     o->data = data;
     return (PyObject *)o;
 }

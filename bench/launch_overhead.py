@@ -23,9 +23,6 @@ in alternating rounds, the median of many batches, in ns per call:
                 functions and methods, not of such objects)
   loop          the bare `for _ in range(n): pass`
 
-_noop also holds Launcher, a callable that ignores its arguments and only
-calls cuLaunchKernel: bench_launch.py's "Python floor" rows on the GPU.
-
 pycudac's own cost is the difference to the matching noop line ((a) and (c)
 to the Noop() line: the same kind of callee).
 
@@ -55,7 +52,6 @@ NOOP_SRC = r"""
 #include <Python.h>
 #include <structmember.h>
 #include <dlfcn.h>
-#include <stdint.h>
 #include <stdlib.h>
 /* Accept anything and do nothing: what a call from Python costs. `noop` is a
  * builtin function (the interpreter has specialized calls for those); a
@@ -97,60 +93,6 @@ static PyTypeObject NoopType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_vectorcall_offset = offsetof(Noop, vectorcall), .tp_call = PyVectorcall_Call,
     .tp_new = noop_new, .tp_members = noop_members};
-/* Launcher(launch, func, stream, argsize): called like a pycudac Function,
- * it ignores its arguments and calls cuLaunchKernel (`launch`, the
- * driver's address) on `func` and `stream` with `argsize` zero bytes of
- * parameters (an empty kernel reads none): what a Python loop calling any
- * launch API with these arguments costs at least (bench_launch.py). */
-typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                         unsigned, void *, void **, void **);
-typedef struct {
-    PyObject_HEAD vectorcallfunc vectorcall;
-    launch_fn launch;
-    void *func, *stream;
-    size_t argsize;
-} Launcher;
-static _Alignas(16) char zeros[4096];
-static PyObject *launcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                     PyObject *kwnames)
-{
-    (void)args; (void)nargsf; (void)kwnames;
-    Launcher *l = (Launcher *)self;
-    size_t size = l->argsize;
-    void *extra[] = {(void *)1, zeros, (void *)2, &size, (void *)0}; /* BUFFER_POINTER/SIZE/END */
-    int rc = l->launch(l->func, 1, 1, 1, 1, 1, 1, 0, l->stream, NULL, size ? extra : NULL);
-    if (rc != 0)
-        return PyErr_Format(PyExc_RuntimeError, "Launcher: cuLaunchKernel returned %d", rc);
-    Py_RETURN_NONE;
-}
-static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    unsigned long long launch, func, stream;
-    Py_ssize_t argsize;
-    (void)kwds;
-    if (!PyArg_ParseTuple(args, "KKKn", &launch, &func, &stream, &argsize))
-        return NULL;
-    if (launch == 0 || argsize < 0 || argsize > (Py_ssize_t)sizeof zeros) {
-        PyErr_SetString(PyExc_ValueError, "Launcher: launch must be non-zero and argsize "
-                        "0..4096");
-        return NULL;
-    }
-    Launcher *o = (Launcher *)type->tp_alloc(type, 0);
-    if (o) {
-        o->vectorcall = launcher_vectorcall;
-        *(void **)&o->launch = (void *)(uintptr_t)launch;
-        o->func = (void *)(uintptr_t)func;
-        o->stream = (void *)(uintptr_t)stream;
-        o->argsize = (size_t)argsize;
-    }
-    return (PyObject *)o;
-}
-static PyTypeObject LauncherType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "_noop.Launcher", .tp_basicsize = sizeof(Launcher),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_vectorcall_offset = offsetof(Launcher, vectorcall), .tp_call = PyVectorcall_Call,
-    .tp_new = launcher_new};
 static PyMethodDef methods[] = {
     {"noop", (PyCFunction)(void (*)(void))noop, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -158,7 +100,7 @@ static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, .m_name = "_noop", .m_si
                                  .m_methods = methods};
 PyMODINIT_FUNC PyInit__noop(void)
 {
-    if (PyType_Ready(&NoopType) < 0 || PyType_Ready(&LauncherType) < 0)
+    if (PyType_Ready(&NoopType) < 0)
         return NULL;
     const char *lib = getenv("PYCUDAC_LIBCUDA");
     if (lib && (getenv("STUB_POLLUTE_DATA_KB") || getenv("STUB_POLLUTE_CODE_KB"))) {
@@ -172,8 +114,7 @@ PyMODINIT_FUNC PyInit__noop(void)
         }
     }
     PyObject *m = PyModule_Create(&def);
-    if (m && (PyModule_AddObjectRef(m, "Noop", (PyObject *)&NoopType) < 0 ||
-              PyModule_AddObjectRef(m, "Launcher", (PyObject *)&LauncherType) < 0))
+    if (m && PyModule_AddObjectRef(m, "Noop", (PyObject *)&NoopType) < 0)
         Py_CLEAR(m);
     return m;
 }

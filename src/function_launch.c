@@ -167,12 +167,16 @@ typedef struct {
     int time_kernel;
 } launch_opts;
 
-static void launch_error_call(PccFunction *f, char *buf, size_t n)
+/* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
+static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
 {
+    char call[256];
     const char *s = PyUnicode_AsUTF8(f->name);
-    snprintf(buf, n, "cuLaunchKernel (kernel '%.200s')", s ? s : "?");
+    snprintf(call, sizeof call, "cuLaunchKernel (kernel '%.200s')", s ? s : "?");
     if (s == NULL)
         PyErr_Clear();
+    pcc_raise(rc, call);
+    return NULL;
 }
 
 static PyObject *seconds_callable(double secs);
@@ -296,9 +300,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
                                     NULL, size ? extra : NULL);
     }
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
-        char call[256];
-        launch_error_call(f, call, sizeof call);
-        pcc_raise(rc, call);
+        launch_failed(f, rc);
         goto done;
     }
     pcc_note_launch((PyObject *)f);
@@ -329,15 +331,6 @@ done:
     if (buf != stackbuf)
         PyMem_Free(buf);
     return result;
-}
-
-/* A failed launch on the fast path: the driver's error, naming the kernel. */
-static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
-{
-    char call[256];
-    launch_error_call(f, call, sizeof call);
-    pcc_raise(rc, call);
-    return NULL;
 }
 
 /* The common call, and only what it needs: the block (and grid) tuples the
@@ -442,6 +435,16 @@ static PyObject *kw_cached;
 static signed char kw_cached_at[N_LAUNCH_KW];
 static int kw_cached_plain;
 
+/* block, grid and stream (the fast path's keywords) from the keyword values
+ * kv by their slots at[]; block falls back to prepare()'s. */
+static inline void opts_from_slots(PccFunction *f, launch_opts *o, PyObject *const *kv,
+                                   const signed char at[N_LAUNCH_KW])
+{
+    o->block = at[0] >= 0 ? kv[at[0]] : f->prepared_block;
+    o->grid = at[1] >= 0 ? kv[at[1]] : NULL;
+    o->stream = at[2] >= 0 ? kv[at[2]] : NULL;
+}
+
 /* time_kernel= and texrefs=, when given (their truth may run Python code). */
 static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
                                      const signed char at[N_LAUNCH_KW], launch_opts *o)
@@ -461,38 +464,6 @@ static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
     return 0;
 }
 
-/* A call whose keywords are not the cached plain ones: finds (and caches)
- * where each keyword is, then launches. */
-static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
-                                                 Py_ssize_t nargs, PyObject *kwnames)
-{
-    launch_opts o = {NULL, NULL, NULL, NULL, 0};
-    if (kwnames) {
-        /* a copy: a time_kernel's __bool__ may launch with other keywords */
-        signed char at[N_LAUNCH_KW];
-        if (kwnames == kw_cached) {
-            memcpy(at, kw_cached_at, sizeof at);
-        } else {
-            if (kw_positions(f, kwnames, at) < 0)
-                return NULL;
-            memcpy(kw_cached_at, at, sizeof at);
-            kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
-            Py_INCREF(kwnames);
-            Py_XSETREF(kw_cached, kwnames);
-        }
-        PyObject *const *kv = args + nargs;
-        o.block = at[0] >= 0 ? kv[at[0]] : NULL;
-        o.grid = at[1] >= 0 ? kv[at[1]] : NULL;
-        o.stream = at[2] >= 0 ? kv[at[2]] : NULL;
-        o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
-        if ((at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
-            return NULL;
-    }
-    if (o.block == NULL)
-        o.block = f->prepared_block;
-    return launch_general(f, args, nargs, &o);
-}
-
 /* Whether `kwnames`, another tuple than kw_cached, holds the same names:
  * f(*args, block=...) gets a new tuple on every call, of the same
  * (interned) strings. */
@@ -507,18 +478,45 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
     return 1;
 }
 
+/* A call whose keywords are not the cached plain ones: finds (and caches)
+ * where each keyword is, then launches. */
+static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
+                                                 Py_ssize_t nargs, PyObject *kwnames)
+{
+    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    if (kwnames) {
+        /* a copy: a time_kernel's __bool__ may launch with other keywords */
+        signed char at[N_LAUNCH_KW];
+        if (kwnames == kw_cached || kw_same_names(kwnames)) {
+            memcpy(at, kw_cached_at, sizeof at);
+        } else {
+            if (kw_positions(f, kwnames, at) < 0)
+                return NULL;
+            memcpy(kw_cached_at, at, sizeof at);
+            kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
+            Py_INCREF(kwnames);
+            Py_XSETREF(kw_cached, kwnames);
+        }
+        PyObject *const *kv = args + nargs;
+        opts_from_slots(f, &o, kv, at);
+        o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
+        if ((at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
+            return NULL;
+    } else {
+        o.block = f->prepared_block;
+    }
+    return launch_general(f, args, nargs, &o);
+}
+
 PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                           PyObject *kwnames)
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (PCC_UNLIKELY(kwnames != kw_cached || !kw_cached_plain || kwnames == NULL) &&
-        !(kw_cached_plain && kw_same_names(kwnames)))
+    if (PCC_UNLIKELY(!kw_cached_plain || (kwnames != kw_cached && !kw_same_names(kwnames))))
         return call_with_keywords(f, args, nargs, kwnames);
-    PyObject *const *kv = args + nargs;
-    int b = kw_cached_at[0], g = kw_cached_at[1], s = kw_cached_at[2];
-    launch_opts o = {g >= 0 ? kv[g] : NULL, b >= 0 ? kv[b] : f->prepared_block,
-                     NULL, s >= 0 ? kv[s] : NULL, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    opts_from_slots(f, &o, args + nargs, kw_cached_at);
     return do_launch(f, args, nargs, &o);
 }
 

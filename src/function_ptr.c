@@ -53,18 +53,33 @@ static int is_handler(PyObject *arg)
 
 pcc_learnt_type pcc_gpudata_slot, pcc_pooled_int;
 
+/* Whether the attribute lookup of `t`'s instances is the generic one that
+ * a learnt entry stands for: no __getattribute__ or __getattr__, metaclass
+ * type, and a version tag (which the lookup that led here has just made)
+ * to date the finding. Not when `l` already holds `t` as it is. */
+static int learnable(const pcc_learnt_type *l, PyTypeObject *t)
+{
+    return !pcc_is_learnt(l, t) && t->tp_getattro == PyObject_GenericGetAttr &&
+           Py_IS_TYPE(t, &PyType_Type) && t->tp_version_tag != 0;
+}
+
+/* `t` (and its version tag now) into `l`; another class, or the same class
+ * changed since, is replaced. */
+static void learn(pcc_learnt_type *l, PyTypeObject *t, Py_ssize_t offset)
+{
+    Py_INCREF(t);
+    Py_XSETREF(l->type, t);
+    l->offset = offset;
+    l->version = t->tp_version_tag;
+}
+
 /* Makes `t` pcc_gpudata_slot's class when `gpudata` is a plain slot of its
- * instances, which only a slot's own descriptor can answer for: the class's
- * attribute lookup is the generic one (no __getattribute__ or __getattr__),
- * its metaclass is type, and the descriptor of `gpudata` is a member of
- * object type (what __slots__ makes). The version tag that the lookup just
- * made (nonzero) dates the finding. Another class, or the same class
- * changed since, replaces the entry. Errors are cleared: the slow path
- * stays right without the entry. */
+ * instances, which only a slot's own descriptor can answer for: the
+ * descriptor of `gpudata` is a member of object type (what __slots__
+ * makes). Errors are cleared: the slow path stays right without the entry. */
 static void learn_gpudata_slot(PyTypeObject *t)
 {
-    if (t->tp_getattro != PyObject_GenericGetAttr || !Py_IS_TYPE(t, &PyType_Type) ||
-        t->tp_version_tag == 0)
+    if (!learnable(&pcc_gpudata_slot, t))
         return;
     PyObject *d = PyObject_GetAttr((PyObject *)t, s_gpudata);
     if (d == NULL) {
@@ -73,37 +88,28 @@ static void learn_gpudata_slot(PyTypeObject *t)
     }
     if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
         ((PyMemberDescrObject *)d)->d_member->type == Py_T_OBJECT_EX &&
-        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0) {
-        Py_INCREF(t);
-        Py_XSETREF(pcc_gpudata_slot.type, t);
-        pcc_gpudata_slot.offset = ((PyMemberDescrObject *)d)->d_member->offset;
-        pcc_gpudata_slot.version = t->tp_version_tag;
-    }
+        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0)
+        learn(&pcc_gpudata_slot, t, ((PyMemberDescrObject *)d)->d_member->offset);
     Py_DECREF(d);
 }
 
 /* Makes `t`, an int subclass, pcc_pooled_int's class when its instances
- * keep `freed` in their __dict__: generic attribute lookup, metaclass
- * type, a __dict__, and no class attribute named `freed` (which would
- * come before the instance's). As learn_gpudata_slot, errors are cleared. */
+ * keep `freed` in their __dict__: they have one, and the class has no
+ * attribute named `freed` (which would come before the instance's). As
+ * learn_gpudata_slot, errors are cleared. */
 static void learn_pooled_int(PyTypeObject *t)
 {
-    if (pcc_is_learnt(&pcc_pooled_int, t) || t->tp_getattro != PyObject_GenericGetAttr ||
-        !Py_IS_TYPE(t, &PyType_Type) || t->tp_dictoffset == 0 || t->tp_version_tag == 0)
+    if (!learnable(&pcc_pooled_int, t) || t->tp_dictoffset == 0)
         return;
     PyObject *d = PyObject_GetAttr((PyObject *)t, s_freed);
     if (d != NULL) {
         Py_DECREF(d);
         return;
     }
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError) || t->tp_version_tag == 0) {
-        PyErr_Clear();
-        return;
-    }
+    int absent = PyErr_ExceptionMatches(PyExc_AttributeError) && t->tp_version_tag != 0;
     PyErr_Clear();
-    Py_INCREF(t);
-    Py_XSETREF(pcc_pooled_int.type, t);
-    pcc_pooled_int.version = t->tp_version_tag;
+    if (absent)
+        learn(&pcc_pooled_int, t, 0);
 }
 
 int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out)
@@ -282,14 +288,10 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     if (pcc_is_learnt(&pcc_gpudata_slot, t)) {
         /* a GPUArray whose gpudata pack_fast does not take (a pooled block,
          * a view's pointer): its slot, read as its descriptor would */
-        PyObject *g = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
-        if (g != NULL) {
-            Py_INCREF(g);
-            int rc = gpudata_ptr(f, i, g, &p);
-            Py_DECREF(g);
-            if (rc < 0)
-                return -1;
-            goto store;
+        attr = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+        if (attr != NULL) {
+            Py_INCREF(attr);
+            goto gpudata;
         }
     }
     if (pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)) {
@@ -323,11 +325,7 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     attr = PyObject_GetAttr(arg, s_gpudata);
     if (attr != NULL) {
         learn_gpudata_slot(t);
-        int rc = gpudata_ptr(f, i, attr, &p);
-        Py_DECREF(attr);
-        if (rc < 0)
-            return -1;
-        goto store;
+        goto gpudata;
     }
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1;
@@ -371,6 +369,13 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
                      "None, an object with __cuda_array_interface__, or In/Out/InOut of a "
                      "numpy array), got %s",
                      Py_TYPE(arg)->tp_name);
+gpudata: /* attr: the argument's gpudata (a new reference) */
+    {
+        int rc = gpudata_ptr(f, i, attr, &p);
+        Py_DECREF(attr);
+        if (rc < 0)
+            return -1;
+    }
 store:
     memcpy(dst, &p, sizeof p);
     return 0;

@@ -56,7 +56,7 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
     if (pcc_ready() < 0)
         return NULL;
     char arch[32], arch_opt[64];
-    if (pcc_backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
+    if (pcc_hot.backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
         Py_RETURN_NONE;
     pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
     pcc_fb_str(&opt, "--gpu-architecture=");

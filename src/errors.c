@@ -17,16 +17,14 @@
 #include "pycudac/loader.h"
 
 pcc_module_state pcc_st;
-int pcc_poison_code;
-int pcc_forked;
-int pcc_backend_loaded;
+_Alignas(64) pcc_hot_state pcc_hot;
+_Static_assert(sizeof(pcc_hot_state) <= 128, "pcc_hot: two cache lines");
 unsigned long pcc_skipped_frees;
 static unsigned long failed_frees;
 static int last_failed_free_code;
 static const char *last_failed_free_call = "";
 
 static char poison_message[1024];
-PyObject *pcc_last_launched; /* Function object most recently launched */
 
 static int is_sticky(CUresult rc)
 {
@@ -113,9 +111,9 @@ static void raise_with(PyObject *cls, int code, const char *name, const char *ca
 static const char *kernel_name_of_last_launch(char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (pcc_last_launched == NULL)
+    if (pcc_hot.last_launched == NULL)
         return buf;
-    PyObject *name = PyObject_GetAttrString(pcc_last_launched, "__name__");
+    PyObject *name = PyObject_GetAttrString(pcc_hot.last_launched, "__name__");
     if (name == NULL) {
         PyErr_Clear();
         return buf;
@@ -131,9 +129,9 @@ static const char *kernel_name_of_last_launch(char *buf, size_t len)
 
 int pcc_raise(CUresult rc, const char *call)
 {
-    if (pcc_poison_code && is_sticky(rc)) {
+    if (pcc_hot.poison_code && is_sticky(rc)) {
         /* Already poisoned: repeat the original error, not a new one. */
-        raise_with(pcc_error_class(pcc_poison_code), pcc_poison_code, "", call, poison_message);
+        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", call, poison_message);
         return -1;
     }
     const char *name = NULL, *desc = NULL;
@@ -160,11 +158,11 @@ int pcc_raise(CUresult rc, const char *call)
                      "launch.",
                      kname[0] ? " The kernel launched last was '" : "", kname,
                      kname[0] ? "'." : "");
-        const char *detail = pcc_backend == PCC_BACKEND_SIM ? pcc_sim_fault_detail() : NULL;
+        const char *detail = pcc_hot.backend == PCC_BACKEND_SIM ? pcc_sim_fault_detail() : NULL;
         size_t used = strlen(msg);
         if (detail && used + 8 < sizeof msg)
             snprintf(msg + used, sizeof msg - used, " [simulator: %s]", detail);
-        pcc_poison_code = rc;
+        pcc_hot.poison_code = rc;
         snprintf(poison_message, sizeof poison_message, "%s", msg);
     }
     raise_with(pcc_error_class(rc), (int)rc, name, call, msg);
@@ -173,28 +171,28 @@ int pcc_raise(CUresult rc, const char *call)
 
 int pcc_ready_slow(void)
 {
-    if (pcc_forked) {
+    if (pcc_hot.forked) {
         raise_with(pcc_st.LogicError, CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED",
                    "", "CUDA was initialized in the parent process and cannot be used after "
                    "fork(); start worker processes with multiprocessing's 'spawn' method "
                    "(multiprocessing.set_start_method('spawn'))");
         return -1;
     }
-    if (pcc_poison_code) {
-        raise_with(pcc_error_class(pcc_poison_code), pcc_poison_code, "", "", poison_message);
+    if (pcc_hot.poison_code) {
+        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
         return -1;
     }
-    if (!pcc_backend_loaded) {
+    if (!pcc_hot.backend_loaded) {
         if (pcc_backend_load() < 0)
             return -1;
-        pcc_backend_loaded = 1;
+        pcc_hot.backend_loaded = 1;
     }
     return 0;
 }
 
 int pcc_skip_free(void)
 {
-    if (pcc_poison_code || pcc_forked || !pcc_backend_loaded) {
+    if (pcc_hot.poison_code || pcc_hot.forked || !pcc_hot.backend_loaded) {
         pcc_skipped_frees++;
         return 1;
     }
@@ -211,13 +209,13 @@ void pcc_note_failed_free(CUresult rc, const char *call)
 void pcc_note_launch_slow(PyObject *func)
 {
     Py_INCREF(func);
-    Py_XSETREF(pcc_last_launched, func);
+    Py_XSETREF(pcc_hot.last_launched, func);
 }
 
 static void after_fork_child(void)
 {
-    if (pcc_backend_loaded)
-        pcc_forked = 1;
+    if (pcc_hot.backend_loaded)
+        pcc_hot.forked = 1;
 }
 
 static PyObject *new_exception(PyObject *module, const char *name, PyObject *bases, const char *doc)
@@ -238,7 +236,7 @@ static PyObject *py_is_poisoned(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyBool_FromLong(pcc_poison_code != 0);
+    return PyBool_FromLong(pcc_hot.poison_code != 0);
 }
 
 static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
@@ -246,7 +244,7 @@ static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue("{s:k,s:i,s:i,s:k,s:i,s:s}", "skipped_frees", pcc_skipped_frees,
-                         "poison_code", pcc_poison_code, "forked", pcc_forked, "failed_frees",
+                         "poison_code", pcc_hot.poison_code, "forked", pcc_hot.forked, "failed_frees",
                          failed_frees, "last_failed_free_code", last_failed_free_code,
                          "last_failed_free_call", last_failed_free_call);
 }
@@ -262,11 +260,11 @@ static PyObject *py_raise_for_code(PyObject *self, PyObject *args)
     if (code == CUDA_SUCCESS)
         Py_RETURN_NONE;
     /* Never poison from a test helper. */
-    int saved = pcc_poison_code;
+    int saved = pcc_hot.poison_code;
     char saved_msg[sizeof poison_message];
     memcpy(saved_msg, poison_message, sizeof saved_msg);
     pcc_raise(code, call);
-    pcc_poison_code = saved;
+    pcc_hot.poison_code = saved;
     memcpy(poison_message, saved_msg, sizeof saved_msg);
     return NULL;
 }

@@ -287,7 +287,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    if (PCC_UNLIKELY(pcc_backend == PCC_BACKEND_SIM)) {
+    if (PCC_UNLIKELY(pcc_hot.backend == PCC_BACKEND_SIM)) {
         /* The simulator runs the whole kernel inside the launch: a blocking
          * call, so other Python threads must keep running (the GPU's launch
          * only queues, and stays on the hot path with the GIL held). */
@@ -345,7 +345,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     PyObject *st = o->stream;
     CUstream stream = NULL;
     if (st != NULL && st != Py_None) {
-        if (!Py_IS_TYPE(st, pcc_st.Stream))
+        if (!Py_IS_TYPE(st, pcc_hot.stream))
             return launch_general(f, args, nargs, o);
         stream = ((PccStream *)st)->stream;
     }
@@ -357,13 +357,13 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
                      o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0 ||
-                     pcc_backend == PCC_BACKEND_SIM))
+                     pcc_hot.backend == PCC_BACKEND_SIM))
         return launch_general(f, args, nargs, o);
     _Alignas(16) char buf[PCC_FAST_ARGS];
     if (PCC_UNLIKELY(f->ngap_words < 0)) {
         memset(buf, 0, f->argsize);
     } else { /* the padding between parameters, a word at a time */
-        static const unsigned long long zero = 0;
+        const unsigned long long zero = 0;
         for (int k = 0; k < f->ngap_words; k++)
             memcpy(buf + f->gap_words[k], &zero, 8);
     }
@@ -426,14 +426,13 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
     return 0;
 }
 
-/* The keyword names of the last call whose keywords all matched, and where
- * each launch keyword is in them: a launch loop passes the same constant
- * tuple on every call, so one identity test replaces the search. Held
- * strongly, so that no other tuple can take its address. kw_cached_plain:
- * they name only block, grid and stream (the fast path's keywords). */
-static PyObject *kw_cached;
-static signed char kw_cached_at[N_LAUNCH_KW];
-static int kw_cached_plain;
+/* pcc_hot.kw_cached: the keyword names of the last call whose keywords all
+ * matched, and where each launch keyword is in them: a launch loop passes
+ * the same constant tuple on every call, so one identity test replaces the
+ * search. Held strongly, so that no other tuple can take its address.
+ * kw_cached_plain: they name only block, grid and stream (the fast path's
+ * keywords). */
+_Static_assert(sizeof pcc_hot.kw_cached_at == N_LAUNCH_KW, "one slot per launch keyword");
 
 /* block, grid and stream (the fast path's keywords) from the keyword values
  * kv by their slots at[]; block falls back to prepare()'s. */
@@ -469,11 +468,11 @@ static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
  * (interned) strings. */
 static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
 {
-    if (kwnames == NULL || kw_cached == NULL ||
-        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(kw_cached))
+    if (kwnames == NULL || pcc_hot.kw_cached == NULL ||
+        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(pcc_hot.kw_cached))
         return 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
-        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(kw_cached, k))
+        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(pcc_hot.kw_cached, k))
             return 0;
     return 1;
 }
@@ -487,15 +486,15 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
     if (kwnames) {
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
         signed char at[N_LAUNCH_KW];
-        if (kwnames == kw_cached || kw_same_names(kwnames)) {
-            memcpy(at, kw_cached_at, sizeof at);
+        if (kwnames == pcc_hot.kw_cached || kw_same_names(kwnames)) {
+            memcpy(at, pcc_hot.kw_cached_at, sizeof at);
         } else {
             if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
-            memcpy(kw_cached_at, at, sizeof at);
-            kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
+            memcpy(pcc_hot.kw_cached_at, at, sizeof at);
+            pcc_hot.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
             Py_INCREF(kwnames);
-            Py_XSETREF(kw_cached, kwnames);
+            Py_XSETREF(pcc_hot.kw_cached, kwnames);
         }
         PyObject *const *kv = args + nargs;
         opts_from_slots(f, &o, kv, at);
@@ -513,10 +512,11 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (PCC_UNLIKELY(!kw_cached_plain || (kwnames != kw_cached && !kw_same_names(kwnames))))
+    if (PCC_UNLIKELY(!pcc_hot.kw_cached_plain ||
+                     (kwnames != pcc_hot.kw_cached && !kw_same_names(kwnames))))
         return call_with_keywords(f, args, nargs, kwnames);
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
-    opts_from_slots(f, &o, args + nargs, kw_cached_at);
+    opts_from_slots(f, &o, args + nargs, pcc_hot.kw_cached_at);
     return do_launch(f, args, nargs, &o);
 }
 

@@ -342,7 +342,7 @@ static inline int cached_dtype_copy(const pcc_param *p, PyObject *arg, char *dst
     PyArrayObject *a = (PyArrayObject *)arg;
     if ((PyObject *)PyArray_DESCR(a) != p->bytes_dtype || !PyArray_IS_C_CONTIGUOUS(a))
         return 0;
-    size_t n = (size_t)PyArray_ITEMSIZE(a);
+    size_t n = p->bytes_itemsize; /* the dtype's, read when it was cached */
     for (int d = 0; d < PyArray_NDIM(a); d++)
         n *= (size_t)PyArray_DIMS(a)[d];
     if (n != p->size)
@@ -392,8 +392,10 @@ static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const cha
     } else {
         memcpy(dst, view.buf, p->size);
         if (PyArray_CheckExact(arg) && (PyObject *)PyArray_DESCR((PyArrayObject *)arg) !=
-                                           p->bytes_dtype)
+                                           p->bytes_dtype) {
             Py_XSETREF(p->bytes_dtype, Py_NewRef((PyObject *)PyArray_DESCR((PyArrayObject *)arg)));
+            p->bytes_itemsize = (size_t)PyArray_ITEMSIZE((PyArrayObject *)arg);
+        }
     }
     PyBuffer_Release(&view);
     return rc;
@@ -518,26 +520,40 @@ static const char *expected_text(int k)
 
 /* --------------------------------------------------------------- pack */
 
-/* What pack_fast takes from an exact int, per kind: the range it stores
- * and the bytes; kinds it leaves to conv_one have an empty range. */
-#define NO_INT {1, 0, 0}
-static const struct {
-    long long lo, hi;
-    unsigned char size;
-} int_fast[] = {
-    [PK_UNTYPED] = NO_INT,
-    [PK_PTR] = {0, INT64_MAX, 8}, /* 2**63 and above: conv_one */
-    [PK_I8] = {INT8_MIN, INT8_MAX, 1},
-    [PK_U8] = {0, UINT8_MAX, 1},
-    [PK_I16] = {INT16_MIN, INT16_MAX, 2},
-    [PK_U16] = {0, UINT16_MAX, 2},
-    [PK_I32] = {INT32_MIN, INT32_MAX, 4},
-    [PK_U32] = {0, UINT32_MAX, 4},
-    [PK_I64] = {INT64_MIN, INT64_MAX, 8},
-    [PK_U64] = {0, INT64_MAX, 8}, /* 2**63 and above: conv_one */
-    [PK_F16] = NO_INT, [PK_BF16] = NO_INT, [PK_F32] = NO_INT, [PK_F64] = NO_INT,
-    [PK_BOOL] = NO_INT, [PK_VEC] = NO_INT, [PK_STRUCT] = NO_INT};
-#undef NO_INT
+/* What pack_fast takes from an exact int, per kind: the bytes, and the
+ * range as a shift (bits 0-5) and a signed flag (bit 7), see
+ * pcc_hot_param. A pointer or an unsigned long long stops below 2**63
+ * (above: conv_one). The kinds pack_fast leaves to conv_one take no bytes
+ * (only 0 fits their range, and size 0 sends it there too). */
+void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range)
+{
+    int n = kind == PK_PTR ? 8 : kind >= PK_I8 && kind <= PK_U64 ? int_size[kind] : 0;
+    *size = (unsigned char)n;
+    if (n == 0)
+        *range = 0;
+    else if (n == 8) /* signed: every int64; unsigned: below 2**63 */
+        *range = (unsigned char)(is_signed_kind(kind) ? 63 | 128 : 63);
+    else
+        *range = (unsigned char)(is_signed_kind(kind) ? (8 * n - 1) | 128 : 8 * n);
+}
+
+/* Whether v is in the range of p's integer kind (pcc_hot_int_range). */
+static inline int int_fits(const pcc_hot_param *p, long long v)
+{
+    unsigned long long sg = p->int_range >> 7;
+    return (unsigned long long)((v >> (p->int_range & 63)) + (long long)sg) <= sg;
+}
+
+/* Whether a double d rounded to the float x overflowed (x infinite, d
+ * finite); by the bits, so that no constant is read from memory. */
+static inline int float_overflowed(float x, double d)
+{
+    uint32_t xb;
+    uint64_t db;
+    memcpy(&xb, &x, 4);
+    memcpy(&db, &d, 8);
+    return (xb & 0x7fffffffu) == 0x7f800000u && ((db >> 52) & 0x7ff) != 0x7ff;
+}
 
 /* A NumPy scalar of exactly the declared type: its bytes. 0, or 1. */
 static PCC_NOINLINE int pack_numpy_scalar(PyTypeObject *t, int k, PyObject *arg, char *dst)
@@ -598,23 +614,24 @@ static PCC_NOINLINE int int_as_float(int k, long long v, char *dst)
  * The code is kept short on purpose: the driver's launch evicts the CPU's
  * instruction cache between calls, and every line this runs is then a miss
  * (on the H100 host, 32 more lines of code per call cost ~180 ns). */
-static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
-                            char *dst)
+static inline __attribute__((always_inline)) int
+pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
+          char *dst)
 {
     PyTypeObject *t = Py_TYPE(arg);
     int k = p->kind;
-    if (t == &PyFloat_Type) {
+    if (t == pcc_hot.float_type) {
         double d = PyFloat_AS_DOUBLE(arg);
         float x = (float)d;
         if (k == PK_F64)
             memcpy(dst, &d, 8);
-        else if (k == PK_F32 && !(isinf(x) && isfinite(d)))
+        else if (k == PK_F32 && !float_overflowed(x, d))
             memcpy(dst, &x, 4);
         else
             return 1;
         return 0;
     }
-    if (t == &PyLong_Type) {
+    if (t == pcc_hot.long_type) {
         long long v;
         if (PCC_UNLIKELY(!small_int(arg, &v))) {
             int overflow = 0; /* an exact int raises nothing here */
@@ -622,38 +639,40 @@ static inline int pack_fast(const PccFunction *f, int i, const pcc_hot_param *p,
             if (overflow != 0)
                 return 1;
         }
-        if (PCC_UNLIKELY(v < int_fast[k].lo || v > int_fast[k].hi))
+        if (PCC_UNLIKELY(!int_fits(p, v)))
             return int_as_float(k, v, dst);
-        if (int_fast[k].size == 4) {
+        if (p->int_size == 4) {
             unsigned int x = (unsigned int)v;
             memcpy(dst, &x, 4);
-        } else if (int_fast[k].size == 8) {
+        } else if (p->int_size == 8) {
             memcpy(dst, &v, 8);
+        } else if (p->int_size != 0) {
+            store_int(dst, (unsigned long long)v, p->int_size);
         } else {
-            store_int(dst, (unsigned long long)v, int_fast[k].size);
+            return int_as_float(k, v, dst);
         }
         return 0;
     }
-    if (pcc_is_learnt(&pcc_gpudata_slot, t)) {
-        arg = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+    if (pcc_is_learnt(&pcc_hot.gpudata_slot, t)) {
+        arg = *(PyObject **)((char *)arg + pcc_hot.gpudata_slot.offset);
         if (arg == NULL || k != PK_PTR)
             return 1;
         t = Py_TYPE(arg);
     }
-    if (t == pcc_st.DeviceAllocation) {
+    if (t == pcc_hot.device_allocation) {
         if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
             return 1;
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;
     }
-    if (pcc_is_learnt(&pcc_pooled_int, t)) {
+    if (pcc_is_learnt(&pcc_hot.pooled_int, t)) {
         CUdeviceptr dp;
         if (k != PK_PTR || pcc_pooled_ptr(arg, &dp) != 0)
             return 1;
         memcpy(dst, &dp, sizeof dp);
         return 0;
     }
-    if (t == &PyArray_Type)
+    if (t == pcc_hot.array_type)
         return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
     return pack_numpy_scalar(t, k, arg, dst);
 }
@@ -725,5 +744,10 @@ int pcc_pack_init(PyObject *module)
     if (PyArray_API == NULL) {
         import_array1(-1);
     }
+    pcc_hot.float_type = &PyFloat_Type;
+    pcc_hot.long_type = &PyLong_Type;
+    pcc_hot.array_type = &PyArray_Type;
+    pcc_hot.device_allocation = pcc_st.DeviceAllocation;
+    pcc_hot.stream = pcc_st.Stream;
     return pcc_ptr_init(module);
 }

@@ -248,6 +248,7 @@ static int finish_plan(PccFunction *f)
         const pcc_param *p = &f->params[i];
         f->hot[i].kind = (unsigned char)p->kind;
         f->hot[i].untyped8 = p->kind == PK_UNTYPED && p->size == 8;
+        pcc_hot_int_range(p->kind, &f->hot[i].int_size, &f->hot[i].int_range);
         f->hot[i].offset = (unsigned int)p->offset;
         /* a vector given as a tuple writes only its components */
         size_t written = p->kind == PK_VEC && p->elem_kind

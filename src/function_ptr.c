@@ -1,7 +1,7 @@
 /*
  * function_ptr.c — a pointer parameter's value from a Python argument.
  *
- * DeviceAllocation, int and GPUArray (once learnt: pcc_gpudata_slot) take
+ * DeviceAllocation, int and GPUArray (once learnt: pcc_hot.gpudata_slot) take
  * pack_fast in function_pack.c; here is everything else a pointer may be
  * given as: a freed or subclassed DeviceAllocation, None, another GPUArray-
  * like object (gpudata), __cuda_array_interface__,
@@ -51,8 +51,6 @@ static int is_handler(PyObject *arg)
     return PyObject_IsInstance(arg, handler_class);
 }
 
-pcc_learnt_type pcc_gpudata_slot, pcc_pooled_int;
-
 /* Whether the attribute lookup of `t`'s instances is the generic one that
  * a learnt entry stands for: no __getattribute__ or __getattr__, metaclass
  * type, and a version tag (which the lookup that led here has just made)
@@ -65,7 +63,7 @@ static int learnable(const pcc_learnt_type *l, PyTypeObject *t)
 
 /* `t` (and its version tag now) into `l`; another class, or the same class
  * changed since, is replaced. */
-static void learn(pcc_learnt_type *l, PyTypeObject *t, Py_ssize_t offset)
+static void learn(pcc_learnt_type *l, PyTypeObject *t, int offset)
 {
     Py_INCREF(t);
     Py_XSETREF(l->type, t);
@@ -73,13 +71,13 @@ static void learn(pcc_learnt_type *l, PyTypeObject *t, Py_ssize_t offset)
     l->version = t->tp_version_tag;
 }
 
-/* Makes `t` pcc_gpudata_slot's class when `gpudata` is a plain slot of its
+/* Makes `t` pcc_hot.gpudata_slot's class when `gpudata` is a plain slot of its
  * instances, which only a slot's own descriptor can answer for: the
  * descriptor of `gpudata` is a member of object type (what __slots__
  * makes). Errors are cleared: the slow path stays right without the entry. */
 static void learn_gpudata_slot(PyTypeObject *t)
 {
-    if (!learnable(&pcc_gpudata_slot, t))
+    if (!learnable(&pcc_hot.gpudata_slot, t))
         return;
     PyObject *d = PyObject_GetAttr((PyObject *)t, s_gpudata);
     if (d == NULL) {
@@ -88,18 +86,19 @@ static void learn_gpudata_slot(PyTypeObject *t)
     }
     if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
         ((PyMemberDescrObject *)d)->d_member->type == Py_T_OBJECT_EX &&
-        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0)
-        learn(&pcc_gpudata_slot, t, ((PyMemberDescrObject *)d)->d_member->offset);
+        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0 &&
+        ((PyMemberDescrObject *)d)->d_member->offset <= INT_MAX)
+        learn(&pcc_hot.gpudata_slot, t, (int)((PyMemberDescrObject *)d)->d_member->offset);
     Py_DECREF(d);
 }
 
-/* Makes `t`, an int subclass, pcc_pooled_int's class when its instances
+/* Makes `t`, an int subclass, pcc_hot.pooled_int's class when its instances
  * keep `freed` in their __dict__: they have one, and the class has no
  * attribute named `freed` (which would come before the instance's). As
  * learn_gpudata_slot, errors are cleared. */
 static void learn_pooled_int(PyTypeObject *t)
 {
-    if (!learnable(&pcc_pooled_int, t) || t->tp_dictoffset == 0)
+    if (!learnable(&pcc_hot.pooled_int, t) || t->tp_dictoffset == 0)
         return;
     PyObject *d = PyObject_GetAttr((PyObject *)t, s_freed);
     if (d != NULL) {
@@ -109,7 +108,7 @@ static void learn_pooled_int(PyTypeObject *t)
     int absent = PyErr_ExceptionMatches(PyExc_AttributeError) && t->tp_version_tag != 0;
     PyErr_Clear();
     if (absent)
-        learn(&pcc_pooled_int, t, 0);
+        learn(&pcc_hot.pooled_int, t, 0);
 }
 
 int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out)
@@ -285,10 +284,10 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     CUdeviceptr p = 0;
     PyObject *attr;
     PyTypeObject *t = Py_TYPE(arg);
-    if (pcc_is_learnt(&pcc_gpudata_slot, t)) {
+    if (pcc_is_learnt(&pcc_hot.gpudata_slot, t)) {
         /* a GPUArray whose gpudata pack_fast does not take (a pooled block,
          * a view's pointer): its slot, read as its descriptor would */
-        attr = *(PyObject **)((char *)arg + pcc_gpudata_slot.offset);
+        attr = *(PyObject **)((char *)arg + pcc_hot.gpudata_slot.offset);
         if (attr != NULL) {
             Py_INCREF(attr);
             goto gpudata;

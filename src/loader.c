@@ -19,7 +19,6 @@
 #include "pycudac/fixbuf.h"
 
 pcc_driver_table pcc_drv;
-int pcc_backend = PCC_BACKEND_NONE;
 
 static void *libcuda;
 static pcc_rtc_table nvrtc_table;
@@ -28,7 +27,7 @@ static char nvrtc_path[1024];
 
 const char *pcc_backend_name(void)
 {
-    switch (pcc_backend) {
+    switch (pcc_hot.backend) {
     case PCC_BACKEND_CUDA:
         return "cuda";
     case PCC_BACKEND_SIM:
@@ -116,19 +115,19 @@ int pcc_backend_load(void)
         choice = "auto";
     if (strcmp(choice, "sim") == 0) {
         pcc_sim_fill_driver_table(&pcc_drv);
-        pcc_backend = PCC_BACKEND_SIM;
+        pcc_hot.backend = PCC_BACKEND_SIM;
     } else if (strcmp(choice, "cuda") == 0 || strcmp(choice, "auto") == 0) {
         char why[1024];
         int no_device;
         if (try_cuda(why, sizeof why, &no_device)) {
-            pcc_backend = PCC_BACKEND_CUDA;
+            pcc_hot.backend = PCC_BACKEND_CUDA;
         } else if (strcmp(choice, "cuda") == 0) {
             PyErr_Format(no_device ? pcc_st.RuntimeError : pcc_st.RuntimeError,
                          "PYCUDAC_BACKEND=cuda: %s", why);
             return -1;
         } else {
             pcc_sim_fill_driver_table(&pcc_drv);
-            pcc_backend = PCC_BACKEND_SIM;
+            pcc_hot.backend = PCC_BACKEND_SIM;
             PySys_FormatStderr("pycudac: %s; running kernels on the CPU simulator "
                                "(PYCUDAC_BACKEND=sim silences this notice).\n",
                                why);
@@ -141,7 +140,7 @@ int pcc_backend_load(void)
     if (pcc_drv.cuInit == NULL) {
         PyErr_SetString(pcc_st.RuntimeError, "the CPU simulator backend is not built into this "
                                              "copy of pycudac");
-        pcc_backend = PCC_BACKEND_NONE;
+        pcc_hot.backend = PCC_BACKEND_NONE;
         return -1;
     }
     if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
@@ -444,7 +443,7 @@ const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
         return NULL;
-    return pcc_backend == PCC_BACKEND_SIM ? pcc_sim_rtc_get() : pcc_rtc_nvrtc();
+    return pcc_hot.backend == PCC_BACKEND_SIM ? pcc_sim_rtc_get() : pcc_rtc_nvrtc();
 }
 
 static PyObject *py_get_backend(PyObject *self, PyObject *unused)

@@ -274,7 +274,7 @@ static int staged_wanted(size_t n, const void *host, int to_device)
             return 0;
         force = strcmp(mode, "force") == 0;
     }
-    if (!force && pcc_backend != PCC_BACKEND_CUDA)
+    if (!force && pcc_hot.backend != PCC_BACKEND_CUDA)
         return 0;
     size_t min = env_size("PYCUDAC_STAGED_MIN_BYTES", (size_t)8 << 20);
     if (n < min)

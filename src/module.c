@@ -33,7 +33,7 @@ static PyObject *signature_for_fn; /* pycudac._sigparse.signature_for, once impo
  * when it may go (the loader still refuses garbage of its own). */
 static const char *image_problem(const unsigned char *p, size_t len)
 {
-    if (pcc_backend == PCC_BACKEND_SIM)
+    if (pcc_hot.backend == PCC_BACKEND_SIM)
         return pcc_sim_image_problem(p, len);
     if (len < 4 || memcmp(p, "\x7f" "ELF", 4) != 0)
         return NULL;
@@ -75,7 +75,7 @@ static PyObject *module_load(PyObject *image)
     CUmodule m = NULL;
     CUresult rc;
     const char *data = PyBytes_AS_STRING(image);
-    if (pcc_backend == PCC_BACKEND_SIM)
+    if (pcc_hot.backend == PCC_BACKEND_SIM)
         pcc_sim_env_refresh(); /* what the load reads without the GIL */
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);

@@ -38,9 +38,53 @@ typedef struct pcc_module_state {
 
 extern pcc_module_state pcc_st;
 
-/* Sticky-error state: once set, the process is poisoned (DESIGN.md). */
-extern int pcc_poison_code;
-extern int pcc_forked; /* set in a child after fork() */
+/* A class whose instances the launch's packer reads without a lookup,
+ * learnt by pcc_conv_ptr (function_ptr.c) from the first such argument and
+ * used while the class's version tag is the one it had then (any change to
+ * the class gives it another). */
+typedef struct {
+    PyTypeObject *type;   /* strong, or NULL */
+    unsigned int version; /* type->tp_version_tag when learnt (never 0) */
+    int offset;           /* pcc_hot.gpudata_slot: of the slot in an instance */
+} pcc_learnt_type;
+
+static inline int pcc_is_learnt(const pcc_learnt_type *l, PyTypeObject *t)
+{
+    return t == l->type && t->tp_version_tag == l->version;
+}
+
+/* Everything a launch's fast path reads besides its Function, its
+ * arguments and the driver table, together in two cache lines: the
+ * driver's launch evicts the caller's data from the nearer caches, and
+ * each line read afterwards is a miss (see pcc_hot_param in
+ * function_plan.h). */
+typedef struct {
+    /* the process (pcc_ready) */
+    int backend;        /* PCC_BACKEND_* (loader.c) */
+    int backend_loaded;
+    int poison_code;    /* a sticky error's code: the process is poisoned (DESIGN.md) */
+    int forked;         /* set in a child after fork() */
+    PyObject *last_launched; /* Function object most recently launched */
+    /* classes the packer compares arguments' types with, set at import
+     * (PyFloat_Type's address read here rather than from the GOT) */
+    PyTypeObject *float_type, *long_type, *array_type, *device_allocation, *stream;
+    /* classes learnt from arguments (function_ptr.c):
+     *   gpudata_slot  a slotted array class (pycudac.gpuarray.GPUArray):
+     *                 `gpudata` is read straight from its slot at `offset`;
+     *   pooled_int    an int subclass whose instances keep `freed` in their
+     *                 __dict__ (tools.PooledDeviceAllocation): see
+     *                 pcc_pooled_ptr. */
+    pcc_learnt_type gpudata_slot, pooled_int;
+    /* the keyword names of the last launch whose keywords all matched, held
+     * strongly, and the place of each launch keyword in them
+     * (function_launch.c) */
+    PyObject *kw_cached;
+    signed char kw_cached_at[6];
+    signed char kw_cached_plain; /* they name only block, grid and stream */
+} pcc_hot_state;
+
+extern pcc_hot_state pcc_hot;
+
 extern unsigned long pcc_skipped_frees;
 
 /* Sets the exception for a failed driver call `call`; always returns -1.
@@ -54,12 +98,11 @@ static inline int pcc_check(CUresult rc, const char *call)
 
 /* Slow path of pcc_ready. */
 int pcc_ready_slow(void);
-extern int pcc_backend_loaded;
 
 /* 0 when driver calls may be made now; -1 with an exception set otherwise. */
 static inline int pcc_ready(void)
 {
-    if (pcc_backend_loaded && !pcc_poison_code && !pcc_forked)
+    if (pcc_hot.backend_loaded && !pcc_hot.poison_code && !pcc_hot.forked)
         return 0;
     return pcc_ready_slow();
 }
@@ -74,11 +117,10 @@ void pcc_note_failed_free(CUresult rc, const char *call);
 
 /* Remember the kernel launched last, for the message of a later sticky
  * error. `func` is a Function object (borrowed; a reference is kept). */
-extern PyObject *pcc_last_launched;
 void pcc_note_launch_slow(PyObject *func);
 static inline void pcc_note_launch(PyObject *func)
 {
-    if (func != pcc_last_launched)
+    if (func != pcc_hot.last_launched)
         pcc_note_launch_slow(func);
 }
 

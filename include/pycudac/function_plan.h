@@ -33,15 +33,17 @@ enum {
 };
 
 typedef struct {
+    /* PK_VEC/PK_STRUCT/PK_UNTYPED: the dtype of the last ndarray whose buffer
+     * export was accepted for this parameter (strong), or NULL, and its
+     * itemsize; first, beside `size`, for pack_fast's read of a vector */
+    PyObject *bytes_dtype;
+    size_t bytes_itemsize;
+    size_t size, offset;
     int kind;       /* PK_* */
     int elem_kind;  /* PK_VEC: element kind, for tuples; 0 when unknown */
     int elem_count; /* PK_VEC: number of elements */
-    size_t offset, size;
     PyObject *name;  /* str or NULL */
     PyObject *ctype; /* str or NULL */
-    /* PK_VEC/PK_STRUCT/PK_UNTYPED: the dtype of the last ndarray whose buffer
-     * export was accepted for this parameter (strong), or NULL */
-    PyObject *bytes_dtype;
 } pcc_param;
 
 /* What the packer reads of each parameter on every call, kept apart from
@@ -51,32 +53,19 @@ typedef struct {
 typedef struct {
     unsigned char kind;     /* PK_*, as in pcc_param */
     unsigned char untyped8; /* PK_UNTYPED of 8 bytes: a DeviceAllocation fits */
-    unsigned short unused;
+    /* An exact int for an integer or pointer parameter, without a table:
+     * the bytes it stores (0: a kind pack_fast takes no int for), and its
+     * range: it fits when v >> (int_range & 63) is 0, or also -1 when
+     * int_range & 128 (a signed kind); see pcc_hot_int_range. */
+    unsigned char int_size;
+    unsigned char int_range;
     unsigned int offset;    /* < the 32,764-byte parameter limit */
 } pcc_hot_param;
 
-/* A class whose instances the packer reads without a lookup, learnt by
- * pcc_conv_ptr from the first such argument and used while the class's
- * version tag is the one it had then (any change to the class gives it
- * another):
- *   pcc_gpudata_slot  a slotted array class (pycudac.gpuarray.GPUArray):
- *                     `gpudata` is read straight from its slot at `offset`;
- *   pcc_pooled_int    an int subclass whose instances keep `freed` in their
- *                     __dict__ (tools.PooledDeviceAllocation): see
- *                     pcc_pooled_ptr. */
-typedef struct {
-    PyTypeObject *type;   /* strong, or NULL */
-    Py_ssize_t offset;    /* pcc_gpudata_slot: of the slot in an instance */
-    unsigned int version; /* type->tp_version_tag when learnt (never 0) */
-} pcc_learnt_type;
-extern pcc_learnt_type pcc_gpudata_slot, pcc_pooled_int;
+/* int_size and int_range of a PK_* kind (function_pack.c). */
+void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range);
 
-static inline int pcc_is_learnt(const pcc_learnt_type *l, PyTypeObject *t)
-{
-    return t == l->type && t->tp_version_tag == l->version;
-}
-
-/* The address of an instance of pcc_pooled_int's class whose `freed` is
+/* The address of an instance of pcc_hot.pooled_int's class whose `freed` is
  * False, into *out: 0; 1 when pcc_conv_ptr must decide (nothing raised). */
 int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out);
 
@@ -87,6 +76,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     CUfunction fn;
     pcc_hot_param *hot; /* nparams entries, set when the plan is complete */
+    pcc_param *params;
     int nparams;
     size_t argsize;     /* end of the last parameter */
     /* The padding between parameters, which a launch zeroes before packing:
@@ -96,20 +86,19 @@ typedef struct {
     unsigned short gap_words[4];
     int fast_nparams;   /* nparams when the launch's fast path may pack (a complete
                          * plan of at most PCC_FAST_ARGS bytes), else -1 */
-    PyObject *layout_error; /* str: why no call can be packed, or NULL */
     PyObject *prepared_block; /* block given to prepare(), or NULL */
     /* The last block and grid tuples a launch parsed, held so that a loop
      * passing the same (immutable) tuples skips parsing them again. */
     PyObject *last_dims[2];
     unsigned int last_parsed[2][3];
     /* the rest */
+    PyObject *layout_error; /* str: why no call can be packed, or NULL */
     PyObject *module;    /* Module object (strong): keeps the code loaded */
     PyObject *context;   /* Context of the module, or NULL */
     PyObject *name;      /* str */
     PyObject *signature; /* KernelSignature or None */
     PyObject *decl;      /* str: "float *a, int n" (for messages and repr) */
     PyObject *note;      /* str: why declared types were set aside, or NULL */
-    pcc_param *params;
     size_t param_limit; /* 4096 or 32764 */
     /* device limits, read once */
     int max_threads, max_block[3];

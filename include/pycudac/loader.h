@@ -13,8 +13,8 @@
 #include "rtc.h"
 #include "sim_env.h"
 
+/* The backend in use: pcc_hot.backend (errors.h). */
 enum { PCC_BACKEND_NONE = 0, PCC_BACKEND_CUDA = 1, PCC_BACKEND_SIM = 2 };
-extern int pcc_backend; /* PCC_BACKEND_* */
 
 /* Loads the backend (GIL held). 0, or -1 with an exception naming what is
  * missing and where it looked. Called through pcc_ready(). */

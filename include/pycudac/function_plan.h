@@ -49,7 +49,7 @@ typedef struct {
 /* What the packer reads of each parameter on every call, kept apart from
  * pcc_param: the driver's launch evicts our data from the nearer caches, so
  * a 16-parameter call reading two cache lines of these (8 bytes each) beats
- * reading sixteen 56-byte records (measured on the H100 host). */
+ * reading the sixteen full records (measured on the H100 host). */
 typedef struct {
     unsigned char kind;     /* PK_*, as in pcc_param */
     unsigned char untyped8; /* PK_UNTYPED of 8 bytes: a DeviceAllocation fits */

@@ -186,6 +186,20 @@ def verdict(kind, x, ref, bound):
     return "PASS" if (r <= bound if kind == "le" else r >= bound) else "FAIL"
 
 
+def own_part(res):
+    """pycudac's launch over the Python floor's (the same loop calling a C
+    function that only launches), per loop: the quotient of the two paired
+    ratios, the part of the launch ratio that is pycudac's own."""
+    out = []
+    for name, call, pyfloor in (("empty", "launch_empty_call_us", "launch_empty_pyfloor_us"),
+                                ("16 params", "launch16_call_us", "launch16_pyfloor_us")):
+        a = (res.get(("pycudac", call)) or {}).get("paired_ratio")
+        b = (res.get(("pycudac", pyfloor)) or {}).get("paired_ratio")
+        if a and b:
+            out.append(f"{name} {a / b:.3f}x")
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -227,6 +241,9 @@ def main(argv):
         if r[5] == "n/a" and r[6]:
             line += "  (" + r[6][:70] + ")"
         lines.append(line.rstrip())
+    own = own_part(res)
+    if own:
+        lines.append("launch over the Python floor (pycudac's own part): " + ", ".join(own))
     counts = {k: sum(1 for r in table if r[5] == k) for k in ("PASS", "FAIL", "n/a")}
     lines.append(f"targets: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['n/a']} n/a")
     if paired_rows:
@@ -240,6 +257,8 @@ def main(argv):
     for r in table:
         md.append(f"| {r[0].strip()} | {r[1]} | {r[2]} ({r[7]}) | {r[3]} | {r[4]} | {r[5]}"
                   + (f": {r[6][:80]}" if r[5] == "n/a" and r[6] else "") + " |")
+    if own:
+        md += ["", "Launch over the Python floor (pycudac's own part): " + ", ".join(own) + "."]
     try:
         with open(os.path.join(directory, "results_table.md"), "w") as f:
             f.write("\n".join(md) + "\n")

@@ -4,7 +4,7 @@
  * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall
  * with two paths. do_launch is the common call, kept short: the keyword
  * tuple of the last call (its slots cached), the block and grid tuples the
- * last launch parsed, a Stream or none, and arguments pcc_pack_one converts
+ * last launch parsed, a Stream or none, and arguments pack_fast converts
  * (function_pack.c) into a stack buffer, launched with
  * CU_LAUNCH_PARAM_BUFFER_POINTER. Everything else, and every error but the
  * driver's, is launch_general: it parses the launch configuration against
@@ -17,7 +17,6 @@
  */
 #include "pycudac/function_launch.h"
 #include "pycudac/function_plan.h"
-#include "pycudac/pack_fast.h"
 
 #include <string.h>
 
@@ -169,7 +168,7 @@ typedef struct {
 } launch_opts;
 
 /* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
-static PCC_COLD PyObject *launch_failed(PccFunction *f, CUresult rc)
+static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
 {
     char call[256];
     const char *s = PyUnicode_AsUTF8(f->name);
@@ -235,7 +234,7 @@ static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
 }
 
 /* The whole call, for every case: parse, pack, In/Out copies, events. */
-static PCC_COLD PyObject *launch_general(PccFunction *f, PyObject *const *args,
+static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *args,
                                              Py_ssize_t nargs, launch_opts *o)
 {
     _Alignas(16) char stackbuf[STACK_ARGS];
@@ -336,10 +335,10 @@ done:
 
 /* The common call, and only what it needs: the block (and grid) tuples the
  * last launch parsed, a Stream or no stream, no shared memory, no
- * time_kernel, parameters pcc_pack_one takes, the CUDA backend. Anything else
+ * time_kernel, parameters pack_fast takes, the CUDA backend. Anything else
  * takes launch_general, which also makes every error but the driver's.
  * Short on purpose: the driver's launch evicts the CPU's instruction cache
- * between calls, so each line of code run here is a miss (see pcc_pack_one). */
+ * between calls, so each line of code run here is a miss (see pack_fast). */
 static inline __attribute__((always_inline)) PyObject *
 do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *o)
 {
@@ -368,10 +367,8 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
         for (int k = 0; k < f->ngap_words; k++)
             memcpy(buf + f->gap_words[k], &zero, 8);
     }
-    const pcc_hot_param *p = f->hot;
-    for (int i = 0; i < f->nparams; i++, p++)
-        if (PCC_UNLIKELY(pcc_pack_one(f, i, p, args[i], buf + p->offset) != 0))
-            return launch_general(f, args, nargs, o);
+    if (PCC_UNLIKELY(pcc_pack_fast(f, args, buf)))
+        return launch_general(f, args, nargs, o);
     const unsigned int *b = f->last_parsed[0];
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -482,7 +479,7 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
 
 /* A call whose keywords are not the cached plain ones: finds (and caches)
  * where each keyword is, then launches. */
-static PCC_COLD PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
+static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
                                                  Py_ssize_t nargs, PyObject *kwnames)
 {
     launch_opts o = {NULL, NULL, NULL, NULL, 0};

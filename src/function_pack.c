@@ -5,19 +5,20 @@
  * straight into the caller's buffer. The common arguments (a float, an
  * int, a DeviceAllocation, a GPUArray or pooled block of a learnt class, an
  * ndarray vector of its remembered dtype, a NumPy scalar of the declared
- * type) take pcc_pack_one (include/pycudac/pack_fast.h), inline, as the
- * launch's fast path does. Everything else takes conv_one and the
- * converters above it; pointers given any other way are
- * src/function_ptr.c's. Every refusal
+ * type) take pack_fast, inline; pcc_pack_fast is the launch's fast path,
+ * pack_fast alone. Everything else takes conv_one and the converters above
+ * it; pointers given any other way are src/function_ptr.c's. Every refusal
  * names the kernel, the parameter (position, name, declared type) and what
  * was given.
  */
 #include "pycudac/function_plan.h"
-#include "pycudac/pack_fast.h"
 
 #include <math.h>
 #include <string.h>
 
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h> /* ob_digit, for small_int; 3.11 has it from Python.h */
+#endif
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 
@@ -82,7 +83,7 @@ static const long long smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX, [PK_I
 static const unsigned long long umax[] = {[PK_U8] = UINT8_MAX, [PK_U16] = UINT16_MAX,
                                           [PK_U32] = UINT32_MAX, [PK_U64] = UINT64_MAX};
 
-void pcc_store_int(char *dst, unsigned long long v, size_t n)
+static void store_int(char *dst, unsigned long long v, size_t n)
 {
     /* little-endian host: the low n bytes */
     switch (n) {
@@ -93,6 +94,23 @@ void pcc_store_int(char *dst, unsigned long long v, size_t n)
     }
 }
 
+/* The value of an exact int of one digit (|v| < 2**30), read without a
+ * call: 1, else 0 (then PyLong_AsLongLongAndOverflow decides). */
+static inline int small_int(PyObject *o, long long *v)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return 0;
+    *v = PyUnstable_Long_CompactValue((PyLongObject *)o);
+    return 1;
+#else
+    Py_ssize_t n = Py_SIZE(o);
+    if (n < -1 || n > 1)
+        return 0;
+    *v = n * (long long)((PyLongObject *)o)->ob_digit[0];
+    return 1;
+#endif
+}
 
 /* Bytes of the integer kinds, without a call into function_plan.c. */
 static const unsigned char int_size[] = {[PK_I8] = 1, [PK_U8] = 1, [PK_I16] = 2, [PK_U16] = 2,
@@ -208,14 +226,14 @@ have:
     if (is_signed_kind(k)) {
         if (r == 1 || sv < smin[k] || sv > smax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        pcc_store_int(dst, (unsigned long long)sv, int_size[k]);
+        store_int(dst, (unsigned long long)sv, int_size[k]);
     } else {
         if (r == 0 && sv < 0)
             return range_error(f, i, arg, NULL, range_text(k));
         unsigned long long u = r == 1 ? uv : (unsigned long long)sv;
         if (u > umax[k])
             return range_error(f, i, arg, NULL, range_text(k));
-        pcc_store_int(dst, u, int_size[k]);
+        store_int(dst, u, int_size[k]);
     }
     return 0;
 }
@@ -314,12 +332,33 @@ PCC_NOINLINE int pcc_arg_objects_error(PccFunction *f, int i)
                          "(numbers, 'S'/'U' strings, structured dtypes) can reach the device");
 }
 
+/* An ndarray of the dtype whose buffer export was last accepted for p
+ * (gpuarray.vec.make_float4(...) is a 0-d one): a buffer export costs a
+ * format string and an allocation per call, so later arrays of that very
+ * dtype that are C-contiguous and of p's size (what decides an export's
+ * outcome) are copied directly. 1 when copied, else 0. */
+static inline int cached_dtype_copy(const pcc_param *p, PyObject *arg, char *dst)
+{
+    PyArrayObject *a = (PyArrayObject *)arg;
+    if ((PyObject *)PyArray_DESCR(a) != p->bytes_dtype || !PyArray_IS_C_CONTIGUOUS(a))
+        return 0;
+    size_t n = p->bytes_itemsize; /* the dtype's, read when it was cached */
+    for (int d = 0; d < PyArray_NDIM(a); d++)
+        n *= (size_t)PyArray_DIMS(a)[d];
+    if (n != p->size)
+        return 0;
+    if (n == 16) /* float4, int4, double2...: no call */
+        memcpy(dst, PyArray_DATA(a), 16);
+    else
+        memcpy(dst, PyArray_DATA(a), n);
+    return 1;
+}
 
 static int conv_bytes(PccFunction *f, int i, PyObject *arg, char *dst, const char *hint)
 {
     pcc_param *p = &f->params[i];
     if (PyArray_CheckExact(arg)) {
-        if (pcc_cached_dtype_copy(p, arg, dst))
+        if (cached_dtype_copy(p, arg, dst))
             return 0;
     } else if (PyArray_IsScalar(arg, Void)) {
         /* A structured NumPy scalar (gpuarray.vec.make_float4(...)): its bytes
@@ -425,7 +464,7 @@ static int conv_untyped(PccFunction *f, int i, PyObject *arg, char *dst, pcc_cal
                 snprintf(range, sizeof range, "-2**%d..2**%d-1", bits - 1, bits);
             return range_error(f, i, arg, shown, range);
         }
-        pcc_store_int(dst, r == 1 ? uv : (unsigned long long)sv, n);
+        store_int(dst, r == 1 ? uv : (unsigned long long)sv, n);
         return 0;
     }
     if (PyFloat_CheckExact(arg))
@@ -481,10 +520,10 @@ static const char *expected_text(int k)
 
 /* --------------------------------------------------------------- pack */
 
-/* What pcc_pack_one takes from an exact int, per kind: the bytes, and the
+/* What pack_fast takes from an exact int, per kind: the bytes, and the
  * range as a shift (bits 0-5) and a signed flag (bit 7), see
  * pcc_hot_param. A pointer or an unsigned long long stops below 2**63
- * (above: conv_one). The kinds pcc_pack_one leaves to conv_one take no bytes
+ * (above: conv_one). The kinds pack_fast leaves to conv_one take no bytes
  * (only 0 fits their range, and size 0 sends it there too). */
 void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range)
 {
@@ -498,9 +537,26 @@ void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range)
         *range = (unsigned char)(is_signed_kind(kind) ? (8 * n - 1) | 128 : 8 * n);
 }
 
+/* Whether v is in the range of p's integer kind (pcc_hot_int_range). */
+static inline int int_fits(const pcc_hot_param *p, long long v)
+{
+    unsigned long long sg = p->int_range >> 7;
+    return (unsigned long long)((v >> (p->int_range & 63)) + (long long)sg) <= sg;
+}
+
+/* Whether a double d rounded to the float x overflowed (x infinite, d
+ * finite); by the bits, so that no constant is read from memory. */
+static inline int float_overflowed(float x, double d)
+{
+    uint32_t xb;
+    uint64_t db;
+    memcpy(&xb, &x, 4);
+    memcpy(&db, &d, 8);
+    return (xb & 0x7fffffffu) == 0x7f800000u && ((db >> 52) & 0x7ff) != 0x7ff;
+}
 
 /* A NumPy scalar of exactly the declared type: its bytes. 0, or 1. */
-PCC_NOINLINE int pcc_pack_numpy_scalar(PyTypeObject *t, int k, PyObject *arg, char *dst)
+static PCC_NOINLINE int pack_numpy_scalar(PyTypeObject *t, int k, PyObject *arg, char *dst)
 {
     switch (k) {
     case PK_I32:
@@ -531,9 +587,9 @@ PCC_NOINLINE int pcc_pack_numpy_scalar(PyTypeObject *t, int k, PyObject *arg, ch
 }
 
 /* An int for a float or double parameter (conv_one's value when it is
- * exact in a double, below 2**53); out of line, as pcc_pack_one's rare case.
+ * exact in a double, below 2**53); out of line, as pack_fast's rare case.
  * 0 when stored, 1 for conv_one. */
-PCC_NOINLINE int pcc_int_as_float(int k, long long v, char *dst)
+static PCC_NOINLINE int int_as_float(int k, long long v, char *dst)
 {
     if ((k != PK_F32 && k != PK_F64) || v < -(1LL << 53) || v > (1LL << 53))
         return 1;
@@ -547,8 +603,90 @@ PCC_NOINLINE int pcc_int_as_float(int k, long long v, char *dst)
     return 0;
 }
 
+/* The common arguments, inline and without a call where the value allows:
+ * a float for float or double; an int in range for an integer or a
+ * pointer (and a one-digit int for float or double); a DeviceAllocation,
+ * or a GPUArray whose gpudata is one, for a pointer; an ndarray of its
+ * remembered dtype for a vector or struct; a NumPy scalar of exactly the
+ * declared type. 0 when stored; 1 when the argument needs conv_one, which
+ * converts everything else and makes every refusal. Each case stores what
+ * conv_one would.
+ * The code is kept short on purpose: the driver's launch evicts the CPU's
+ * instruction cache between calls, and every line this runs is then a miss
+ * (on the H100 host, 32 more lines of code per call cost ~180 ns). */
+static inline __attribute__((always_inline)) int
+pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
+          char *dst)
+{
+    PyTypeObject *t = Py_TYPE(arg);
+    int k = p->kind;
+    if (t == pcc_hot.float_type) {
+        double d = PyFloat_AS_DOUBLE(arg);
+        float x = (float)d;
+        if (k == PK_F64)
+            memcpy(dst, &d, 8);
+        else if (k == PK_F32 && !float_overflowed(x, d))
+            memcpy(dst, &x, 4);
+        else
+            return 1;
+        return 0;
+    }
+    if (t == pcc_hot.long_type) {
+        long long v;
+        if (PCC_UNLIKELY(!small_int(arg, &v))) {
+            int overflow = 0; /* an exact int raises nothing here */
+            v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            if (overflow != 0)
+                return 1;
+        }
+        if (PCC_UNLIKELY(!int_fits(p, v)))
+            return int_as_float(k, v, dst);
+        if (p->int_size == 4) {
+            unsigned int x = (unsigned int)v;
+            memcpy(dst, &x, 4);
+        } else if (p->int_size == 8) {
+            memcpy(dst, &v, 8);
+        } else if (p->int_size != 0) {
+            store_int(dst, (unsigned long long)v, p->int_size);
+        } else {
+            return int_as_float(k, v, dst);
+        }
+        return 0;
+    }
+    if (pcc_is_learnt(&pcc_hot.gpudata_slot, t)) {
+        arg = *(PyObject **)((char *)arg + pcc_hot.gpudata_slot.offset);
+        if (arg == NULL || k != PK_PTR)
+            return 1;
+        t = Py_TYPE(arg);
+    }
+    if (t == pcc_hot.device_allocation) {
+        if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
+            return 1;
+        memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
+        return 0;
+    }
+    if (pcc_is_learnt(&pcc_hot.pooled_int, t)) {
+        CUdeviceptr dp;
+        if (k != PK_PTR || pcc_pooled_ptr(arg, &dp) != 0)
+            return 1;
+        memcpy(dst, &dp, sizeof dp);
+        return 0;
+    }
+    if (t == pcc_hot.array_type)
+        return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
+    return pack_numpy_scalar(t, k, arg, dst);
+}
 
-/* The general conversion: every argument pcc_pack_one does not take (kept out
+PCC_HOT int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf)
+{
+    const pcc_hot_param *p = f->hot;
+    for (int i = 0; i < f->nparams; i++, p++)
+        if (PCC_UNLIKELY(pack_fast(f, i, p, args[i], buf + p->offset) != 0))
+            return 1;
+    return 0;
+}
+
+/* The general conversion: every argument pack_fast does not take (kept out
  * of line: pcc_pack_args stays a short loop). */
 static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf,
                                  pcc_call_state *cs)
@@ -594,7 +732,7 @@ int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char 
     }
     const pcc_hot_param *p = f->hot;
     for (int i = 0; i < f->nparams; i++, p++)
-        if (PCC_UNLIKELY(pcc_pack_one(f, i, p, args[i], buf + p->offset) != 0) &&
+        if (PCC_UNLIKELY(pack_fast(f, i, p, args[i], buf + p->offset) != 0) &&
             conv_one(f, i, args[i], buf, cs) < 0)
             return -1;
     return 0;

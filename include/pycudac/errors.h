@@ -20,16 +20,12 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PCC_NOINLINE __attribute__((noinline))
-/* a function the launch's fast path calls only on its rare paths: GCC moves
- * the code leading to its calls out of the hot stretch */
-#define PCC_COLD __attribute__((cold, noinline))
 /* the launch's hot path: GCC places such functions together (.text.hot),
  * so a call runs a few adjacent lines and pages of code */
 #define PCC_HOT __attribute__((hot))
 #else
 #define PCC_UNLIKELY(x) (x)
 #define PCC_NOINLINE
-#define PCC_COLD
 #define PCC_HOT
 #endif
 
@@ -101,7 +97,7 @@ static inline int pcc_check(CUresult rc, const char *call)
 }
 
 /* Slow path of pcc_ready. */
-PCC_COLD int pcc_ready_slow(void);
+int pcc_ready_slow(void);
 
 /* 0 when driver calls may be made now; -1 with an exception set otherwise. */
 static inline int pcc_ready(void)
@@ -121,7 +117,7 @@ void pcc_note_failed_free(CUresult rc, const char *call);
 
 /* Remember the kernel launched last, for the message of a later sticky
  * error. `func` is a Function object (borrowed; a reference is kept). */
-PCC_COLD void pcc_note_launch_slow(PyObject *func);
+void pcc_note_launch_slow(PyObject *func);
 static inline void pcc_note_launch(PyObject *func)
 {
     if (func != pcc_hot.last_launched)

@@ -133,6 +133,10 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver);
 /* Frees the plan's arrays and references. */
 void pcc_plan_clear(PccFunction *f);
 
+/* The launch's fast path: every argument by pack_fast alone (the caller has
+ * checked the count and the layout). 0 when all are packed; 1 when one
+ * needs pcc_pack_args (nothing raised, nothing to undo). */
+int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf);
 /* Converts args[0..nargs) into buf (f->argsize bytes, zeroed by the
  * caller where gaps matter). In/Out/InOut arguments are recorded in `cs`
  * for the caller. 0, or -1 with an exception naming the argument. */

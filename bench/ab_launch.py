@@ -12,70 +12,35 @@ and loop, the median ratio to the Python floor over all rounds, and B over
 A, the median of child-by-child quotients, with their spread.
 """
 import argparse
-import ctypes
 import json
 import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def child(rounds, calls):
     sys.path.insert(0, HERE)
-    import code_lines
-    Launcher = code_lines.build()
     import pycudac.autoinit  # noqa: F401
     import pycudac.driver as drv
     from pycudac.compiler import SourceModule
     from pycudac.gpuarray import vec
-    import bench_launch
+    from bench_launch import SRC, empty_loop, k16_loop, make_launcher, prepared_loop
 
-    mod = SourceModule(bench_launch.SRC)
+    mod = SourceModule(SRC)
     f0, f16 = mod.get_function("empty"), mod.get_function("k16")
     f0.prepare("Pi")
     s = drv.Stream(flags=1)
     ptr = drv.mem_alloc(4096)
     v4 = vec.make_float4(1, 2, 3, 4)
-    args16 = (ptr, ptr, ptr, ptr, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v4, 6.25, 7, -8)
-    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
-    launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
-    l0 = Launcher(launch, int(f0.handle), int(s.handle), len(f0.pack(ptr, 1000)), 0, 0)
-    l16 = Launcher(launch, int(f16.handle), int(s.handle), len(f16.pack(*args16)), 0, 0)
-
-    def empty(g):
-        def run(n):
-            p, s_ = ptr, s
-            t0 = time.perf_counter()
-            for _ in range(n):
-                g(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
-            s_.synchronize()
-            return (time.perf_counter() - t0) / n * 1e9
-        return run
-
-    def prepared(n):
-        pac, p, s_ = f0.prepared_async_call, ptr, s
-        t0 = time.perf_counter()
-        for _ in range(n):
-            pac((1, 1), (1, 1, 1), s_, p, 1000)
-        s_.synchronize()
-        return (time.perf_counter() - t0) / n * 1e9
-
-    def k16(g):
-        def run(n):
-            p, s_, v = ptr, s, v4
-            t0 = time.perf_counter()
-            for _ in range(n):
-                g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
-                  block=(1, 1, 1), grid=(1, 1), stream=s_)
-            s_.synchronize()
-            return (time.perf_counter() - t0) / n * 1e9
-        return run
-
-    loops = {"empty": (empty(l0), empty(f0)), "prepared": (empty(l0), prepared),
-             "k16": (k16(l16), k16(f16))}
+    l0 = make_launcher(f0, s, (ptr, 1000))
+    l16 = make_launcher(f16, s, (ptr, ptr, ptr, ptr, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v4, 6.25,
+                                 7, -8))
+    loops = {"empty": (empty_loop(l0, ptr, s), empty_loop(f0, ptr, s)),
+             "prepared": (empty_loop(l0, ptr, s), prepared_loop(f0, ptr, s)),
+             "k16": (k16_loop(l16, ptr, s, v4), k16_loop(f16, ptr, s, v4))}
     for floor, own in loops.values():
         floor(300)
         own(300)

@@ -45,6 +45,48 @@ CALLLOOP_LIB = os.path.join(HERE, "out", "libcallloop."
 LAUNCH_KWNAMES = ("block", "grid", "stream")
 
 
+# The loops of the rows the issue names, each a function of n returning µs
+# per call (synchronized at the end). The Python floor rows, code_lines.py
+# and ab_launch.py run these very loops with other callees.
+def empty_loop(g, ptr, s):
+    """g(ptr, 1000, block=, grid=, stream=s) n times."""
+    def run(n):
+        f_, p, s_ = g, ptr, s
+        t0 = now()
+        for _ in range(n):
+            f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    return run
+
+
+def k16_loop(g, ptr, s, v4):
+    """The 16-parameter call, g(ptr x4, ints, floats, v4, ..., block=, grid=,
+    stream=s), n times."""
+    def run(n):
+        f_, p, s_, v = g, ptr, s, v4
+        t0 = now()
+        for _ in range(n):
+            f_(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
+               block=(1, 1, 1), grid=(1, 1), stream=s_)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    return run
+
+
+def prepared_loop(f, ptr, s):
+    """f.prepared_async_call(grid, block, s, ptr, 1000) n times (after
+    f.prepare("Pi"))."""
+    def run(n):
+        pac, p, s_ = f.prepared_async_call, ptr, s
+        t0 = now()
+        for _ in range(n):
+            pac((1, 1), (1, 1, 1), s_, p, 1000)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    return run
+
+
 def load_callloop():
     """call_loop(callable, args, kwnames, n) from bench/callloop.c, built here
     rather than by gpu_check.sh because it needs this Python's headers.
@@ -299,16 +341,7 @@ def setup_pycudac(runner):
     keep = [mod, s, ptr]
 
     def call_of(g):
-        # the loop of the row the issue names; the Python floor row runs the
-        # same loop with another callee
-        def call(n):
-            f_, p, s_ = g, ptr, s
-            t0 = now()
-            for _ in range(n):
-                f_(p, 1000, block=(1, 1, 1), grid=(1, 1), stream=s_)
-            s_.synchronize()
-            return (now() - t0) * 1e6 / n
-        return call
+        return empty_loop(g, ptr, s)
     runner.add("pycudac", "launch_empty_call_us", call_of(f))
     add_python_floor(runner, "launch_empty_pyfloor_us", f, s, (ptr, 1000), call_of)
 
@@ -331,16 +364,9 @@ def setup_pycudac(runner):
     if call_loop is not None:
         add_noop_then_launch(runner, f, s, (ptr, 1000), "launch_empty_noop_then_launch_us")
 
-    def prepared(n):
-        pac, p, s_ = f.prepared_async_call, ptr, s
-        t0 = now()
-        for _ in range(n):
-            pac((1, 1), (1, 1, 1), s_, p, 1000)
-        s_.synchronize()
-        return (now() - t0) * 1e6 / n
     try:
         f.prepare("Pi")
-        runner.add("pycudac", "launch_empty_prepared_us", prepared)
+        runner.add("pycudac", "launch_empty_prepared_us", prepared_loop(f, ptr, s))
     except Exception as exc:
         runner.rec.na("pycudac", "launch_empty_prepared_us", f"{type(exc).__name__}: {exc}")
 
@@ -360,15 +386,7 @@ def setup_pycudac(runner):
             runner.rec.na("pycudac", m, "no float4 spelling accepted: " + " | ".join(errs))
     else:
         def call16_of(h):
-            def call16(n):
-                g, p, s_, v = h, ptr, s, v4
-                t0 = now()
-                for _ in range(n):
-                    g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
-                      block=(1, 1, 1), grid=(1, 1), stream=s_)
-                s_.synchronize()
-                return (now() - t0) * 1e6 / n
-            return call16
+            return k16_loop(h, ptr, s, v4)
         runner.add("pycudac", "launch16_call_us", call16_of(f16))
         args16 = (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8)
         add_python_floor(runner, "launch16_pyfloor_us", f16, s, args16, call16_of)

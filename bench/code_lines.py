@@ -18,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import sysconfig
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -60,15 +59,8 @@ def main():
     size = len(f16.pack(*args16))
 
     def loop(g):
-        def run(n):
-            p, s_, v = ptr, s, v4
-            t0 = time.perf_counter()
-            for _ in range(n):
-                g(p, p, p, p, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v, 6.25, 7, -8,
-                  block=(1, 1, 1), grid=(1, 1), stream=s_)
-            s_.synchronize()
-            return (time.perf_counter() - t0) / n * 1e9
-        return run
+        run = bench_launch.k16_loop(g, ptr, s, v4)  # µs per call
+        return lambda n: run(n) * 1e3
 
     def launcher(code, data):
         return loop(Launcher(launch, int(f16.handle), int(s.handle), size, code, data))

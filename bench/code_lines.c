@@ -41,6 +41,7 @@ typedef struct {
     size_t argsize;
     void (*chain)(void); /* NULL: none */
     int data;
+    int spin; /* iterations of a dependent multiply chain: time with no memory touched */
 } Launcher;
 
 static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -58,6 +59,15 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
             s += *(volatile char *)&data_lines[i * 64];
         sink = s;
     }
+    if (l->spin) {
+        unsigned long x = 1;
+        for (int i = 0; i < l->spin; i++)
+            __asm__ volatile("imul $3, %0, %0" : "+r"(x));
+        if (x == 0)
+            sink = 0;
+    }
+    if (l->launch == NULL) /* dry: what the call and its extra work cost without the driver */
+        Py_RETURN_NONE;
     size_t size = l->argsize;
     void *extra[] = {(void *)1, zeros, (void *)2, &size, (void *)0}; /* BUFFER_POINTER/SIZE/END */
     int rc = l->launch(l->func, 1, 1, 1, 1, 1, 1, 0, l->stream, NULL, size ? extra : NULL);
@@ -66,19 +76,21 @@ static PyObject *launcher_call(PyObject *self, PyObject *const *args, size_t nar
     Py_RETURN_NONE;
 }
 
-/* Launcher(launch, func, stream, argsize, code, data): code 0, 16, 32, 48 or 64 */
+/* Launcher(launch, func, stream, argsize, code, data[, spin]): code 0, 16, 32, 48 or 64;
+ * launch 0 makes a dry launcher that does all but call the driver */
 static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     unsigned long long launch, func, stream;
     Py_ssize_t argsize;
-    int code, data;
+    int code, data, spin = 0;
     (void)kwds;
-    if (!PyArg_ParseTuple(args, "KKKnii", &launch, &func, &stream, &argsize, &code, &data))
+    if (!PyArg_ParseTuple(args, "KKKnii|i", &launch, &func, &stream, &argsize, &code, &data,
+                          &spin))
         return NULL;
-    if (launch == 0 || argsize < 0 || argsize > (Py_ssize_t)sizeof zeros || data < 0 ||
+    if (spin < 0 || argsize < 0 || argsize > (Py_ssize_t)sizeof zeros || data < 0 ||
         data > 256 || (code != 0 && code != 16 && code != 32 && code != 48 && code != 64)) {
-        PyErr_SetString(PyExc_ValueError, "Launcher: launch non-zero, argsize 0..4096, code "
-                        "0/16/32/48/64, data 0..256");
+        PyErr_SetString(PyExc_ValueError, "Launcher: argsize 0..4096, code 0/16/32/48/64, "
+                        "data 0..256, spin >= 0");
         return NULL;
     }
     Launcher *o = (Launcher *)type->tp_alloc(type, 0);
@@ -92,6 +104,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     o->chain = code == 16 ? chain16 : code == 32 ? chain32 : code == 48 ? chain48
              : code == 64 ? chain64 : NULL;
     o->data = data;
+    o->spin = spin;
     return (PyObject *)o;
 }
 

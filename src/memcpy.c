@@ -501,12 +501,24 @@ static CUresult copy_sync(PyObject *devobj, int to_device, CUdeviceptr dev, char
 
 /* ---- host <-> device -------------------------------------------------------- */
 
+/* The argument names a copy's errors quote, one set per entry point: string
+ * literals, so that a copy formats no text unless it fails. */
+typedef struct {
+    const char *dest, *src, *size;
+} copy_names;
+#define COPY_NAMES(f) {f "(dest)", f "(src)", f "(size): size"}
+static const copy_names names_htod = COPY_NAMES("memcpy_htod"),
+                        names_dtoh = COPY_NAMES("memcpy_dtoh"),
+                        names_htod_async = COPY_NAMES("memcpy_htod_async"),
+                        names_dtoh_async = COPY_NAMES("memcpy_dtoh_async"),
+                        names_dtod = COPY_NAMES("memcpy_dtod"),
+                        names_dtod_async = COPY_NAMES("memcpy_dtod_async");
+
 static PyObject *copy_host_device(PyObject *devobj, PyObject *hostobj, PyObject *stream,
-                                  int to_device, int is_async, const char *fname)
+                                  int to_device, int is_async, const copy_names *nm)
 {
-    char what_dev[96], what_host[96];
-    snprintf(what_dev, sizeof what_dev, "%s(%s)", fname, to_device ? "dest" : "src");
-    snprintf(what_host, sizeof what_host, "%s(%s)", fname, to_device ? "src" : "dest");
+    const char *what_dev = to_device ? nm->dest : nm->src;
+    const char *what_host = to_device ? nm->src : nm->dest;
     CUdeviceptr p;
     size_t avail;
     hostbuf hb;
@@ -573,7 +585,7 @@ static PyObject *py_memcpy_htod(PyObject *mod, PyObject *const *args, Py_ssize_t
     } else if (fast_args(args, nargs, kwnames, names, 2, 2, a, "memcpy_htod") < 0) {
         return NULL;
     }
-    return copy_host_device(a[0], a[1], NULL, 1, 0, "memcpy_htod");
+    return copy_host_device(a[0], a[1], NULL, 1, 0, &names_htod);
 }
 
 static PyObject *py_memcpy_dtoh(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
@@ -584,7 +596,7 @@ static PyObject *py_memcpy_dtoh(PyObject *mod, PyObject *const *args, Py_ssize_t
     PyObject *a[2];
     if (fast_args(args, nargs, kwnames, names, 2, 2, a, "memcpy_dtoh") < 0)
         return NULL;
-    return copy_host_device(a[1], a[0], NULL, 0, 0, "memcpy_dtoh");
+    return copy_host_device(a[1], a[0], NULL, 0, 0, &names_dtoh);
 }
 
 static PyObject *py_memcpy_htod_async(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
@@ -595,7 +607,7 @@ static PyObject *py_memcpy_htod_async(PyObject *mod, PyObject *const *args, Py_s
     PyObject *a[3];
     if (fast_args(args, nargs, kwnames, names, 2, 3, a, "memcpy_htod_async") < 0)
         return NULL;
-    return copy_host_device(a[0], a[1], a[2] ? a[2] : Py_None, 1, 1, "memcpy_htod_async");
+    return copy_host_device(a[0], a[1], a[2] ? a[2] : Py_None, 1, 1, &names_htod_async);
 }
 
 static PyObject *py_memcpy_dtoh_async(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
@@ -606,32 +618,23 @@ static PyObject *py_memcpy_dtoh_async(PyObject *mod, PyObject *const *args, Py_s
     PyObject *a[3];
     if (fast_args(args, nargs, kwnames, names, 2, 3, a, "memcpy_dtoh_async") < 0)
         return NULL;
-    return copy_host_device(a[1], a[0], a[2] ? a[2] : Py_None, 0, 1, "memcpy_dtoh_async");
+    return copy_host_device(a[1], a[0], a[2] ? a[2] : Py_None, 0, 1, &names_dtoh_async);
 }
 
 /* ---- device <-> device ------------------------------------------------------- */
 
-static PyObject *copy_dtod(PyObject *const *a, int is_async, const char *fname)
+static PyObject *copy_dtod(PyObject *const *a, int is_async, const copy_names *nm)
 {
-    char what[96];
     CUdeviceptr dst, src;
     size_t dst_avail, src_avail, n;
-    snprintf(what, sizeof what, "%s(dest)", fname);
-    if (pcc_devptr_arg(a[0], &dst, &dst_avail, what) < 0)
-        return NULL;
-    snprintf(what, sizeof what, "%s(src)", fname);
-    if (pcc_devptr_arg(a[1], &src, &src_avail, what) < 0)
-        return NULL;
-    snprintf(what, sizeof what, "%s(size): size", fname);
-    if (pcc_size_arg(a[2], &n, what) < 0)
+    if (pcc_devptr_arg(a[0], &dst, &dst_avail, nm->dest) < 0 ||
+        pcc_devptr_arg(a[1], &src, &src_avail, nm->src) < 0 || pcc_size_arg(a[2], &n, nm->size) < 0)
         return NULL;
     CUstream s = NULL;
     PyObject *stream = is_async && a[3] ? a[3] : Py_None;
     if (is_async && pcc_stream_arg(stream, &s, "stream") < 0)
         return NULL;
-    char wd[96], ws[96];
-    snprintf(wd, sizeof wd, "%s(dest)", fname);
-    snprintf(ws, sizeof ws, "%s(src)", fname);
+    const char *wd = nm->dest, *ws = nm->src;
     if (dst_avail != (size_t)-1 && n > dst_avail)
         return too_small(wd, n, dst_avail), NULL;
     if (src_avail != (size_t)-1 && n > src_avail)
@@ -676,7 +679,7 @@ static PyObject *py_memcpy_dtod(PyObject *mod, PyObject *const *args, Py_ssize_t
     PyObject *a[4] = {NULL, NULL, NULL, NULL};
     if (fast_args(args, nargs, kwnames, names, 3, 3, a, "memcpy_dtod") < 0)
         return NULL;
-    return copy_dtod(a, 0, "memcpy_dtod");
+    return copy_dtod(a, 0, &names_dtod);
 }
 
 static PyObject *py_memcpy_dtod_async(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
@@ -687,7 +690,7 @@ static PyObject *py_memcpy_dtod_async(PyObject *mod, PyObject *const *args, Py_s
     PyObject *a[4];
     if (fast_args(args, nargs, kwnames, names, 3, 4, a, "memcpy_dtod_async") < 0)
         return NULL;
-    return copy_dtod(a, 1, "memcpy_dtod_async");
+    return copy_dtod(a, 1, &names_dtod_async);
 }
 
 /* The context an address lives in: `given` (a Context), the allocation's,

@@ -36,14 +36,15 @@ static int long_is_negative(PyObject *v)
 /* The Python int `v` as an unsigned integer no larger than `max`; `what`
  * names it in the error. 0, or -1 with ValueError (negative) or
  * OverflowError (above max). */
+/* `what` and `what2` make the name an error quotes (put together only then). */
 static int nonnegative_int(PyObject *v, unsigned long long max, unsigned long long *out,
-                           const char *what)
+                           const char *what, const char *what2)
 {
     int neg = long_is_negative(v);
     if (neg < 0)
         return -1;
     if (neg) {
-        PyErr_Format(PyExc_ValueError, "%s must be >= 0, got %S", what, v);
+        PyErr_Format(PyExc_ValueError, "%s%s must be >= 0, got %S", what, what2, v);
         return -1;
     }
     unsigned long long x = PyLong_AsUnsignedLongLong(v);
@@ -55,7 +56,8 @@ static int nonnegative_int(PyObject *v, unsigned long long max, unsigned long lo
         *out = x;
         return 0;
     }
-    PyErr_Format(PyExc_OverflowError, "%s is too large: %S (at most %llu)", what, v, max);
+    PyErr_Format(PyExc_OverflowError, "%s%s is too large: %S (at most %llu)", what, what2, v,
+                 max);
     return -1;
 }
 
@@ -76,7 +78,7 @@ int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
     if (v == NULL)
         return -1;
     unsigned long long n;
-    int rc = nonnegative_int(v, SIZE_MAX, &n, what);
+    int rc = nonnegative_int(v, SIZE_MAX, &n, what, "");
     Py_DECREF(v);
     if (rc == 0)
         *out = (size_t)n;
@@ -155,10 +157,8 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
                                                : "");
         return -1;
     }
-    char name[160];
-    snprintf(name, sizeof name, "%s: the device address", what);
     unsigned long long p;
-    int rc = nonnegative_int(v, UINT64_MAX, &p, name);
+    int rc = nonnegative_int(v, UINT64_MAX, &p, what, ": the device address");
     Py_DECREF(v);
     if (rc < 0)
         return -1;

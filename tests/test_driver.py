@@ -338,12 +338,23 @@ def test_wrong_kinds_rejected():
         drv.memcpy_htod(a)
     with pytest.raises(TypeError, match="unexpected keyword"):
         drv.memcpy_htod(a, x, strm=None)
-    with pytest.raises(TypeError, match="size"):
+    with pytest.raises(TypeError, match=r"memcpy_dtod\(size\): size"):
         drv.memcpy_dtod(a, a, 1.5)
-    with pytest.raises(ValueError, match="size"):
+    with pytest.raises(ValueError, match=r"memcpy_dtod\(size\): size must be >= 0"):
         drv.memcpy_dtod(a, a, -1)
     with pytest.raises(TypeError, match="Stream"):
         drv.memcpy_htod_async(a, x, "stream")
+    # each entry point names its own arguments
+    with pytest.raises(ValueError, match=r"^memcpy_dtoh_async\(src\): the device address "
+                                         r"must be >= 0"):
+        drv.memcpy_dtoh_async(x, -1)
+    with pytest.raises(OverflowError, match=r"^memcpy_htod_async\(dest\): the device address "
+                                            r"is too large"):
+        drv.memcpy_htod_async(1 << 64, x)
+    with pytest.raises(TypeError, match=r"^memcpy_dtod_async\(src\)"):
+        drv.memcpy_dtod_async(a, 1.0, 4)
+    with pytest.raises(TypeError, match=r"^memcpy_dtoh\(dest\)"):
+        drv.memcpy_dtoh(a, a)
 
 
 def test_memset():

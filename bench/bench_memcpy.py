@@ -6,20 +6,22 @@ small, dtod); bench/report.py puts them side by side.
 Copies are timed with the host clock around the call and a context
 synchronize (as the floor does); the device-to-device copy with events.
 """
+import itertools
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
-from common import Recorder, gpu_timer, header, median, now, parse_args  # noqa: E402
+from common import Recorder, gpu_timer, header, load_floor, median, now, paired, \
+    parse_args  # noqa: E402
 
 
 def gbps(nbytes, seconds):
     return nbytes / seconds / 1e9
 
 
-def bench_pycudac(rec, quick):
+def bench_pycudac(rec, quick, floor_lib):
     import pycudac.autoinit  # noqa: F401
     import pycudac.driver as drv
 
@@ -71,18 +73,36 @@ def bench_pycudac(rec, quick):
     rec.guard("pycudac", ["pageable_h2d_GBps", "pageable_d2h_GBps"], pageable)
 
     def small():
+        """4-byte memcpy_htod batches, alternating with the C floor's
+        cuMemcpyHtoD batches in this process when it loads (a paired ratio)."""
         d4 = drv.mem_alloc(4)
         x = np.array([1.25], np.float32)
-        n, batches = (200, 5) if quick else (2000, 15)
-        for _ in range(n):
-            drv.memcpy_htod(d4, x)
-        s = []
-        for _ in range(batches):
+        n, batches = (200, 5) if quick else (2000, 25)
+
+        def mine():
             t0 = now()
-            for _ in range(n):
+            for _ in itertools.repeat(None, n):
                 drv.memcpy_htod(d4, x)
-            s.append((now() - t0) * 1e6 / n)
-        rec.value("pycudac", "htod_4B_us", median(s), "us", s, bytes=4, host="pageable")
+            return (now() - t0) * 1e6 / n
+
+        def floor():
+            us = floor_lib.floor_htod_small_us(n)
+            if us < 0:
+                raise RuntimeError(floor_lib.floor_error().decode(errors="replace"))
+            return us
+        turns = [("mine", mine)] + ([("floor", floor)] if floor_lib is not None else [])
+        got = {name: [] for name, _ in turns}
+        for _, fn in turns:
+            fn()  # warm-up
+        for b in range(batches):
+            for name, fn in (turns if b % 2 == 0 else turns[::-1]):
+                got[name].append(fn())
+        s, f = got["mine"], got.get("floor")
+        pair = paired([a / b for a, b in zip(s, f)]) if f else {}
+        rec.value("pycudac", "htod_4B_us", median(s), "us", s, bytes=4, host="pageable", **pair)
+        if f:
+            rec.value("floor-inproc", "htod_4B_us", median(f), "us", f, bytes=4,
+                      host="pageable")
     rec.guard("pycudac", ["htod_4B_us"], small)
 
     def dtod():
@@ -167,13 +187,26 @@ def bench_cupy(rec, quick):
     rec.guard("cupy", ["dtod_TBps"], dtod)
 
 
+def floor_here(args):
+    """The C floor in this process (after pycudac made its context current),
+    for the paired 4-byte copy; None when it is not built or will not load
+    (pycudac's own failure is then reported by its rows)."""
+    try:
+        import pycudac.autoinit  # noqa: F401
+        from common import pycudac_nvrtc_path
+        lib, _ = load_floor(args.floor_lib, pycudac_nvrtc_path())
+        return lib
+    except Exception:
+        return None
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
     rec = Recorder(args)
     header(rec, "copies")
     rec.guard("pycudac", ["pinned_h2d_GBps", "pinned_d2h_GBps", "pageable_h2d_GBps",
                           "pageable_d2h_GBps", "htod_4B_us", "dtod_TBps"],
-              bench_pycudac, rec, args.quick)
+              bench_pycudac, rec, args.quick, floor_here(args))
     rec.guard("cupy", ["pinned_h2d_GBps", "pinned_d2h_GBps", "pageable_h2d_GBps",
                        "htod_4B_us", "dtod_TBps"], bench_cupy, rec, args.quick)
     return 0

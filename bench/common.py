@@ -148,6 +148,8 @@ def load_floor(path, nvrtc_hint=None):
         lib.floor_launch_us.restype = ctypes.c_double
         lib.floor_param_size.argtypes = [ctypes.c_int]
         lib.floor_param_size.restype = ctypes.c_long
+        lib.floor_htod_small_us.argtypes = [ctypes.c_int]
+        lib.floor_htod_small_us.restype = ctypes.c_double
     except OSError as exc:
         return None, f"cannot load {path}: {exc}"
     hint = nvrtc_hint or os.environ.get("FLOOR_NVRTC")

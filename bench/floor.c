@@ -662,32 +662,44 @@ done:
     free(dst);
 }
 
+/* µs per 4-byte cuMemcpyHtoD from pageable memory, one batch of n (the
+ * device word is allocated once and kept); <0 on error (floor_error()).
+ * bench/bench_memcpy.py alternates it with pycudac's memcpy_htod. */
+FLOOR_API double floor_htod_small_us(int n)
+{
+    static CUdeviceptr d;
+    static float value = 1.25f;
+    if (!initialized) {
+        set_err("floor_init was not called");
+        return -1.0;
+    }
+    if (n < 1) {
+        set_err("n must be positive");
+        return -1.0;
+    }
+    if (d == 0 && ck(drv.cuMemAlloc(&d, 4), "cuMemAlloc") < 0)
+        return -1.0;
+    double t0 = now_s();
+    for (int i = 0; i < n; i++)
+        if (ck(drv.cuMemcpyHtoD(d, &value, 4), "cuMemcpyHtoD") < 0)
+            return -1.0;
+    return (now_s() - t0) * 1e6 / n;
+}
+
 static void bench_small_copy(void)
 {
     int n = quick ? 200 : 2000, batches = quick ? 5 : 15;
     double samples[64];
-    CUdeviceptr d = 0;
-    float value = 1.25f;
-    if (ck(drv.cuMemAlloc(&d, 4), "cuMemAlloc") < 0)
+    if (floor_htod_small_us(n) < 0) /* warm-up */
         goto fail;
-    for (int i = 0; i < n; i++) /* warm-up */
-        if (ck(drv.cuMemcpyHtoD(d, &value, 4), "cuMemcpyHtoD") < 0)
+    for (int b = 0; b < batches; b++)
+        if ((samples[b] = floor_htod_small_us(n)) < 0)
             goto fail;
-    for (int b = 0; b < batches; b++) {
-        double t0 = now_s();
-        for (int i = 0; i < n; i++)
-            if (ck(drv.cuMemcpyHtoD(d, &value, 4), "cuMemcpyHtoD") < 0)
-                goto fail;
-        samples[b] = (now_s() - t0) * 1e6 / n;
-    }
     emit_value("htod_4B_us", median(samples, batches), "us", samples, batches,
                "\"bytes\":4,\"host\":\"pageable\"");
-    goto done;
+    return;
 fail:
     emit_na("htod_4B_us", err);
-done:
-    if (d)
-        drv.cuMemFree(d);
 }
 
 /* ---- (f)(g) compile and load --------------------------------------------- */

@@ -395,12 +395,12 @@ API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pd, void *p, unsigned int
 
 API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
 {
-    /* allocations are not tracked: the pointer is its own base */
-    if (base)
-        *base = p;
-    if (size)
-        *size = 0;
-    return CUDA_SUCCESS;
+    /* allocations are not tracked: the range is unknown, as for memory the
+     * driver did not allocate */
+    (void)base;
+    (void)size;
+    (void)p;
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 API CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr p)

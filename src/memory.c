@@ -576,25 +576,26 @@ size_t pcc_device_range(CUdeviceptr p)
     return (size_t)-1;
 }
 
+/* What a memset entry point is called, as literals: no text is formatted
+ * unless the call fails. */
+typedef struct {
+    const char *fname, *format, *dest, *count;
+} memset_names;
+
 static PyObject *do_memset(PyObject *args, PyObject *kwds, int width, int is_async,
-                           const char *fname)
+                           const memset_names *nm)
 {
     static char *kwlist[] = {"dest", "data", "count", "stream", NULL};
     static char *kwlist_sync[] = {"dest", "data", "count", NULL};
+    const char *fname = nm->fname;
     PyObject *dest, *data, *countobj, *stream = Py_None;
-    char fmt[64];
-    snprintf(fmt, sizeof fmt, "OOO%s:%s", is_async ? "|O" : "", fname);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, is_async ? kwlist : kwlist_sync, &dest,
-                                     &data, &countobj, &stream))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, nm->format, is_async ? kwlist : kwlist_sync,
+                                     &dest, &data, &countobj, &stream))
         return NULL;
-    char what[96];
     CUdeviceptr p;
     size_t avail, count;
-    snprintf(what, sizeof what, "%s(dest)", fname);
-    if (pcc_devptr_arg(dest, &p, &avail, what) < 0)
-        return NULL;
-    snprintf(what, sizeof what, "%s(count): count", fname);
-    if (pcc_size_arg(countobj, &count, what) < 0)
+    if (pcc_devptr_arg(dest, &p, &avail, nm->dest) < 0 ||
+        pcc_size_arg(countobj, &count, nm->count) < 0)
         return NULL;
     if (PyFloat_Check(data) || PyBool_Check(data) || !PyIndex_Check(data)) {
         PyErr_Format(PyExc_TypeError, "%s(data): data must be an int, not %.100s", fname,
@@ -673,7 +674,9 @@ static PyObject *do_memset(PyObject *args, PyObject *kwds, int width, int is_asy
     static PyObject *py_##name(PyObject *mod, PyObject *args, PyObject *kwds)                    \
     {                                                                                            \
         (void)mod;                                                                               \
-        return do_memset(args, kwds, width, async, #name);                                       \
+        static const memset_names nm = {#name, (async) ? "OOO|O:" #name : "OOO:" #name,         \
+                                        #name "(dest)", #name "(count): count"};                 \
+        return do_memset(args, kwds, width, async, &nm);                                         \
     }
 PCC_MEMSET(memset_d8, 1, 0)
 PCC_MEMSET(memset_d16, 2, 0)

@@ -381,8 +381,15 @@ def test_memset():
         drv.memset_d8(a, 256, 1)
     with pytest.raises(TypeError, match="data"):
         drv.memset_d32(a, 1.0, 1)
-    with pytest.raises(ValueError, match="count"):
+    with pytest.raises(ValueError, match=r"^memset_d8\(count\): count must be >= 0"):
         drv.memset_d8(a, 0, -1)
+    # each entry point names itself and its arguments
+    with pytest.raises(ValueError, match=r"^memset_d16_async\(dest\): the device address"):
+        drv.memset_d16_async(-8, 0, 1)
+    with pytest.raises(TypeError, match=r"memset_d32_async\(\) takes at most 4 arguments"):
+        drv.memset_d32_async(a, 0, 1, None, None)
+    with pytest.raises(TypeError, match=r"memset_d32\(\) takes at most 3 arguments"):
+        drv.memset_d32(a, 0, 1, None)
 
 
 def test_memcpy_peer_same_context(ctx):

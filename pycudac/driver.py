@@ -246,6 +246,13 @@ class mem_attach_flags(_enum.IntFlag):
     SINGLE = 0x4
 
 
+class compute_mode(_enum.IntEnum):
+    """CUcomputemode (what `dev.compute_mode` reads)."""
+    DEFAULT = 0
+    PROHIBITED = 2
+    EXCLUSIVE_PROCESS = 3
+
+
 # ---- host-side arrays over page-locked and managed memory ---------------------
 
 def _array_layout(shape, dtype, order, fname):
@@ -291,6 +298,34 @@ def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
     ary = _np.ndarray(shape, dtype, buffer=alloc, order=order)
     alloc._track_array(ary)  # free() with ary alive waits for it
     return ary
+
+
+def aligned_empty(shape, dtype=_np.float64, order="C", alignment=4096):
+    """A NumPy array in ordinary host memory whose data starts at a multiple
+    of `alignment` bytes (a power of two), e.g. for register_host_memory."""
+    shape, dtype, order, n = _array_layout(shape, dtype, order, "aligned_empty")
+    if isinstance(alignment, bool) or not isinstance(alignment, (int, _np.integer)):
+        raise TypeError(f"aligned_empty: alignment must be an int, not "
+                        f"{type(alignment).__name__}")
+    if alignment < 1 or alignment & (alignment - 1):
+        raise ValueError(f"aligned_empty: alignment must be a power of two, not {alignment}")
+    raw = _np.empty(n + alignment, _np.uint8)
+    start = -raw.ctypes.data % alignment
+    return _np.ndarray(shape, dtype, buffer=raw[start:start + n], order=order)
+
+
+def aligned_zeros(shape, dtype=_np.float64, order="C", alignment=4096):
+    ary = aligned_empty(shape, dtype, order, alignment)
+    ary.fill(0)
+    return ary
+
+
+def aligned_empty_like(ary, alignment=4096):
+    return aligned_empty(ary.shape, ary.dtype, _like_order(ary), alignment)
+
+
+def aligned_zeros_like(ary, alignment=4096):
+    return aligned_zeros(ary.shape, ary.dtype, _like_order(ary), alignment)
 
 
 def pagelocked_zeros(shape, dtype=_np.float64, order="C", mem_flags=0):
@@ -370,6 +405,28 @@ def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
 # PyCUDA's names for the objects behind pinned and registered arrays.
 PagelockedHostAllocation = HostAllocation  # noqa: F405
 RegisteredHostMemory = HostAllocation  # noqa: F405
+
+def get_version():
+    """The CUDA version as (major, minor, 0). PyCUDA gives the toolkit it was
+    built against; pycudac is built against none and gives the driver's."""
+    v = get_driver_version()  # noqa: F405
+    return (v // 1000, v % 1000 // 10, 0)
+
+
+class PointerHolderBase:
+    """Device memory pycudac did not allocate, for kernels, copies and
+    GPUArray(gpudata=...): subclass it and define get_pointer() (the device
+    address, an int), as with PyCUDA's class of the same name."""
+
+    def get_pointer(self):
+        raise NotImplementedError(f"{type(self).__name__} must define get_pointer() "
+                                  "(the device address, an int)")
+
+    def __index__(self):
+        return _operator.index(self.get_pointer())
+
+    __int__ = __index__
+
 
 def mem_alloc_like(ary):
     """Device memory the size of host array `ary`."""

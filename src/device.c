@@ -288,18 +288,20 @@ static PyObject *device_int(PyObject *self)
     return PyLong_FromLong(((PccDevice *)self)->ordinal);
 }
 
-/* PyCUDA lets `dev.MAX_THREADS_PER_BLOCK` read a device attribute. */
+/* PyCUDA lets `dev.max_threads_per_block` (any case) read a device attribute. */
 static PyObject *device_getattro(PyObject *self, PyObject *name)
 {
     PyObject *res = PyObject_GenericGetAttr(self, name);
     if (res != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError) || !PyUnicode_Check(name))
         return res;
     const char *s = PyUnicode_AsUTF8(name);
-    if (s == NULL || s[0] < 'A' || s[0] > 'Z')
-        return NULL; /* keep the AttributeError */
+    if (s == NULL || s[0] == '_' || s[0] == '\0')
+        return NULL; /* keep the AttributeError (dunder probes end here) */
     PyErr_Clear();
     PyObject *en = get_device_attribute_enum();
-    PyObject *member = en ? PyObject_GetAttr(en, name) : NULL;
+    PyObject *upper = en ? PyObject_CallMethod(name, "upper", NULL) : NULL;
+    PyObject *member = upper ? PyObject_GetAttr(en, upper) : NULL;
+    Py_XDECREF(upper);
     Py_XDECREF(en);
     if (member == NULL) {
         PyErr_Clear();

@@ -58,6 +58,24 @@ def test_device_get_attributes():
     assert len(attrs) > 20
 
 
+def test_device_attributes_read_as_attributes():
+    """PyCUDA's Device.__getattr__: dev.max_threads_per_block, in any case."""
+    dev = drv.Device(0)
+    want = dev.get_attribute(drv.device_attribute.MAX_THREADS_PER_BLOCK)
+    assert dev.max_threads_per_block == dev.MAX_THREADS_PER_BLOCK == want
+    assert drv.compute_mode(dev.compute_mode) in tuple(drv.compute_mode)
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        dev.no_such_thing
+    with pytest.raises(AttributeError):
+        dev._private
+
+
+def test_get_version():
+    major, minor, rev = drv.get_version()
+    assert (major, minor, rev) >= (11, 0, 0)
+    assert major * 1000 + minor * 10 == drv.get_driver_version()
+
+
 def test_device_attribute_enum_values():
     da = drv.device_attribute
     assert da.MAX_THREADS_PER_BLOCK == 1
@@ -412,6 +430,57 @@ def test_pycuda_conveniences():
     assert (drv.from_device(a, x.shape, x.dtype) == x).all()
     assert (drv.from_device_like(a, x) == x).all()
     assert drv.mem_alloc_like(x).size == x.nbytes
+
+
+@pytest.mark.parametrize("alignment", [1, 64, 4096, 65536])
+def test_aligned_host_arrays(alignment):
+    a = drv.aligned_empty((3, 5), np.float32, alignment=alignment)
+    assert a.shape == (3, 5) and a.dtype == np.float32 and a.flags.c_contiguous
+    assert a.ctypes.data % alignment == 0
+    z = drv.aligned_zeros(7, np.int16, order="F", alignment=alignment)
+    assert (z == 0).all() and z.ctypes.data % alignment == 0
+    f = drv.aligned_zeros_like(np.asfortranarray(np.ones((4, 6))), alignment)
+    assert f.flags.f_contiguous and (f == 0).all() and f.ctypes.data % alignment == 0
+    assert drv.aligned_empty_like(a).ctypes.data % 4096 == 0  # PyCUDA's default
+    d = drv.mem_alloc(a.nbytes)
+    a[...] = np.arange(15).reshape(3, 5)
+    drv.memcpy_htod(d, a)
+    assert (drv.from_device_like(d, a) == a).all()
+
+
+@pytest.mark.parametrize("bad, exc", [(0, ValueError), (3, ValueError), (48, ValueError),
+                                      (-64, ValueError), (2.0, TypeError), (True, TypeError)])
+def test_aligned_empty_bad_alignment(bad, exc):
+    with pytest.raises(exc, match="aligned_empty: alignment must be"):
+        drv.aligned_empty(4, alignment=bad)
+
+
+def test_pointer_holder_base():
+    """Foreign device memory wrapped as PyCUDA does: a subclass with
+    get_pointer(), used by copies, kernels and GPUArray(gpudata=...)."""
+    from pycudac import gpuarray
+    from pycudac.compiler import SourceModule
+
+    class Holder(drv.PointerHolderBase):
+        def __init__(self, alloc, offset=0):
+            super().__init__()
+            self.alloc, self.offset = alloc, offset
+
+        def get_pointer(self):
+            return int(self.alloc) + self.offset
+
+    x = np.arange(8, dtype=np.float32)
+    owner = drv.to_device(x)
+    h = Holder(owner, 4 * 4)  # the second half
+    assert int(h) == int(owner) + 16
+    assert (drv.from_device(h, (4,), np.float32) == x[4:]).all()
+    k = SourceModule("__global__ void twice(float *a) { a[threadIdx.x] *= 2; }")
+    k.get_function("twice")(h, block=(4, 1, 1), grid=(1, 1))
+    g = gpuarray.GPUArray((4,), np.float32, gpudata=h)
+    assert (g.get() == 2 * x[4:]).all()
+    assert (drv.from_device(owner, (8,), np.float32) == np.r_[x[:4], 2 * x[4:]]).all()
+    with pytest.raises(NotImplementedError, match="get_pointer"):
+        int(drv.PointerHolderBase())
 
 
 # ---- async copies, streams, events -----------------------------------------------

@@ -568,7 +568,7 @@ def test_mark_cuda_test_and_fixture():
     before = driver.Context.get_current()
     assert inner() == 5 and seen[0] is not before
     assert driver.Context.get_current() is before
-    gen = tools.init_cuda_context_fixture()()
+    gen = tools.init_cuda_context_fixture()
     ctx = next(gen)
     assert driver.Context.get_current() is ctx
     with pytest.raises(StopIteration):

@@ -26,7 +26,7 @@ from pycudac import elementwise as _ew
 from pycudac import tools
 
 __all__ = ["PhiloxGenerator", "rand", "philox4x32_reference", "seed_getter_uniform",
-           "seed_getter_unique"]
+           "seed_getter_unique", "get_curand_version"]
 
 M0, M1 = 0xD2511F53, 0xCD9E8D57
 W0, W1 = 0x9E3779B9, 0xBB67AE85
@@ -107,6 +107,19 @@ extern "C" __global__ void {p}_uniform_f64(double *out, long long n, unsigned in
         pcc_philox_block(c, j, off, k0, k1);
         out[j * 2] = pcc_u01d(c[0], c[1]);
         if (j * 2 + 1 < n) out[j * 2 + 1] = pcc_u01d(c[2], c[3]);
+    }
+}
+
+/* the raw 32-bit words (rand() of int32 / uint32: every value alike likely) */
+extern "C" __global__ void {p}_bits_u32(unsigned int *out, long long n, unsigned int k0,
+                                        unsigned int k1, unsigned long long off)
+{
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 4 < n;
+         j += nthreads) {
+        unsigned int c[4];
+        pcc_philox_block(c, j, off, k0, k1);
+        for (int t = 0; t < 4 && j * 4 + t < n; ++t) out[j * 4 + t] = c[t];
     }
 }
 
@@ -223,7 +236,9 @@ seed_getter_unique = seed_getter_uniform
 _KINDS = {("uniform", np.dtype(np.float32)): ("uniform_f32", 4),
           ("uniform", np.dtype(np.float64)): ("uniform_f64", 2),
           ("normal", np.dtype(np.float32)): ("normal_f32", 4),
-          ("normal", np.dtype(np.float64)): ("normal_f64", 2)}
+          ("normal", np.dtype(np.float64)): ("normal_f64", 2),
+          ("bits", np.dtype(np.int32)): ("bits_u32", 4),
+          ("bits", np.dtype(np.uint32)): ("bits_u32", 4)}
 
 
 def _counter(fn, what, value):
@@ -254,8 +269,8 @@ class PhiloxGenerator:
             raise TypeError(f"fill_{kind}: data must be a GPUArray, got {type(data).__name__}")
         entry = _KINDS.get((kind, data.dtype))
         if entry is None:
-            raise TypeError(f"fill_{kind}: dtype {data.dtype} is not supported "
-                            f"(float32 or float64)")
+            ok = " or ".join(str(d) for k, d in _KINDS if k == kind)
+            raise TypeError(f"fill_{kind}: dtype {data.dtype} is not supported ({ok})")
         if data._layout is None:
             raise ValueError(f"fill_{kind}: data must be contiguous")
         name, per = entry
@@ -299,11 +314,21 @@ _default = None
 
 
 def rand(shape, dtype=np.float32, stream=None):
-    """Uniform [0, 1) numbers from a module-wide generator seeded from the OS."""
+    """Uniform numbers from a module-wide generator seeded from the OS: in
+    [0, 1) for float32 / float64, over the whole range for int32 / uint32
+    (as PyCUDA's rand)."""
     global _default
     dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"rand: dtype must be float32 or float64, got {dtype}")
+    kind = "uniform" if dtype in (np.float32, np.float64) else "bits"
+    if (kind, dtype) not in _KINDS:
+        raise TypeError(f"rand: dtype must be float32, float64, int32 or uint32, got {dtype}")
     if _default is None:
         _default = PhiloxGenerator()
-    return _default.gen_uniform(shape, dtype, stream)
+    from pycudac import gpuarray
+    return _default._fill(kind, gpuarray.empty(shape, dtype), stream)
+
+
+def get_curand_version():
+    """None: pycudac uses no cuRAND (its generator is Philox in kernel source).
+    PyCUDA answers None too where cuRAND is missing."""
+    return None

@@ -72,10 +72,25 @@ def test_rand_and_bad_input():
     v = r.get()
     assert (v >= 0).all() and (v < 1).all()
     assert curandom.rand(5, np.float64).dtype == np.float64
-    with pytest.raises(TypeError, match="dtype"):
-        curandom.rand(5, np.int32)
+    with pytest.raises(TypeError, match="dtype must be float32, float64, int32 or uint32"):
+        curandom.rand(5, np.int16)
     with pytest.raises(TypeError, match="float32"):
         curandom.PhiloxGenerator(1).fill_uniform(gpuarray.empty(4, np.int32))
+    assert curandom.get_curand_version() is None  # no cuRAND, as PyCUDA says without it
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_rand_integers_cover_the_range(dtype):
+    """PyCUDA's rand of int32 / uint32: raw 32-bit words, so both halves of
+    the range and every bit turn up, and nothing repeats in a short draw."""
+    from pycudac import curandom
+    v = curandom.rand((3, 5000), dtype).get()
+    assert v.dtype == dtype and v.shape == (3, 5000)
+    u = v.view(np.uint32).astype(np.uint64)
+    assert abs(u.mean() / 2.0 ** 32 - 0.5) < 0.01
+    assert (u >= 2 ** 31).any() and (u < 2 ** 31).any()
+    assert np.bitwise_or.reduce(v.view(np.uint32).ravel()) == 0xFFFFFFFF
+    assert len(np.unique(v)) > 14990
     with pytest.raises(TypeError, match="seed"):
         curandom.PhiloxGenerator("x")
     # 64-bit key and counter: nothing wraps silently onto another stream

@@ -107,10 +107,16 @@ _NP_SCALAR = {"i8": "i1", "u8": "u1", "i16": "i2", "u16": "u2", "i32": "i4", "u3
               "i64": "i8", "u64": "u8", "f16": "f2", "f32": "f4", "f64": "f8", "bool": "?"}
 
 
+# C type names given a dtype by tools.register_dtype (user structs): name -> dtype
+REGISTERED = {}
+
+
 def _dtype_spec(name):
     """NumPy dtype spec for a canonical C type name, or None."""
     ent = _SCALARS.get(name)
     if ent is None:
+        if name in REGISTERED:
+            return REGISTERED[name]
         if re.fullmatch(r"(?:\w+::)*complex<\s*float\s*>", name):
             return "c8"
         if re.fullmatch(r"(?:\w+::)*complex<\s*double\s*>", name):

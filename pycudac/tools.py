@@ -7,7 +7,7 @@ and test helpers (PyCUDA's names).
     PageLockedMemoryPool    the same for page-locked host staging buffers
     dtype_to_ctype          numpy dtype -> C type name used in kernels
     context_dependent_memoize, clear_context_caches
-    make_default_context, mark_cuda_test, init_cuda_context_fixture
+    make_default_context, mark_cuda_test, init_cuda_context_fixture, bitlog2
 
 The C-level support code every generated kernel shares (float16 storage,
 complex structs, NumPy-exact integer division …) is KERNEL_PREAMBLE below.
@@ -49,18 +49,60 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
     """The C type name of `dtype` in pycudac's generated kernels.
     float16 is `pcc_half` (2-byte storage, arithmetic in float) and complex
     types are `pcc_complex64/128` (float2/double2 layout); both are defined
-    in KERNEL_PREAMBLE."""
+    in KERNEL_PREAMBLE. Structured dtypes have the name register_dtype gave."""
     if dtype is None:
         raise ValueError("dtype may not be None")
     dtype = np.dtype(dtype)
-    ctype = _SCALAR_CTYPES.get(dtype)
-    if ctype is None:
-        ctype = _vec_ctype(dtype)
+    ctype = _SCALAR_CTYPES.get(dtype) or _vec_ctype(dtype) or _registered.get(dtype)
     if ctype is None:
         raise TypeError(f"dtype {dtype} has no C type in pycudac kernels "
                         f"(supported: bool, int8..uint64, float16/32/64, complex64/128, "
-                        f"gpuarray.vec types)")
+                        f"gpuarray.vec types, and structs named with tools.register_dtype)")
     return ctype
+
+
+_registered = {}  # structured dtype -> the C name it was registered with first
+
+
+def register_dtype(dtype, c_names, alias_ok=False):
+    """Name a structured dtype's C type (a struct the kernel's preamble
+    defines, of the same size and layout) for ElementwiseKernel,
+    ReductionKernel and dtype_to_ctype, as PyCUDA's register_dtype. A dtype
+    already named gets more names only with alias_ok=True."""
+    from pycudac import _sig_types
+    dtype = np.dtype(dtype)
+    names = [c_names] if isinstance(c_names, str) else \
+        list(c_names) if isinstance(c_names, (list, tuple)) else None
+    if not names or not all(isinstance(n, str) and n.strip() for n in names):
+        raise TypeError(f"register_dtype: c_names must be a C type name or a list of them, "
+                        f"not {c_names!r}")
+    if dtype.fields is None:
+        raise TypeError(f"register_dtype: dtype must be a structured dtype (fields), not "
+                        f"{dtype}; scalar and vector dtypes have their names already")
+    if dtype in _registered and not alias_ok and _registered[dtype] != names[0]:
+        raise RuntimeError(f"register_dtype: {dtype} is already named "
+                           f"'{_registered[dtype]}' (alias_ok=True adds names)")
+    for n in names:
+        other = _sig_types.REGISTERED.get(n)
+        if other is not None and other != dtype:
+            raise RuntimeError(f"register_dtype: the name '{n}' is already {other}")
+    for n in names:
+        _sig_types.REGISTERED[n] = dtype
+    _registered.setdefault(dtype, names[0])
+
+
+def get_or_register_dtype(c_names, dtype=None):
+    """PyCUDA's: with a dtype, register it under c_names; without, the dtype
+    that the (first) name was registered with."""
+    if dtype is not None:
+        register_dtype(dtype, c_names, alias_ok=True)
+        return np.dtype(dtype)
+    from pycudac import _sig_types
+    name = c_names if isinstance(c_names, str) else list(c_names)[0]
+    try:
+        return _sig_types.REGISTERED[name]
+    except KeyError:
+        raise TypeError(f"get_or_register_dtype: no dtype is registered as '{name}'") from None
 
 
 def check_dtype(dtype, what="dtype"):
@@ -146,14 +188,17 @@ __device__ inline C operator-(C a, C b) { return pcc_make(a, a.x - b.x, a.y - b.
 __device__ inline C operator-(C a) { return pcc_make(a, -a.x, -a.y); }                 \
 __device__ inline C operator*(C a, C b)                                                \
 { return pcc_make(a, a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }                         \
-__device__ inline C operator/(C a, C b)                                                \
+__device__ inline C operator/(C a, C b) /* NumPy's: Smith's, and a / 0 = (re/0, im/0) */  \
 {                                                                                             \
-    if (FABS(b.x) >= FABS(b.y)) {                                                             \
-        R r = b.y / b.x, d = b.x + b.y * r;                                                   \
-        return pcc_make(a, (a.x + a.y * r) / d, (a.y - a.x * r) / d);                         \
+    const R bx = FABS(b.x), by = FABS(b.y);                                                   \
+    if (bx >= by) {                                                                           \
+        if (bx == 0)                                                                          \
+            return pcc_make(a, a.x / bx, a.y / bx);                                           \
+        const R r = b.y / b.x, s = (R)1 / (b.x + b.y * r);                                    \
+        return pcc_make(a, (a.x + a.y * r) * s, (a.y - a.x * r) * s);                         \
     }                                                                                         \
-    R r = b.x / b.y, d = b.y + b.x * r;                                                       \
-    return pcc_make(a, (a.x * r + a.y) / d, (a.y * r - a.x) / d);                             \
+    const R r = b.x / b.y, s = (R)1 / (b.y + b.x * r);                                        \
+    return pcc_make(a, (a.x * r + a.y) * s, (a.y * r - a.x) * s);                             \
 }                                                                                             \
 __device__ inline bool operator==(C a, C b) { return a.x == b.x && a.y == b.y; }      \
 __device__ inline bool operator!=(C a, C b) { return !(a == b); }                      \
@@ -377,6 +422,41 @@ def _bin_size(nbytes):
     return (nbytes + step - 1) // step * step
 
 
+# Bins numbered in size order: 256, 512, 768, 1024 (numbers 0-3), then four
+# to a doubling, 5, 6, 7 and 8 times 2**(e-2) for e = 10, 11, ... (4, 5, ...).
+def _bin_number(size):
+    if size <= 4 * _MIN_BIN:
+        return size // _MIN_BIN - 1
+    e = (size - 1).bit_length() - 1
+    return 4 + 4 * (e - 10) + (size >> (e - 2)) - 5
+
+
+def _bin_alloc_size(bin_nr):
+    if bin_nr < 4:
+        return (bin_nr + 1) * _MIN_BIN
+    e, q = 10 + (bin_nr - 4) // 4, 5 + (bin_nr - 4) % 4
+    return q << (e - 2)
+
+
+def bitlog2(n):
+    """floor(log2(n)) for n >= 1, and 0 for 0 (PyCUDA's bitlog2)."""
+    n = _index_arg(n, "bitlog2: n")
+    return max(n.bit_length() - 1, 0)
+
+
+def _index_arg(v, what):
+    import operator
+    if isinstance(v, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    try:
+        v = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, not {type(v).__name__}") from None
+    if v < 0:
+        raise ValueError(f"{what} must be >= 0, got {v}")
+    return v
+
+
 class PooledDeviceAllocation(int):
     """A block from a DeviceMemoryPool. It *is* its address (an int), so it
     goes wherever a device pointer does; it returns to the pool when freed
@@ -505,6 +585,16 @@ class DeviceMemoryPool:
     @property
     def bin_count(self):
         return len(self._bins)
+
+    @staticmethod
+    def bin_number(nbytes):
+        """The number of the bin a request of `nbytes` is served from."""
+        return _bin_number(bin_size(_index_arg(nbytes, "bin_number: nbytes")))
+
+    @staticmethod
+    def alloc_size(bin_nr):
+        """The bytes a block of bin `bin_nr` holds (>= every request it serves)."""
+        return _bin_alloc_size(_index_arg(bin_nr, "alloc_size: bin_nr"))
 
 
 class _HostView:
@@ -638,14 +728,19 @@ def mark_cuda_test(inner):
 
 
 def init_cuda_context_fixture():
-    """A pytest fixture (function) that makes a context current for a test
-    and pops it afterwards: `ctx = pytest.fixture(init_cuda_context_fixture())`."""
-    def fixture():
-        ctx = make_default_context()
-        try:
-            yield ctx
-        finally:
-            ctx.pop()
-            clear_context_caches()
-    return fixture
+    """PyCUDA's generator for a pytest fixture: a context is current from the
+    first next() (which gives it) to the second, which pops it:
+
+        @pytest.fixture(autouse=True)
+        def cuda_context():
+            yield from init_cuda_context_fixture()
+    """
+    ctx = make_default_context()
+    try:
+        yield ctx
+    finally:
+        ctx.pop()
+        clear_context_caches()
+        import gc
+        gc.collect()
 

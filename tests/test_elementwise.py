@@ -154,6 +154,24 @@ def test_int_division_semantics(ga):
     check((ga.to_gpu(xf) % ga.to_gpu(yf)).get(), _np("mod", xf, yf))
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_division_as_numpy(ga, dtype):
+    """Smith's division, and x / 0 gives (re/0, im/0) as NumPy does (a naive
+    or unguarded formula gives nan+nanj for every zero divisor)."""
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(40) + 1j * rng.standard_normal(40)).astype(dtype)
+    b = (rng.standard_normal(40) + 1j * rng.standard_normal(40)).astype(dtype)
+    a[:5] = [1 + 2j, 1, 0, -3 - 1j, 2 + 2j]
+    b[:5] = [0, 0, 0, 0, 1e30 + 1e30j]  # inf+infj, inf+nanj, nan+nanj, -inf-infj
+    with np.errstate(all="ignore"):
+        want = a / b
+        got = (ga.to_gpu(a) / ga.to_gpu(b)).get()
+        by_int = (ga.to_gpu(a[:2]) / ga.to_gpu(np.zeros(2, np.int32))).get()
+    np.testing.assert_array_equal(got[:4], want[:4])
+    np.testing.assert_allclose(got[4:], want[4:], rtol=4 * np.finfo(dtype).eps)
+    np.testing.assert_array_equal(by_int, [complex(np.inf, np.inf), complex(np.inf, np.nan)])
+
+
 def test_mixed_dtypes_promote(ga):
     x, y = sample(np.int16, seed=6), sample(np.float32, seed=7)
     a, b = ga.to_gpu(x), ga.to_gpu(y)

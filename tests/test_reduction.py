@@ -447,3 +447,60 @@ def test_user_kernels_compile_for_the_gpu(ptx_of, ga):
         bodies = kernel_bodies(ptx_of(kern.source))
         assert len(bodies) == 2
         assert all("shfl.sync.down" in b and ".local" not in b for b in bodies.values())
+
+
+_MINMAX_PREAMBLE = """
+struct minmax_pair {
+    float lo, hi;
+    __device__ minmax_pair() {}
+    __device__ minmax_pair(float v) : lo(v), hi(v) {}
+    __device__ minmax_pair(float a, float b) : lo(a), hi(b) {}
+};
+__device__ minmax_pair join_pairs(minmax_pair a, minmax_pair b)
+{ return minmax_pair(fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)); }
+"""
+
+
+def test_struct_reduction_with_registered_dtype(ga):
+    """PyCUDA's register_dtype: a struct from the preamble as the reduction's
+    value type, named for a structured dtype of the same layout."""
+    from pycudac import tools
+    from pycudac.elementwise import ElementwiseKernel
+    from pycudac.reduction import ReductionKernel
+    pair = np.dtype([("lo", np.float32), ("hi", np.float32)])
+    tools.register_dtype(pair, "minmax_pair")
+    assert tools.dtype_to_ctype(pair) == "minmax_pair"
+    assert tools.get_or_register_dtype("minmax_pair") == pair
+    x = np.random.default_rng(8).standard_normal(30001).astype(np.float32)
+    red = ReductionKernel(pair, neutral="minmax_pair(1e30f, -1e30f)",
+                          reduce_expr="join_pairs(a, b)", map_expr="minmax_pair(x[i])",
+                          arguments="const float *x", preamble=_MINMAX_PREAMBLE)
+    r = red(ga.to_gpu(x)).get()
+    assert r.dtype == pair and (r["lo"], r["hi"]) == (x.min(), x.max())
+    # the name also types ElementwiseKernel arguments
+    out = ga.empty(5, pair)
+    ElementwiseKernel("minmax_pair *out, const float *x", "out[i] = minmax_pair(x[i], -x[i])",
+                      preamble=_MINMAX_PREAMBLE)(out, ga.to_gpu(x[:5]))
+    got = out.get()
+    assert (got["lo"] == x[:5]).all() and (got["hi"] == -x[:5]).all()
+
+
+def test_register_dtype_bad_input():
+    from pycudac import tools
+    pair = np.dtype([("a", np.int32), ("b", np.int32)])
+    tools.register_dtype(pair, "int_pair_t")
+    tools.register_dtype(pair, "int_pair_t")  # the same again is fine
+    with pytest.raises(RuntimeError, match="already named 'int_pair_t'"):
+        tools.register_dtype(pair, "other_pair_t")
+    tools.register_dtype(pair, ["other_pair_t"], alias_ok=True)
+    assert tools.dtype_to_ctype(pair) == "int_pair_t"
+    with pytest.raises(RuntimeError, match="the name 'int_pair_t' is already"):
+        tools.register_dtype(np.dtype([("c", np.float64)]), "int_pair_t")
+    with pytest.raises(TypeError, match="structured dtype"):
+        tools.register_dtype(np.float32, "my_float")
+    with pytest.raises(TypeError, match="c_names"):
+        tools.register_dtype(pair, 5)
+    with pytest.raises(TypeError, match="no dtype is registered as 'never_named'"):
+        tools.get_or_register_dtype("never_named")
+    with pytest.raises(TypeError, match="register_dtype"):
+        tools.dtype_to_ctype(np.dtype([("q", np.int8), ("r", np.int64)]))

@@ -1,0 +1,74 @@
+"""pycudac.tools helpers with PyCUDA's names: the pool's bins, bitlog2 and the
+context fixture. Runs on the simulator."""
+import random
+
+import numpy as np
+import pytest
+
+from pycudac import tools
+
+
+def test_bitlog2():
+    assert [tools.bitlog2(n) for n in (0, 1, 2, 3, 17, 0xaffe, 0x3affe, 0xcc3affe)] == \
+        [0, 0, 1, 1, 4, 15, 17, 27]
+    assert tools.bitlog2(np.uint64(2 ** 63)) == 63
+    with pytest.raises(ValueError, match="bitlog2: n must be >= 0"):
+        tools.bitlog2(-1)
+    with pytest.raises(TypeError, match="bitlog2: n must be an int"):
+        tools.bitlog2(2.5)
+
+
+def test_pool_bins_numbered():
+    """PyCUDA's DeviceMemoryPool.bin_number / alloc_size, on pycudac's bins:
+    the bin's size serves the request, wastes at most a quarter of it, and
+    numbers the same bin back."""
+    D = tools.DeviceMemoryPool
+    rng = random.Random(3)
+    sizes = list(range(0, 3000)) + [rng.randrange(1 << 31) >> rng.randrange(32)
+                                     for _ in range(3000)] + [2 ** 40 + 1]
+    for n in sizes:
+        b = D.bin_number(n)
+        a = D.alloc_size(b)
+        assert a == tools.bin_size(n) >= n and D.bin_number(a) == b, n
+        assert a <= max(256, n * 1.25 + 256), n
+    got = [D.alloc_size(i) for i in range(12)]
+    assert got == [256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096]
+    assert got == sorted(set(got))
+    with pytest.raises(ValueError, match="bin_number: nbytes must be >= 0"):
+        D.bin_number(-1)
+    with pytest.raises(TypeError, match="alloc_size: bin_nr must be an int"):
+        D.alloc_size(1.0)
+
+
+def test_pool_serves_from_numbered_bins(backend):
+    import pycudac.autoinit  # noqa: F401
+    pool = tools.DeviceMemoryPool()
+    a = pool.allocate(1000)
+    assert a.size == pool.alloc_size(pool.bin_number(1000)) == 1024
+    a.free()
+    assert int(pool.allocate(900)) == int(a)  # the same bin, the block reused
+    pool.stop_holding()
+
+
+def test_init_cuda_context_fixture_is_pycuda_generator(backend):
+    """`yield from tools.init_cuda_context_fixture()` inside a fixture, as
+    PyCUDA's own test files do."""
+    from pycudac import driver
+    before = driver.Context.get_current()
+    gen = tools.init_cuda_context_fixture()
+    ctx = next(gen)
+    assert driver.Context.get_current() is ctx and ctx is not before
+    with pytest.raises(StopIteration):
+        next(gen)
+    assert driver.Context.get_current() is before
+
+
+@pytest.fixture
+def pycuda_style_context(backend):
+    yield from tools.init_cuda_context_fixture()
+
+
+def test_fixture_made_the_pycuda_way(pycuda_style_context):
+    from pycudac import driver, gpuarray
+    assert driver.Context.get_current() is pycuda_style_context
+    assert (gpuarray.to_gpu(np.arange(4)) * 2).get().tolist() == [0, 2, 4, 6]

@@ -1,8 +1,9 @@
 """pycudac.cumath — elementwise math functions on GPUArrays (PyCUDA's names).
 
-Each function takes (array, out=None, stream=None); dtypes follow NumPy's
-ufunc loops (int8 -> float16, int32 -> float64 …; float16 is computed in
-float32 and rounded once). All one-argument functions for one input dtype
+Each function takes (array, out=None, stream=None); a Stream in out's place
+is the stream, as in PyCUDA's f(array, stream). Dtypes follow NumPy's ufunc
+loops (int8 -> float16, int32 -> float64 …; float16 is computed in float32
+and rounded once). All one-argument functions for one input dtype
 share one compiled module.
 
 Complex arrays: exp log log10 sqrt sin cos tan asin acos atan sinh cosh
@@ -15,8 +16,8 @@ overflows inside asin/acos/atan/tan, where NumPy rescales.)
     fabs ceil floor exp log log10 sqrt sin cos tan asin acos atan sinh cosh
     tanh                      y = f(x)
     fmod(a, b)                C fmod (sign of a)
-    frexp(a) -> (m, e)        a = m * 2**e, 0.5 <= |m| < 1, e int32
-    ldexp(a, e)               a * 2**e
+    frexp(a) -> (m, e)        a = m * 2**e, 0.5 <= |m| < 1, e in m's dtype (PyCUDA)
+    ldexp(a, e)               a * 2**e; a float e is truncated to int (PyCUDA)
     modf(a) -> (frac, int)
 """
 import numpy as np
@@ -191,8 +192,10 @@ def _cfunc(name, loop_dtype):
 
 
 def _two_out_loop(ufunc, dtype):
+    """(compute dtype, dtype of both results): NumPy's loop, except that frexp's
+    exponent comes in the mantissa's float type, as PyCUDA gives it."""
     try:
-        return ufunc.resolve_dtypes((dtype, None, None))
+        return ufunc.resolve_dtypes((dtype, None, None))[:2]
     except Exception as exc:
         raise TypeError(f"{ufunc.__name__}: {exc}") from None
 
@@ -214,11 +217,11 @@ def _cumath_specs(descs, extra):
         expr = "{0}" if loop[0].kind in "biu" else f"{_cfunc(name, loop[0])}({{0}})"
         specs.append(MapSpec(name, [Operand("a", dt, loop[0])], loop[-1], expr))
     for name, ufunc in (("frexp", np.frexp), ("modf", np.modf)):
-        loop = _two_out_loop(ufunc, dt)
-        f = loop[0]
+        f, out = _two_out_loop(ufunc, dt)
         parts = ("frexp_m", "frexp_e") if name == "frexp" else ("modf_f", "modf_i")
-        for part, out in zip(parts, loop[1:]):
-            specs.append(MapSpec(part, [Operand("a", dt, f)], out, f"pcc_{part}({{0}})"))
+        for part in parts:  # pcc_frexp_e returns an int, stored in the float `out`
+            specs.append(MapSpec(part, [Operand("a", dt, f)], out, f"pcc_{part}({{0}})",
+                                 _I32 if part == "frexp_e" else None))
     return specs
 
 
@@ -233,11 +236,27 @@ def _complex_specs(descs, extra):
     return specs
 
 
+def _binary_loop(name, descs):
+    """NumPy's loop for fmod or ldexp; a float exponent array goes through
+    int32, truncated as PyCUDA's ldexp kernel does."""
+    types = [d for _, d in descs]
+    if name == "fmod":
+        return _ew.resolve(np.fmod, types)
+    if descs[1][0] == "a" and types[1].kind == "f":
+        types[1] = _I32
+    try:
+        return _ew.resolve(np.ldexp, types)
+    except TypeError:  # uint64, or a float scalar (NumPy's ldexp has no float exponent)
+        got = f"{'an array' if descs[1][0] == 'a' else 'a scalar'} of {np.dtype(types[1])}"
+        raise TypeError(f"cumath.ldexp: exponent must be integers that fit int64 or a float "
+                        f"array, got {got}") from None
+
+
 def _binary_specs(descs, extra):
     name = extra
     (ka, da), (kb, db) = descs
+    loop = _binary_loop(name, descs)
     if name == "fmod":
-        loop = _ew.resolve(np.fmod, [da, db])
         f = loop[0]
         if f.kind == "f":
             expr = f"{_cfunc('fmod', f)}({{0}}, {{1}})"
@@ -247,7 +266,6 @@ def _binary_specs(descs, extra):
             expr = "(({1} == 0 || {1} == -1) ? 0 : {0} % {1})"
         return [MapSpec("fmod", [Operand(ka, da if ka == "a" else f, f),
                                  Operand(kb, db if kb == "a" else f, f)], loop[-1], expr)]
-    loop = _ew.resolve(np.ldexp, [da, db])
     return [MapSpec("ldexp", [Operand(ka, da if ka == "a" else loop[0], loop[0]),
                               Operand(kb, db if kb == "a" else loop[1], loop[1])], loop[-1],
                     f"{_cfunc('ldexp', loop[0])}({{0}}, (int){{1}})")]
@@ -258,6 +276,21 @@ _ew.register_group("cumath_c", _complex_specs, _COMPLEX_SRC)
 _ew.register_group("cumath2", _binary_specs)
 
 _plans = {}
+
+
+def _stream_or_out(what, slot, out, stream):
+    """(out, stream): PyCUDA passes a Stream where pycudac takes an out
+    array, so the positional slot is told apart by type."""
+    from pycudac.driver import Stream
+    from pycudac.gpuarray import GPUArray
+    if isinstance(out, Stream):
+        if stream is not None:
+            raise TypeError(f"cumath.{what}: a Stream in place of {slot} and stream= too")
+        return None, out
+    if out is not None and not isinstance(out, GPUArray):
+        raise TypeError(f"cumath.{what}: {slot} must be a GPUArray or a Stream (PyCUDA's "
+                        f"positional stream), got {type(out).__name__}")
+    return out, stream
 
 
 def _out_for(a, dtype, out, what):
@@ -299,6 +332,7 @@ def _unary(name):
 
     def func(array, out=None, stream=None):
         _check_array(array, name, complex_ok)
+        out, stream = _stream_or_out(name, "out", out, stream)
         key = (name, array.dtype)
         plan = _plans.get(key)
         if plan is None:
@@ -317,7 +351,7 @@ def _unary(name):
     func.__doc__ = (f"Elementwise {name} (numpy.{ufunc.__name__}"
                     + ("; numpy.abs on complex" if name == "fabs" else "")
                     + (", complex too" if complex_ok and name != "fabs" else "")
-                    + "); out= and stream= optional.")
+                    + "); out= and stream= optional, a Stream in out's place is the stream.")
     return func
 
 
@@ -341,6 +375,7 @@ tanh = _unary("tanh")
 
 def _binary(name, a, b, out, stream):
     from pycudac.gpuarray import GPUArray, _check_scalar, _scalar_desc
+    out, stream = _stream_or_out(name, "out", out, stream)
     operands, descs = [], []
     for what, x in (("a", a), ("b", b)):
         if isinstance(x, GPUArray):
@@ -359,8 +394,7 @@ def _binary(name, a, b, out, stream):
     if descs[0][0] != "a":
         raise TypeError(f"cumath.{name}: the first argument must be a GPUArray")
     descs = tuple(descs)
-    ufunc = np.fmod if name == "fmod" else np.ldexp
-    loop = _ew.resolve(ufunc, [d for _, d in descs])
+    loop = _binary_loop(name, descs)
     sdts = tuple(loop[j] if k == "s" else None for j, (k, _) in enumerate(descs))
     for j, sd in enumerate(sdts):
         if sd is not None:
@@ -376,32 +410,38 @@ def _binary(name, a, b, out, stream):
 
 
 def fmod(arg, mod, out=None, stream=None):
-    """C fmod elementwise: the remainder has the sign of `arg`."""
+    """C fmod elementwise: the remainder has the sign of `arg`. `out` may be a
+    Stream (PyCUDA's fmod(arg, mod, stream))."""
     return _binary("fmod", arg, mod, out, stream)
 
 
 def ldexp(significand, exponent, out=None, stream=None):
-    """significand * 2**exponent elementwise."""
+    """significand * 2**exponent elementwise; a float exponent is truncated to
+    int, as in PyCUDA. `out` may be a Stream (PyCUDA's third argument)."""
     return _binary("ldexp", significand, exponent, out, stream)
 
 
 def _two_out(name, array, out1, out2, stream):
     _check_array(array, name)
-    loop = _two_out_loop(np.frexp if name == "frexp" else np.modf, array.dtype)
+    out1, stream = _stream_or_out(name, "out1", out1, stream)
+    _, dtype = _two_out_loop(np.frexp if name == "frexp" else np.modf, array.dtype)
     gk = ("cumath", (("a", array.dtype),), None)
     k1, k2 = ("frexp_m", "frexp_e") if name == "frexp" else ("modf_f", "modf_i")
-    o1 = _out_for(array, loop[1], out1, name)
-    o2 = _out_for(array, loop[2], out2, name)
-    _launch_into(gk, k1, o1, [array], (None,), loop[1], stream)
-    _launch_into(gk, k2, o2, [array], (None,), loop[2], stream)
+    o1 = _out_for(array, dtype, out1, name)
+    o2 = _out_for(array, dtype, out2, name)
+    _launch_into(gk, k1, o1, [array], (None,), dtype, stream)
+    _launch_into(gk, k2, o2, [array], (None,), dtype, stream)
     return o1, o2
 
 
 def frexp(arg, out1=None, out2=None, stream=None):
-    """(mantissa, exponent) with arg = mantissa * 2**exponent."""
+    """(mantissa, exponent) with arg = mantissa * 2**exponent, both in the
+    mantissa's float dtype as in PyCUDA. `out1` may be a Stream (PyCUDA's
+    frexp(arg, stream))."""
     return _two_out("frexp", arg, out1, out2, stream)
 
 
 def modf(arg, out1=None, out2=None, stream=None):
-    """(fractional part, integral part), both with the sign of arg."""
+    """(fractional part, integral part), both with the sign of arg. `out1` may
+    be a Stream (PyCUDA's modf(arg, stream))."""
     return _two_out("modf", arg, out1, out2, stream)

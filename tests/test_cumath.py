@@ -74,13 +74,105 @@ def test_fmod_frexp_ldexp_modf(ga, dtype):
     em, ee = np.frexp(x)
     np.testing.assert_array_equal(m.get(), em)
     np.testing.assert_array_equal(e.get(), ee)
-    assert e.dtype == np.int32
+    assert e.dtype == dtype  # PyCUDA's exponent dtype, not NumPy's int32
     np.testing.assert_array_equal(cumath.ldexp(m, e).get(), x)
     np.testing.assert_array_equal(cumath.ldexp(a, 3).get(), np.ldexp(x, 3))
     f, i = cumath.modf(a)
     ef, ei = np.modf(x)
     np.testing.assert_array_equal(f.get(), ef)
     np.testing.assert_array_equal(i.get(), ei)
+
+
+
+def test_stream_in_out_position(ga):
+    """PyCUDA's f(array, stream), fmod(arg, mod, stream), ldexp(sig, expt,
+    stream), modf(arg, stream), frexp(arg, stream); pycudac's positional out
+    still works."""
+    from pycudac import cumath, driver
+    x = np.linspace(-3, 3, 40).astype(np.float32)
+    y = np.linspace(1, 2, 40).astype(np.float32)
+    k = np.arange(-20, 20, dtype=np.int32)
+    a, b, e = ga.to_gpu(x), ga.to_gpu(y), ga.to_gpu(k)
+    s = driver.Stream()
+    got_exp = cumath.exp(a, s)
+    got_fmod = cumath.fmod(a, b, s)
+    got_ldexp = cumath.ldexp(a, e, s)
+    f, i = cumath.modf(a, s)
+    m, ex = cumath.frexp(a, s)
+    s.synchronize()
+    np.testing.assert_allclose(got_exp.get(), np.exp(x), rtol=2e-6)
+    np.testing.assert_array_equal(got_fmod.get(), np.fmod(x, y))
+    np.testing.assert_array_equal(got_ldexp.get(), np.ldexp(x, k))
+    np.testing.assert_array_equal(f.get(), np.modf(x)[0])
+    np.testing.assert_array_equal(i.get(), np.modf(x)[1])
+    np.testing.assert_array_equal(m.get(), np.frexp(x)[0])
+    np.testing.assert_array_equal(ex.get(), np.frexp(x)[1])
+    out = ga.empty_like(a)
+    assert cumath.sin(a, out) is out
+    assert cumath.fmod(a, b, out, s) is out
+    s.synchronize()
+    np.testing.assert_array_equal(out.get(), np.fmod(x, y))
+
+
+def test_bad_stream_or_out(ga):
+    """Anything but a GPUArray or a Stream after the inputs is a TypeError
+    naming the function and the argument."""
+    from pycudac import cumath, driver
+    x = np.ones(4, np.float32)
+    a = ga.to_gpu(x)
+    for what, call in (("exp", lambda: cumath.exp(a, x)),
+                       ("fmod", lambda: cumath.fmod(a, a, x)),
+                       ("ldexp", lambda: cumath.ldexp(a, 2, "s")),
+                       ("modf", lambda: cumath.modf(a, 0))):
+        with pytest.raises(TypeError, match=f"cumath.{what}: out1? must be a GPUArray or a "
+                                            f"Stream"):
+            call()
+    with pytest.raises(TypeError, match="cumath.frexp: out1 must be a GPUArray or a Stream "
+                                        r"\(PyCUDA's positional stream\), got ndarray"):
+        cumath.frexp(a, x)
+    with pytest.raises(TypeError, match="cumath.sqrt: a Stream in place of out and stream="):
+        cumath.sqrt(a, driver.Stream(), stream=driver.Stream())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ldexp_float_exponent(ga, dtype):
+    """PyCUDA's ldexp takes a float exponent array, truncated toward zero."""
+    from pycudac import cumath
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-4, 4, 300).astype(dtype)
+    k = rng.uniform(-40, 40, 300).astype(dtype)
+    got = cumath.ldexp(ga.to_gpu(x), ga.to_gpu(k))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.get(), np.ldexp(x, np.trunc(k).astype(np.int32)))
+    got = cumath.ldexp(ga.to_gpu(x), ga.to_gpu(k.astype(np.float16)))
+    np.testing.assert_array_equal(
+        got.get(), np.ldexp(x, np.trunc(k.astype(np.float16)).astype(np.int32)))
+    with pytest.raises(TypeError, match="cumath.ldexp: exponent must be integers that fit "
+                                        "int64 or a float array, got a scalar of float64"):
+        cumath.ldexp(ga.to_gpu(x), 2.5)  # NumPy has no float exponent either
+    with pytest.raises(TypeError, match="got an array of uint64"):
+        cumath.ldexp(ga.to_gpu(x), ga.to_gpu(np.arange(300, dtype=np.uint64)))
+    for int_dtype in (np.int32, np.int64):
+        ki = np.trunc(k).astype(int_dtype)
+        np.testing.assert_array_equal(cumath.ldexp(ga.to_gpu(x), ga.to_gpu(ki)).get(),
+                                      np.ldexp(x, ki))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_frexp_exponent_dtype(ga, dtype):
+    """PyCUDA gives frexp's exponent in the argument's float dtype (NumPy: int32)."""
+    from pycudac import cumath
+    x = np.array([0, 1, -1, 0.375, 3, -5, 100, 1000], dtype)
+    m, e = cumath.frexp(ga.to_gpu(x))
+    em, ee = np.frexp(x)
+    assert m.dtype == e.dtype == em.dtype
+    np.testing.assert_array_equal(m.get(), em)
+    np.testing.assert_array_equal(e.get(), ee.astype(em.dtype))
+    out2 = ga.empty(x.shape, np.float64)
+    assert cumath.frexp(ga.to_gpu(x), out2=out2)[1] is out2
+    np.testing.assert_array_equal(out2.get(), ee)
+    with pytest.raises(TypeError, match="cannot write"):
+        cumath.frexp(ga.to_gpu(x), out2=ga.empty(x.shape, np.int32))
 
 
 # ------------------------------------------------- complex inputs

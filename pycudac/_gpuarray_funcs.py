@@ -1,6 +1,7 @@
 """Module-level array functions of pycudac.gpuarray: maximum/minimum,
-where, concatenate/stack, take, and the reductions PyCUDA exposes here
-(sum, min, max, any, all, dot — computed by pycudac.reduction)."""
+where, logical_and/or/not, concatenate/stack, take and multi_take/put,
+and the reductions PyCUDA exposes here (sum, min, max, any, all, dot and
+their subset_ forms — computed by pycudac.reduction)."""
 import builtins
 
 import numpy as np
@@ -9,7 +10,8 @@ from pycudac import elementwise as _ew
 from pycudac import gpuarray as _ga
 from pycudac import tools
 from pycudac._gpuarray_layout import _norm_axis, _prod
-from pycudac._gpuarray_ops import _binary, _check_scalar, _operand, _scalar_desc
+from pycudac._gpuarray_ops import (
+    _BOOL_DT, _binary, _check_out, _check_scalar, _copy_into, _operand, _scalar_desc, _unalias)
 
 
 def _as_operand(x, what):
@@ -65,6 +67,49 @@ def where(condition, x, y, stream=None):
 def if_positive(criterion, then_, else_, out=None, stream=None):
     """PyCUDA: criterion > 0 ? then_ : else_."""
     return where(criterion > 0, then_, else_, stream=stream)
+
+
+_LOGICAL = {"logical_and": "{0} && {1}", "logical_or": "{0} || {1}", "logical_not": "!{0}"}
+
+
+def _logical(name, xs, out, allocator, stream):
+    """NumPy's logical_and/or/not: a bool array of the operands' truth values
+    (arrays broadcast; a scalar is reduced to a bool on the host). Scalars
+    only give a 0-d array, as in PyCUDA."""
+    for k, x in enumerate(xs):
+        _as_operand(x, f"{name}: x{k + 1}" if len(xs) > 1 else f"{name}: x")
+    xs = list(xs)
+    if not builtins.any(isinstance(x, _ga.GPUArray) for x in xs):
+        xs[0] = _ga.to_gpu(np.asarray(xs[0]))
+    arrays = [x for x in xs if isinstance(x, _ga.GPUArray)]
+    try:
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        raise ValueError(f"{name}: operands could not be broadcast together with shapes "
+                         f"{[a.shape for a in arrays]}") from None
+    if out is not None and _check_out(name, out, shape, _BOOL_DT):
+        return _copy_into(out, _logical(name, xs, None, None, stream), stream)
+    if out is None:
+        out = _ga.GPUArray(shape, _BOOL_DT, allocator=allocator)
+    descs = tuple(("a", x.dtype) if isinstance(x, _ga.GPUArray) else ("s", _BOOL_DT)
+                  for x in xs)
+    operands = [x if isinstance(x, _ga.GPUArray) else bool(x) for x in xs]
+    _unalias(operands, out)
+    extra = (name, _BOOL_DT, _LOGICAL[name], (_BOOL_DT,) * len(xs))
+    return _ew.launch_map(("expr", descs, extra), name, out, operands,
+                          [None if k == "a" else _BOOL_DT for k, _ in descs], stream)
+
+
+def logical_and(x1, x2, /, out=None, *, allocator=None, stream=None):
+    return _logical("logical_and", (x1, x2), out, allocator, stream)
+
+
+def logical_or(x1, x2, /, out=None, *, allocator=None, stream=None):
+    return _logical("logical_or", (x1, x2), out, allocator, stream)
+
+
+def logical_not(x, /, out=None, *, allocator=None, stream=None):
+    return _logical("logical_not", (x,), out, allocator, stream)
 
 
 def concatenate(arrays, axis=0, allocator=None):
@@ -181,9 +226,9 @@ def take(a, indices, axis=None, out=None, stream=None):
     return out
 
 
-def dot(a, b, stream=None):
+def dot(a, b, dtype=None, stream=None):
     from pycudac import reduction
-    return reduction.dot(a, b, stream=stream)
+    return reduction.dot(a, b, dtype=dtype, stream=stream)
 
 
 def sum(a, axis=None, dtype=None, stream=None):  # noqa: A001
@@ -211,6 +256,127 @@ def all(a, axis=None, stream=None):  # noqa: A001
     return reduction.all(a, axis=axis, stream=stream)
 
 
-def subset_dot(subset, a, b, stream=None):
-    return dot(take(a, subset), take(b, subset), stream=stream)
+def _index_array(what, name, idx, one_d=False):
+    if not isinstance(idx, _ga.GPUArray):
+        raise TypeError(f"{what}: {name} must be an integer GPUArray, got "
+                        f"{type(idx).__name__}")
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{what}: {name} must be an integer GPUArray, got dtype {idx.dtype}")
+    if one_d and idx.ndim != 1:
+        raise ValueError(f"{what}: {name} must be 1-d, got shape {idx.shape}")
+    return idx
+
+
+def _subset(what, subset, *arrays):
+    """arrays[k].flat[subset] for each array (PyCUDA's subset_ reductions
+    run over these elements); an index out of range is an IndexError."""
+    _index_array(what, "subset", subset)
+    for name, a in zip("ab", arrays):
+        if not isinstance(a, _ga.GPUArray):
+            raise TypeError(f"{what}: {name} must be a GPUArray, got {type(a).__name__}")
+    return [a.reshape(-1)[subset] for a in arrays]
+
+
+def subset_dot(subset, a, b, dtype=None, stream=None):
+    return dot(*_subset("subset_dot", subset, a, b), dtype=dtype, stream=stream)
+
+
+def subset_sum(subset, a, dtype=None, stream=None):
+    return sum(*_subset("subset_sum", subset, a), dtype=dtype, stream=stream)
+
+
+def subset_min(subset, a, stream=None):
+    return min(*_subset("subset_min", subset, a), stream=stream)
+
+
+def subset_max(subset, a, stream=None):
+    return max(*_subset("subset_max", subset, a), stream=stream)
+
+
+# multi_take/put: PyCUDA's gathers and scatters over several arrays of one
+# dtype with one index array, each array taken flat (NumPy's a.flat, C
+# order). Built on a[idx] and a[idx] = v: an index out of range is an
+# IndexError, never a stray access. A put writes into C-contiguous `out`
+# arrays (new ones are zero-filled); of repeated indices one value lands.
+# The work runs on the default stream (`stream` is taken for PyCUDA code).
+
+def _multi_arrays(what, arrays):
+    arrays = list(arrays)
+    for k, a in enumerate(arrays):
+        if not isinstance(a, _ga.GPUArray):
+            raise TypeError(f"{what}: arrays[{k}] is a {type(a).__name__}, not a GPUArray")
+        if a.dtype != arrays[0].dtype:
+            raise TypeError(f"{what}: arrays must share one dtype; arrays[{k}] is {a.dtype}, "
+                            f"arrays[0] is {arrays[0].dtype}")
+    return arrays
+
+
+def _multi_out(what, arrays, out, shape):
+    """`out` checked (one C-contiguous GPUArray per array, of its dtype, of
+    `shape` unless None) as a list."""
+    out = list(out)
+    if len(out) != len(arrays):
+        raise ValueError(f"{what}: out has {len(out)} arrays for {len(arrays)} in arrays")
+    for k, (o, a) in enumerate(zip(out, arrays)):
+        if not isinstance(o, _ga.GPUArray) or o.dtype != a.dtype:
+            raise TypeError(f"{what}: out[{k}] must be a GPUArray of {a.dtype}, got "
+                            f"{getattr(o, 'dtype', type(o).__name__)}")
+        if o._layout != "C" or (shape is not None and o.shape != shape):
+            raise ValueError(f"{what}: out[{k}] must be C-contiguous"
+                             + ("" if shape is None else f" of shape {shape}"))
+    return out
+
+
+def multi_take(arrays, indices, out=None, stream=None):
+    """[a.flat[indices] for a in arrays], or written into the arrays of `out`."""
+    indices = _index_array("multi_take", "indices", indices, True)
+    arrays = _multi_arrays("multi_take", arrays)
+    if out is None:
+        return [a.reshape(-1)[indices] for a in arrays]
+    out = _multi_out("multi_take", arrays, out, indices.shape)
+    for a, o in zip(arrays, out):
+        o[...] = a.reshape(-1)[indices]
+    return out
+
+
+def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
+    """out[k].flat[dest_indices] = arrays[k] (of dest_indices.size elements)."""
+    return _take_put("multi_put", arrays, dest_indices, None, dest_shape, out, None)
+
+
+def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, stream=None,
+                   src_offsets=None):
+    """out[k].flat[dest_indices] = arrays[k].flat[src_indices + src_offsets[k]]."""
+    src_indices = _index_array("multi_take_put", "src_indices", src_indices, True)
+    return _take_put("multi_take_put", arrays, dest_indices, src_indices, dest_shape, out,
+                     src_offsets)
+
+
+def _take_put(what, arrays, dest_indices, src_indices, dest_shape, out, src_offsets):
+    """multi_put (src_indices None: arrays[k] whole) and multi_take_put."""
+    n = _index_array(what, "dest_indices", dest_indices, True).size
+    arrays = _multi_arrays(what, arrays)
+    if src_indices is not None and src_indices.size != n:
+        raise ValueError(f"{what}: src_indices has {src_indices.size} elements, "
+                         f"dest_indices {n}")
+    for k, a in enumerate(arrays):
+        if src_indices is None and a.size != n:
+            raise ValueError(f"{what}: arrays[{k}] has {a.size} elements for {n} dest_indices")
+    if src_offsets is None:
+        src_offsets = [0] * len(arrays)
+    elif len(src_offsets) != len(arrays):
+        raise ValueError(f"{what}: src_offsets has {len(src_offsets)} offsets for "
+                         f"{len(arrays)} arrays")
+    if out is not None:
+        out = _multi_out(what, arrays, out, None)
+    elif dest_shape is None:
+        raise ValueError(f"{what}: dest_shape is needed when out is not given")
+    else:
+        out = [_ga.zeros(dest_shape, a.dtype) for a in arrays]
+    for a, o, off in zip(arrays, out, src_offsets):
+        src = a.reshape(-1)
+        if src_indices is not None:
+            src = src[src_indices + off if off else src_indices]
+        o.reshape(-1)[dest_indices] = src
+    return out
 

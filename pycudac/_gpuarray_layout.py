@@ -53,14 +53,19 @@ def _layout_of(shape, strides, itemsize):
     return None
 
 
+def _shape_tuple(shape, what):
+    """`shape` as a tuple of Python ints: an int, a 0-d integer ndarray (as
+    NumPy and PyCUDA take it) or a sequence of ints."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) or (
+        isinstance(shape, np.ndarray) and shape.ndim == 0) else shape
+    try:
+        return tuple(operator.index(n) for n in dims)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
+
+
 def _normalize_shape(shape, what="shape"):
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    else:
-        try:
-            shape = tuple(operator.index(n) for n in shape)
-        except TypeError:
-            raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
+    shape = _shape_tuple(shape, what)
     for n in shape:
         if n < 0:
             raise ValueError(f"{what} must not contain negative sizes, got {shape}")
@@ -118,12 +123,7 @@ class _Flags:
 
 
 def _normalize_shape_with_minus(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        shape = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    shape = _shape_tuple(shape, "shape")
     for n in shape:
         if n < -1:
             raise ValueError(f"negative dimensions not allowed: {shape}")

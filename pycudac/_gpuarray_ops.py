@@ -90,8 +90,8 @@ def _copy_into(dst, src, stream=None):
                                    dst.dtype not in tools.NUMERIC_DTYPES):
         raise TypeError(f"cannot convert {src.dtype} to {dst.dtype} (only numeric dtypes "
                         f"convert; use view() to reinterpret)")
-    _ew.launch_map(("astype", (("a", src.dtype),), dst.dtype), "astype", dst, [src], [None],
-                   stream)
+    return _ew.launch_map(("astype", (("a", src.dtype),), dst.dtype), "astype", dst, [src],
+                          [None], stream)
 
 
 # ======================================================================
@@ -190,21 +190,36 @@ def _binary(op, a, b, out=None, reflected=False, stream=None):
     if out is None:
         out = _new_out(shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
     else:
-        if out.shape != shape:
-            raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast "
-                             f"result of shape {shape}")
-        if out_dtype != out.dtype:
-            if not np.can_cast(out_dtype, out.dtype, "same_kind"):
-                raise TypeError(f"{op}: cannot cast ufunc '{op}' output from {out_dtype} to "
-                                f"{out.dtype} with casting rule 'same_kind'")
-            tmp = _binary(op, a, b, reflected=reflected, stream=stream)
-            _copy_into(out, tmp, stream)
-            return out
-        for k, x in enumerate(operands):
-            if isinstance(x, _ga.GPUArray) and x is not out and _same_memory(x, out) and not (
-                    x.ptr == out.ptr and x.strides == out.strides and x.shape == out.shape):
-                operands[k] = x.copy()
+        if _check_out(op, out, shape, out_dtype):
+            return _copy_into(out, _binary(op, a, b, reflected=reflected, stream=stream),
+                              stream)
+        _unalias(operands, out)
     return _ew.launch_map(group_key, op, out, operands, scalar_dtypes, stream, fcache)
+
+
+def _check_out(op, out, shape, dtype):
+    """Raise unless `out` can take a result of `shape` and `dtype` (NumPy's
+    same_kind casting); True when the result must be cast into it."""
+    if not isinstance(out, _ga.GPUArray):
+        raise TypeError(f"{op}: out must be a GPUArray, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast "
+                         f"result of shape {shape}")
+    if dtype == out.dtype:
+        return False
+    if not np.can_cast(dtype, out.dtype, "same_kind"):
+        raise TypeError(f"{op}: cannot cast ufunc '{op}' output from {dtype} to "
+                        f"{out.dtype} with casting rule 'same_kind'")
+    return True
+
+
+def _unalias(operands, out):
+    """Copy the array operands that overlap `out` other than element for
+    element (an elementwise kernel may write before it reads them)."""
+    for k, x in enumerate(operands):
+        if isinstance(x, _ga.GPUArray) and x is not out and _same_memory(x, out) and not (
+                x.ptr == out.ptr and x.strides == out.strides and x.shape == out.shape):
+            operands[k] = x.copy()
 
 
 _unary_plans = {}
@@ -221,9 +236,14 @@ def _unary(op, a, out=None, stream=None):
         tools._context_caches.append(fcache)
         plan = _unary_plans[key] = (("unary", (("a", a.dtype),), None), loop[-1], fcache)
     group_key, out_dtype, fcache = plan
+    operands = [a]
     if out is None:
         out = _new_out(a.shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
-    return _ew.launch_map(group_key, op, out, [a], (None,), stream, fcache)
+    else:
+        if _check_out(op, out, a.shape, out_dtype):
+            return _copy_into(out, _unary(op, a, stream=stream), stream)
+        _unalias(operands, out)
+    return _ew.launch_map(group_key, op, out, operands, (None,), stream, fcache)
 
 
 

@@ -38,7 +38,7 @@ Where things live (this module is the public face and re-exports them):
     _gpuarray_layout.py  shapes, strides, view pointers, the memory pool
     _gpuarray_ops.py     operator dispatch onto elementwise map kernels, vec math
     _gpuarray_index.py   a[index] and a[index] = value
-    _gpuarray_funcs.py   where, maximum, concatenate, stack, take, sum ...
+    _gpuarray_funcs.py   where, maximum, logical_and, concatenate, take, multi_put, sum ...
     _gpuarray_vec.py     the vec dtypes (float4 ...) and their component view
 """
 import builtins
@@ -53,7 +53,8 @@ __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like", "zeros_like",
     "ones_like", "arange", "asarray", "from_dlpack", "where", "maximum", "minimum",
     "concatenate", "stack", "take", "dot", "sum", "min", "max", "any", "all", "vec",
-    "if_positive", "is_gpuarray",
+    "if_positive", "is_gpuarray", "logical_and", "logical_or", "logical_not", "subset_dot",
+    "subset_sum", "subset_min", "subset_max", "multi_take", "multi_put", "multi_take_put",
 ]
 
 # The implementation is split by concern; this module is the public face
@@ -439,7 +440,14 @@ class GPUArray:
         strides = tuple(s for d, s in enumerate(self.strides) if d not in axes)
         return self._view(shape, strides)
 
-    def transpose(self, *axes):
+    def transpose(self, *args, axes=None):
+        """A view with the axes permuted: transpose(), transpose(1, 0, 2),
+        transpose((1, 0, 2)) or transpose(axes=(1, 0, 2)) (PyCUDA's keyword)."""
+        if axes is not None:
+            if args:
+                raise TypeError("transpose: give the axes positionally or as axes=, not both")
+            args = (axes,)
+        axes = args
         if not axes or axes == (None,):
             axes = tuple(reversed(range(self.ndim)))
         elif len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
@@ -461,26 +469,52 @@ class GPUArray:
         axes[a], axes[b] = axes[b], axes[a]
         return self.transpose(axes)
 
+    # .real and .imag are new contiguous arrays, as in PyCUDA: a strided view
+    # passed to a raw kernel would hand it the interleaved complex data.
+    # Writes go through the setters (a.real = v), into a strided view.
     @property
     def real(self):
         if self.dtype.kind != "c":
             return self
-        rd = _REAL_OF[self.dtype]
-        return self._view(self.shape, self.strides, 0, rd)
+        return self._part(0).copy(order="F" if self._layout == "F" else "C")
+
+    @real.setter
+    def real(self, value):
+        target = self._part(0) if self.dtype.kind == "c" else self
+        target[...] = value
 
     @property
     def imag(self):
         if self.dtype.kind != "c":
             return zeros_like(self)
-        rd = _REAL_OF[self.dtype]
-        return self._view(self.shape, self.strides, rd.itemsize, rd)
+        return self._part(1).copy(order="F" if self._layout == "F" else "C")
 
-    def conj(self):
+    @imag.setter
+    def imag(self, value):
         if self.dtype.kind != "c":
+            raise TypeError(f"imag: an array of {self.dtype} has no imaginary part to set")
+        self._part(1)[...] = value
+
+    def _part(self, k):
+        """The real (k=0) or imaginary (k=1) parts of a complex array: a view."""
+        rd = _REAL_OF[self.dtype]
+        return self._view(self.shape, self.strides, k * rd.itemsize, rd)
+
+    def conj(self, out=None):
+        """The complex conjugate: a new array, or written into `out` (a
+        GPUArray of self's shape; cast with NumPy's same_kind rule)."""
+        if out is None and self.dtype.kind != "c":
             return self.copy()
-        return _unary("conjugate", self)
+        return _unary("conjugate", self, out=out)
 
     conjugate = conj
+
+    def reverse(self, stream=None):
+        """A copy with the elements in reverse order (PyCUDA's: the array is
+        taken as one-dimensional, so every axis is reversed and the shape kept)."""
+        out = GPUArray(self.shape, self.dtype, order="F" if self._layout == "F" else "C")
+        _copy_into(out, self[(slice(None, None, -1),) * self.ndim], stream)
+        return out
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, index):
@@ -806,5 +840,6 @@ def from_dlpack(obj):
 # ======================================================================
 
 from pycudac._gpuarray_funcs import (  # noqa: E402,F401,A004
-    maximum, minimum, where, if_positive, concatenate, stack, take, dot, sum, min, max, any, all,
-    subset_dot, _as_operand)
+    maximum, minimum, where, if_positive, logical_and, logical_or, logical_not, concatenate,
+    stack, take, multi_take, multi_put, multi_take_put, dot, sum, min, max, any, all, subset_dot,
+    subset_sum, subset_min, subset_max, _as_operand)

@@ -189,14 +189,118 @@ def test_reshape_ravel_view_squeeze_transpose(ga):
 def test_real_imag_conj(ga):
     x = sample(np.complex64)
     a = ga.to_gpu(x)
-    np.testing.assert_array_equal(a.real.get(), x.real)
-    np.testing.assert_array_equal(a.imag.get(), x.imag)
+    # .real and .imag are new contiguous arrays in self's order (PyCUDA)
+    for part, ref in ((a.real, x.real), (a.imag, x.imag), (a[:, ::2].imag, x[:, ::2].imag)):
+        assert part.dtype == np.float32 and part.flags.c_contiguous
+        np.testing.assert_array_equal(part.get(), ref)
+    f = ga.to_gpu(np.asfortranarray(x))
+    assert f.real.flags.f_contiguous and f.imag.flags.f_contiguous
+    np.testing.assert_array_equal(f.imag.get(), x.imag)
     np.testing.assert_array_equal(a.conj().get(), x.conj())
-    a.imag[...] = 0
-    np.testing.assert_array_equal(a.get(), x.real.astype(np.complex64))
     r = ga.to_gpu(np.arange(3.0))
+    assert r.real is r
     np.testing.assert_array_equal(r.imag.get(), np.zeros(3))
     np.testing.assert_array_equal(r.conj().get(), np.arange(3.0))
+
+
+def test_real_imag_setters(ga):
+    """Writes go through the setters, as in NumPy: scalars, arrays (device
+    or host), broadcasting, augmented assignment."""
+    x = sample(np.complex64)
+    a, z = ga.to_gpu(x), x.copy()
+    a.imag, z.imag = 0, 0
+    np.testing.assert_array_equal(a.get(), z)
+    row = np.arange(7, dtype=np.float32)
+    a.real, z.real = ga.to_gpu(row), row
+    np.testing.assert_array_equal(a.get(), z)
+    a.imag, z.imag = x.imag, x.imag
+    a.imag += 1
+    z.imag += 1
+    np.testing.assert_array_equal(a.get(), z)
+    s = a[:, 1::3]           # a strided view writes through to `a`
+    s.real = -1
+    z[:, 1::3].real = -1
+    np.testing.assert_array_equal(a.get(), z)
+    r = ga.to_gpu(np.arange(3.0))
+    r.real = 5
+    np.testing.assert_array_equal(r.get(), np.full(3, 5.0))
+    with pytest.raises(TypeError, match="imag: an array of float64 has no imaginary part"):
+        r.imag = 1
+
+
+def test_real_part_passed_to_a_raw_kernel(ga):
+    """PyCUDA code hands z.real to a kernel as a float*: it must be a
+    contiguous copy, never a strided view of the interleaved data."""
+    from pycudac.compiler import SourceModule
+    copy = SourceModule("""
+    __global__ void copy(float *dst, const float *src, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) dst[i] = src[i];
+    }""").get_function("copy")
+    x = (np.arange(8) + 10j * np.arange(8)).astype(np.complex64)
+    z = ga.to_gpu(x)
+    for part, ref in ((z.real, x.real), (z.imag, x.imag)):
+        dst = ga.zeros(8, np.float32)
+        copy(dst, part, np.int32(8), block=(32, 1, 1), grid=(1, 1))
+        np.testing.assert_array_equal(dst.get(), ref)
+
+
+def test_conj_out(ga):
+    x = sample(np.complex128)
+    a = ga.to_gpu(x)
+    out = ga.empty(x.shape, np.complex64)
+    assert a.conj(out=out) is out                      # cast, as PyCUDA's test does
+    np.testing.assert_array_equal(out.get(), x.conj().astype(np.complex64))
+    assert a.conjugate(out=a) is a                     # in place
+    np.testing.assert_array_equal(a.get(), x.conj())
+    r, ro = ga.to_gpu(np.arange(3.0)), ga.empty(3, np.float32)
+    assert r.conj(out=ro) is ro
+    np.testing.assert_array_equal(ro.get(), np.arange(3.0))
+    with pytest.raises(ValueError, match="conjugate: output of shape"):
+        a.conj(out=ga.empty(3, np.complex128))
+    with pytest.raises(TypeError, match="cannot cast"):
+        a.conj(out=ga.empty(x.shape, np.float64))
+    with pytest.raises(TypeError, match="out must be a GPUArray"):
+        a.conj(out=np.empty(x.shape, np.complex128))
+
+
+def test_reverse(ga):
+    x = np.arange(10, dtype=np.float32)
+    np.testing.assert_array_equal(ga.to_gpu(x).reverse().get(), x[::-1])
+    # PyCUDA takes the array as one-dimensional (its memory reversed): every
+    # axis reversed, shape and order kept
+    m = np.arange(12).reshape(3, 4)
+    for a in (ga.to_gpu(m), ga.to_gpu(np.asfortranarray(m))):
+        r = a.reverse()
+        np.testing.assert_array_equal(r.get(), m[::-1, ::-1])
+        assert r.flags.f_contiguous == a.flags.f_contiguous and r.ptr != a.ptr
+    np.testing.assert_array_equal(ga.to_gpu(m)[:, ::2].reverse().get(), m[:, ::2][::-1, ::-1])
+    assert ga.to_gpu(np.array(5.0)).reverse().get() == 5.0
+
+
+def test_transpose_axes_keyword(ga):
+    x = np.arange(60.0).reshape(3, 4, 5)
+    d = ga.to_gpu(x)
+    for t in (d.transpose(axes=(1, 0, 2)), d.transpose(axes=[1, 0, 2]), d.transpose((1, 0, 2)),
+              d.transpose(1, 0, 2)):
+        np.testing.assert_array_equal(t.get(), x.transpose(1, 0, 2))
+    np.testing.assert_array_equal(d[:, 1:3].transpose(axes=(1, 0, 2)).get(),
+                                  x[:, 1:3].transpose(1, 0, 2))
+    assert d.transpose(axes=None).shape == d.transpose().shape == (5, 4, 3)
+    with pytest.raises(TypeError, match="transpose: give the axes positionally or as axes="):
+        d.transpose(1, 0, 2, axes=(1, 0, 2))
+    with pytest.raises(ValueError, match="permutation"):
+        d.transpose(axes=(0, 0, 1))
+
+
+def test_shape_from_ndarray(ga):
+    assert ga.empty(np.array(3), np.float32).shape == (3,)       # 0-d, as NumPy and PyCUDA
+    assert ga.zeros(np.array([2, 3]), np.float32).shape == (2, 3)
+    assert ga.GPUArray(np.int64(4), np.int8).shape == (4,)
+    assert ga.to_gpu(np.arange(6.0)).reshape(np.array(6)).shape == (6,)
+    with pytest.raises(TypeError, match="shape must be an int or a tuple of ints"):
+        ga.empty(np.array(3.0), np.float32)
 
 
 @pytest.mark.parametrize("index", [
@@ -273,6 +377,150 @@ def test_concatenate_stack_take(ga):
     np.testing.assert_array_equal(a.get(), np.full((2, 3), 5))
     with pytest.raises(ValueError, match="concatenate"):
         ga.concatenate([a, ga.to_gpu(np.zeros((2, 2)))])
+
+
+@pytest.mark.parametrize("op", ["logical_and", "logical_or"])
+def test_logical_and_or(ga, op):
+    x = sample(np.float64)
+    x[0, :3] = 0
+    y = sample(np.int32, (7,), seed=1)          # broadcast over the rows
+    y[1] = 0
+    f, nf = getattr(ga, op), getattr(np, op)
+    gx, gy = ga.to_gpu(x), ga.to_gpu(y)
+    c = np.array([0j, 1j, 0j, 2])
+    for a, b, na, nb in [(gx, gy, x, y), (gy, gx, y, x), (gx, 0.0, x, 0.0), (gx, 2, x, 2),
+                         (0, gy, 0, y), (gx, np.nan, x, np.nan), (1.5, 0, 1.5, 0),
+                         (ga.to_gpu(c), ga.to_gpu(c[::-1]), c, c[::-1])]:
+        r, e = f(a, b), nf(na, nb)
+        assert r.dtype == np.bool_ and r.shape == e.shape, (a, b)
+        np.testing.assert_array_equal(r.get(), e)
+    for dt in (np.bool_, np.float32):
+        out = ga.empty(x.shape, dt)
+        assert f(gx, gy, out=out) is out
+        np.testing.assert_array_equal(out.get(), nf(x, y).astype(dt))
+
+
+def test_logical_not(ga):
+    for dt in (np.bool_, np.int8, np.float16, np.float32, np.complex64):
+        x = sample(dt)
+        x[1] = 0
+        np.testing.assert_array_equal(ga.logical_not(ga.to_gpu(x)).get(), np.logical_not(x))
+    r = ga.logical_not(0)
+    assert r.shape == () and r.dtype == np.bool_ and r.get()
+    b = ga.to_gpu(np.array([True, False]))
+    assert ga.logical_not(b, out=b) is b
+    np.testing.assert_array_equal(b.get(), [False, True])
+
+
+def test_logical_bad_input(ga):
+    gx = ga.to_gpu(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="logical_and: x2: expected a GPUArray or a scalar"):
+        ga.logical_and(gx, "a")
+    with pytest.raises(TypeError, match="logical_or: x1"):
+        ga.logical_or(np.zeros(3), gx)
+    with pytest.raises(ValueError, match="logical_or: operands could not be broadcast"):
+        ga.logical_or(gx, ga.zeros(2))
+    with pytest.raises(ValueError, match="logical_not: output of shape"):
+        ga.logical_not(gx, out=ga.empty(3, np.bool_))
+    with pytest.raises(TypeError, match="logical_and: out must be a GPUArray"):
+        ga.logical_and(gx, 1, out=np.empty((2, 3), np.bool_))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_subset_reductions(ga, dtype):
+    a, b = sample(dtype, (200,)), sample(dtype, (200,), seed=1)
+    idx = np.concatenate([np.arange(0, 200, 3), [7, 7, -1]]).astype(np.int32)
+    ga_a, gb, gi = ga.to_gpu(a), ga.to_gpu(b), ga.to_gpu(idx)
+    assert ga.subset_min(gi, ga_a).get() == a[idx].min()
+    assert ga.subset_max(gi, ga_a).get() == a[idx].max()
+    np.testing.assert_allclose(ga.subset_sum(gi, ga_a).get(), a[idx].sum(), rtol=1e-5)
+    np.testing.assert_allclose(ga.subset_dot(gi, ga_a, gb).get(), a[idx] @ b[idx], rtol=1e-5)
+    s = ga.subset_sum(gi, ga_a, dtype=np.float64)
+    assert s.dtype == np.float64
+    np.testing.assert_allclose(s.get(), a[idx].sum(dtype=np.float64), rtol=1e-6)
+
+
+def test_subset_reductions_bad_input(ga):
+    a = ga.to_gpu(np.arange(10.0))
+    with pytest.raises(TypeError, match="subset_min: subset must be an integer GPUArray, "
+                                        "got ndarray"):
+        ga.subset_min(np.array([1]), a)
+    with pytest.raises(TypeError, match="subset_sum: subset .* got dtype float64"):
+        ga.subset_sum(ga.to_gpu(np.array([1.0])), a)
+    with pytest.raises(TypeError, match="subset_dot: b must be a GPUArray"):
+        ga.subset_dot(ga.to_gpu(np.array([1])), a, np.arange(10.0))
+    with pytest.raises(IndexError, match="out of bounds"):
+        ga.subset_max(ga.to_gpu(np.array([10])), a)
+
+
+def test_multi_take_put(ga):
+    xs = [sample(np.float32, (12,), seed=s) for s in range(3)]
+    arrays = [ga.to_gpu(x) for x in xs]
+    idx = np.array([5, 0, 11, 5], np.int32)
+    taken = ga.multi_take(arrays, ga.to_gpu(idx))
+    assert isinstance(taken, list) and len(taken) == 3
+    for t, x in zip(taken, xs):
+        np.testing.assert_array_equal(t.get(), x[idx])
+    out = [ga.empty(4, np.float32) for _ in xs]
+    assert all(r is o for r, o in zip(ga.multi_take(arrays, ga.to_gpu(idx), out=out), out))
+    np.testing.assert_array_equal(out[2].get(), xs[2][idx])
+
+    dest = np.random.default_rng(0).permutation(20)[:12]
+    put = ga.multi_put(arrays, ga.to_gpu(dest), dest_shape=(4, 5))
+    for p, x in zip(put, xs):
+        expected = np.zeros(20, np.float32)
+        expected[dest] = x
+        np.testing.assert_array_equal(p.get(), expected.reshape(4, 5))
+
+    # PyCUDA's test_take_put: one buffer, a field of 8 per array
+    buf = np.arange(40, dtype=np.float32)
+    dest = np.array([0, 1, 2, 3, 32, 33, 34, 35], np.uint32)
+    src = np.array([7, 6, 5, 4, 3, 2, 1, 0], np.uint32)
+    out = [ga.zeros(96, np.float32) for _ in range(5)]
+    res = ga.multi_take_put([ga.to_gpu(buf)] * 5, ga.to_gpu(dest), ga.to_gpu(src),
+                            out=out, src_offsets=[8 * i for i in range(5)])
+    assert all(r is o for r, o in zip(res, out))
+    for i, r in enumerate(res):
+        expected = np.zeros(96, np.float32)
+        expected[dest] = buf[src + 8 * i]
+        np.testing.assert_array_equal(r.get(), expected)
+    assert ga.multi_take([], ga.to_gpu(idx)) == []
+
+
+def test_multi_take_put_bad_input(ga):
+    a = ga.to_gpu(np.arange(4, dtype=np.float32))
+    i = ga.to_gpu(np.array([0, 3]))
+    cases = [
+        (TypeError, "multi_take: indices must be an integer GPUArray",
+         lambda: ga.multi_take([a], np.array([0]))),
+        (ValueError, "multi_take: indices must be 1-d",
+         lambda: ga.multi_take([a], ga.to_gpu(np.zeros((1, 1), np.int32)))),
+        (TypeError, "share one dtype", lambda: ga.multi_take([a, a.astype(np.float64)], i)),
+        (TypeError, r"arrays\[1\] is a ndarray", lambda: ga.multi_take([a, np.zeros(4)], i)),
+        (IndexError, "out of bounds", lambda: ga.multi_take([a], ga.to_gpu(np.array([4])))),
+        (ValueError, r"out\[0\] must be C-contiguous of shape \(2,\)",
+         lambda: ga.multi_take([a], i, out=[ga.empty(3, np.float32)])),
+        (TypeError, r"out\[0\] must be a GPUArray of float32",
+         lambda: ga.multi_take([a], i, out=[ga.empty(2, np.float64)])),
+        (ValueError, "out has 0 arrays", lambda: ga.multi_take([a], i, out=[])),
+        (ValueError, "multi_put: dest_shape is needed",
+         lambda: ga.multi_put([a], ga.to_gpu(np.arange(4)))),
+        (ValueError, r"multi_put: arrays\[0\] has 4 elements for 2 dest_indices",
+         lambda: ga.multi_put([a], i, dest_shape=(10,))),
+        (ValueError, "C-contiguous",
+         lambda: ga.multi_put([a[:2]], i, out=[ga.zeros((4, 2), np.float32)[:, 0]])),
+        (IndexError, "out of bounds",
+         lambda: ga.multi_put([a], ga.to_gpu(np.array([0, 1, 2, 9])), dest_shape=(5,))),
+        (ValueError, "src_offsets has 2 offsets for 1 arrays",
+         lambda: ga.multi_take_put([a], i, i, dest_shape=(4,), src_offsets=[0, 1])),
+        (ValueError, "src_indices has 1 elements, dest_indices 2",
+         lambda: ga.multi_take_put([a], i, ga.to_gpu(np.array([0])), dest_shape=(4,))),
+        (TypeError, "multi_take_put: src_indices must be an integer GPUArray, got NoneType",
+         lambda: ga.multi_take_put([a], i, None, dest_shape=(4,))),
+    ]
+    for exc, match, call in cases:
+        with pytest.raises(exc, match=match):
+            call()
 
 
 # ------------------------------------------------------------------ interop

@@ -16,7 +16,19 @@ import operator as _operator
 import numpy as _np
 
 
-class device_attribute(_enum.IntEnum):
+class _Named:
+    """str() and an empty format give the member's name, as PyCUDA's enums
+    print (dump_properties-style `f"{attr}: {value}"`); numbers still compare
+    and format as ints with a format spec."""
+
+    def __str__(self):
+        return self.name or int.__repr__(self)
+
+    def __format__(self, spec):
+        return str(self) if not spec else int.__format__(int(self), spec)
+
+
+class device_attribute(_Named, _enum.IntEnum):
     """CUdevice_attribute, without the CU_DEVICE_ATTRIBUTE_ prefix
     (aliases of the same value share one member)."""
     MAX_THREADS_PER_BLOCK = 1
@@ -174,7 +186,7 @@ class device_attribute(_enum.IntEnum):
     ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147
 
 
-class function_attribute(_enum.IntEnum):
+class function_attribute(_Named, _enum.IntEnum):
     """CUfunction_attribute, without the CU_FUNC_ATTRIBUTE_ prefix."""
     MAX_THREADS_PER_BLOCK = 0
     SHARED_SIZE_BYTES = 1
@@ -194,7 +206,7 @@ class function_attribute(_enum.IntEnum):
     CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15
 
 
-class ctx_flags(_enum.IntFlag):
+class ctx_flags(_Named, _enum.IntFlag):
     """CUctx_flags."""
     SCHED_AUTO = 0x00
     SCHED_SPIN = 0x01
@@ -210,7 +222,7 @@ class ctx_flags(_enum.IntFlag):
     FLAGS_MASK = 0xFF
 
 
-class event_flags(_enum.IntFlag):
+class event_flags(_Named, _enum.IntFlag):
     """CUevent_flags."""
     DEFAULT = 0x0
     BLOCKING_SYNC = 0x1
@@ -218,20 +230,20 @@ class event_flags(_enum.IntFlag):
     INTERPROCESS = 0x4
 
 
-class stream_flags(_enum.IntFlag):
+class stream_flags(_Named, _enum.IntFlag):
     """CUstream_flags."""
     DEFAULT = 0x0
     NON_BLOCKING = 0x1
 
 
-class host_alloc_flags(_enum.IntFlag):
+class host_alloc_flags(_Named, _enum.IntFlag):
     """cuMemHostAlloc flags (CU_MEMHOSTALLOC_*)."""
     PORTABLE = 0x01
     DEVICEMAP = 0x02
     WRITECOMBINED = 0x04
 
 
-class mem_host_register_flags(_enum.IntFlag):
+class mem_host_register_flags(_Named, _enum.IntFlag):
     """cuMemHostRegister flags (CU_MEMHOSTREGISTER_*)."""
     PORTABLE = 0x01
     DEVICEMAP = 0x02
@@ -239,14 +251,14 @@ class mem_host_register_flags(_enum.IntFlag):
     READ_ONLY = 0x08
 
 
-class mem_attach_flags(_enum.IntFlag):
+class mem_attach_flags(_Named, _enum.IntFlag):
     """CUmemAttach_flags."""
     GLOBAL = 0x1
     HOST = 0x2
     SINGLE = 0x4
 
 
-class compute_mode(_enum.IntEnum):
+class compute_mode(_Named, _enum.IntEnum):
     """CUcomputemode (what `dev.compute_mode` reads)."""
     DEFAULT = 0
     PROHIBITED = 2

@@ -43,6 +43,7 @@ Where things live (this module is the public face and re-exports them):
 """
 import builtins
 import operator
+import warnings
 
 import numpy as np
 
@@ -244,8 +245,13 @@ class GPUArray:
                 try:
                     ary = np.broadcast_to(ary, self.shape)
                 except ValueError:
-                    raise ValueError(f"set: array of shape {ary.shape} does not fit "
-                                     f"GPUArray of shape {self.shape}") from None
+                    if ary.size != self.size:
+                        raise ValueError(f"set: array of shape {ary.shape} does not fit "
+                                         f"GPUArray of shape {self.shape}") from None
+                    warnings.warn(f"set: array of shape {ary.shape} into a GPUArray of shape "
+                                  f"{self.shape}: reshaped (C order), as PyCUDA does",
+                                  stacklevel=2)
+                    ary = ary.reshape(self.shape)
         if ary.dtype != self.dtype:
             tools.check_dtype(ary.dtype, "set: ary.dtype")
             ary = ary.astype(self.dtype)
@@ -270,6 +276,7 @@ class GPUArray:
         from pycudac import driver
         src = self if self._layout is not None else self.copy()
         order = src._layout or "C"
+        given = None
         if ary is None:
             if pagelocked:
                 ary = driver.pagelocked_empty(self.shape, self.dtype, order=order)
@@ -279,6 +286,13 @@ class GPUArray:
         else:
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"get: ary must be a numpy.ndarray, got {type(ary).__name__}")
+            given = ary
+            if ary.shape != self.shape and ary.size == self.size and ary.dtype == self.dtype \
+                    and ary.flags.c_contiguous:
+                warnings.warn(f"get: ary of shape {ary.shape} for a GPUArray of shape "
+                              f"{self.shape}: filled in C order, as PyCUDA does (deprecated "
+                              f"there)", DeprecationWarning, stacklevel=2)
+                ary = ary.reshape(self.shape)
             if ary.shape != self.shape or ary.dtype != self.dtype:
                 raise ValueError(f"get: ary has shape {ary.shape} and dtype {ary.dtype}; "
                                  f"expected {self.shape} and {self.dtype}")
@@ -296,7 +310,7 @@ class GPUArray:
                 driver.memcpy_dtoh(flat, src.ptr)
         if target is not ary:
             ary[...] = target
-        return ary
+        return ary if given is None else given
 
     def get_async(self, stream=None, ary=None):
         return self.get(ary=ary, async_=True, stream=stream)

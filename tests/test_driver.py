@@ -89,6 +89,16 @@ def test_device_attribute_enum_values():
     assert drv.ctx_flags.SCHED_BLOCKING_SYNC == 4
 
 
+def test_enums_print_their_names():
+    """As PyCUDA's: `f"{attr}: {value}"` over get_attributes() names each one."""
+    da = drv.device_attribute.MAX_THREADS_PER_BLOCK
+    assert str(da) == f"{da}" == "%s" % da == "MAX_THREADS_PER_BLOCK"
+    assert f"{da:d}" == "%d" % da == "1" and da + 0 == 1
+    assert str(drv.ctx_flags.SCHED_SPIN | drv.ctx_flags.MAP_HOST) == "SCHED_SPIN|MAP_HOST"
+    lines = [f"{k}: {v}" for k, v in drv.Device(0).get_attributes().items()]
+    assert any(line.startswith("WARP_SIZE: 32") for line in lines)
+
+
 @pytest.mark.parametrize("bad, exc", [(-1, ValueError), (10**6, ValueError),
                                       ("0", TypeError), (0.0, TypeError)])
 def test_device_bad_ordinal(bad, exc):

@@ -92,6 +92,25 @@ def test_fill_strided_view(ga):
     np.testing.assert_array_equal(a.get(), x)
 
 
+def test_get_set_same_size_other_shape(ga):
+    """PyCUDA reshapes (C order) a host array of the same size, with a warning;
+    a different size is still an error."""
+    a = ga.to_gpu(np.arange(12, dtype=np.float32))
+    out = np.empty((3, 4), np.float32)
+    with pytest.warns(DeprecationWarning, match="filled in C order"):
+        assert a.get(out) is out
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4))
+    with pytest.warns(UserWarning, match="reshaped"):
+        a.set(np.full((2, 6), 7, np.float32))
+    np.testing.assert_array_equal(a.get(), np.full(12, 7))
+    with pytest.raises(ValueError, match="does not fit"):
+        a.set(np.ones((5, 5), np.float32))
+    with pytest.raises(ValueError, match="expected"):
+        a.get(np.empty((3, 5), np.float32))
+    with pytest.raises(ValueError, match="expected"):
+        a.get(np.empty((3, 4), np.float64))
+
+
 def test_get_set_variants(ga):
     from pycudac import driver
     x = np.arange(24, dtype=np.float32).reshape(4, 6)

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import warnings
 
-from pycudac import _driver
+from pycudac import _driver, _pycuda_headers
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
 # The cache key's SHA-256 is OpenSSL's, found through hashlib
@@ -728,6 +728,8 @@ class SourceModule:
                  name_expressions=None):
         if nvcc is not None:
             _warn_nvcc()
+        if isinstance(source, str):
+            source = _pycuda_headers.expand(source)
         # the common case in one C call (src/cache_warm.c): the memo, then the
         # disk cache, under the key built below; None: this path decides
         fast = (options is None and name_expressions is None and arch is None and code is None
@@ -818,6 +820,7 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
+    source = _pycuda_headers.expand(source)
     if include_dirs:  # (options: normalize_options checks them)
         include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS)
     if name_expressions:

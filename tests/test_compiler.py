@@ -641,3 +641,35 @@ def test_half_kernel_runs_with_default_wrapping(ctx):
     x = np.arange(8, dtype=np.float16)
     f(drv.InOut(x), np.int32(8), block=(8, 1, 1), grid=(1, 1))
     assert (x == np.arange(8, dtype=np.float16) * 2).all()
+
+
+def test_pycuda_complex_header(autoinit):
+    """`#include <pycuda-complex.hpp>` works as with PyCUDA, inside the
+    extern "C" wrapping, and compile errors still quote the user's lines."""
+    import numpy as np
+    from pycudac import gpuarray
+    src = """
+#include <pycuda-complex.hpp>
+#include "pycuda-complex.hpp"
+__global__ void sq(pycuda::complex<float> *a, int n)
+{
+    int i = threadIdx.x;
+    if (i < n) {
+        pycuda::complex<float> z = a[i];
+        z *= z;
+        z += 1.0f;
+        a[i] = z / pycuda::complex<float>(0.5f, 0) + pycuda::polar(2.0f, 0.0f) - 2.0f * z.real();
+    }
+}
+"""
+    x = np.array([1 + 2j, 0, 3 - 1j, -0.5j], np.complex64)
+    a = gpuarray.to_gpu(x)
+    SourceModule(src).get_function("sq")(a, np.int32(4), block=(4, 1, 1), grid=(1, 1))
+    z = x * x + 1
+    np.testing.assert_allclose(a.get(), z / 0.5 + 2 - 2 * z.real, rtol=1e-6)
+    bad = "#include <pycuda-complex.hpp>\n__global__ void k(pycuda::complex<float> *a)\n{\n" \
+          "    a[0] = not_declared_here;\n}\n"
+    with pytest.raises(CompileError) as info:
+        SourceModule(bad)
+    text = str(info.value)
+    assert "kernel.cu:4" in text and "not_declared_here" in text

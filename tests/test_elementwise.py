@@ -335,3 +335,27 @@ def test_elementwise_kernel_bad_input(ga):
         ElementwiseKernel("float *x", "x[i] = 0", name="not valid")
     with pytest.raises(ValueError, match="pointer"):
         ElementwiseKernel("float a", "a = 0")
+
+
+@pytest.mark.parametrize("dtype, ct", [(np.complex64, "float"), (np.complex128, "double")])
+def test_pycuda_complex_class(ga, dtype, ct):
+    """PyCUDA's pycuda::complex<T> in ElementwiseKernel arguments and code,
+    with no #include (PyCUDA's ElementwiseKernel adds it for complex
+    arguments): GPUArrays of complex64/128 pass as its pointers, and its
+    functions match NumPy's."""
+    from pycudac.elementwise import ElementwiseKernel
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(dtype)
+    y = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(dtype)
+    c = f"pycuda::complex<{ct}>"
+    k = ElementwiseKernel(
+        f"{c} *x, {c} *y, {c} *z, {ct} s",
+        "z[i] = pycuda::exp(x[i]) * y[i] / (s + pycuda::sqrt(x[i]))"
+        " - pycuda::conj(y[i]) * pycuda::abs(x[i]) + pycuda::pow(x[i], 3)"
+        " + pycuda::log(y[i]) + pycuda::sin(x[i]) * pycuda::cosh(y[i]) + pycuda::tanh(x[i])"
+        " + pycuda::log10(x[i]) * pycuda::arg(y[i]) + pycuda::pow(x[i], y[i])", "pycuda_cx")
+    gz = ga.empty(64, dtype)
+    k(ga.to_gpu(x), ga.to_gpu(y), gz, 1.5)
+    want = (np.exp(x) * y / (1.5 + np.sqrt(x)) - np.conj(y) * np.abs(x) + x ** 3 + np.log(y)
+            + np.sin(x) * np.cosh(y) + np.tanh(x) + np.log10(x) * np.angle(y) + x ** y)
+    np.testing.assert_allclose(gz.get(), want, rtol=2e-4 if dtype == np.complex64 else 1e-11)

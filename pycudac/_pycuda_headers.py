@@ -1,7 +1,8 @@
 """The headers PyCUDA ships for kernels, for code written against them.
 
 `#include <pycuda-complex.hpp>` (PyCUDA's complex<T> class, in namespace
-pycuda) is replaced by the text below before compiling, so it needs no file
+pycuda; also spelt pycudac-complex.hpp and pycudac::, for sources where
+pycuda was renamed throughout) is replaced by the text below before compiling, so it needs no file
 and its text is part of the cache key; a source that names pycuda::complex
 without the include gets it too, as PyCUDA's ElementwiseKernel adds it for
 complex arguments. The class has the layout of numpy.complex64/128 (real,
@@ -215,6 +216,7 @@ template <typename T> __host__ __device__ inline complex<T> cosh(const complex<T
 template <typename T> __host__ __device__ inline complex<T> tanh(const complex<T> &z)
 { return sinh(z) / cosh(z); }
 }  /* namespace pycuda */
+namespace pycudac = pycuda; /* for sources where pycuda was renamed pycudac throughout */
 }  /* extern "C++" */
 """
 
@@ -222,7 +224,7 @@ template <typename T> __host__ __device__ inline complex<T> tanh(const complex<T
 # user's source where it was (compile errors quote the right lines); no
 # directive, so it can be one line; a second #include of it is dropped.
 _ONE_LINE = " ".join(line.strip() for line in COMPLEX_HPP.splitlines() if line.strip())
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]pycuda-complex\.hpp[>"][^\n]*$', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]pycudac?-complex\.hpp[>"][^\n]*$', re.M)
 
 
 def expand(source):
@@ -236,6 +238,6 @@ def expand(source):
         seen.append(m)
         return _ONE_LINE if len(seen) == 1 else ""
     out = _INCLUDE.sub(put, source)
-    if not seen and re.search(r"\bpycuda\s*::\s*complex\b", out):
+    if not seen and re.search(r"\bpycudac?\s*::\s*complex\b", out):
         out = f"{_ONE_LINE}\n#line 1\n{out}"
     return out

@@ -650,12 +650,12 @@ def test_pycuda_complex_header(autoinit):
     from pycudac import gpuarray
     src = """
 #include <pycuda-complex.hpp>
-#include "pycuda-complex.hpp"
+#include "pycudac-complex.hpp"
 __global__ void sq(pycuda::complex<float> *a, int n)
 {
     int i = threadIdx.x;
     if (i < n) {
-        pycuda::complex<float> z = a[i];
+        pycudac::complex<float> z = a[i];  // the spelling of a source renamed throughout
         z *= z;
         z += 1.0f;
         a[i] = z / pycuda::complex<float>(0.5f, 0) + pycuda::polar(2.0f, 0.0f) - 2.0f * z.real();

@@ -712,6 +712,17 @@ class _Arg:
     def __init__(self, name, is_pointer, dtype, ctype):
         self.name, self.is_pointer, self.dtype, self.ctype = name, is_pointer, dtype, ctype
 
+    @property
+    def struct_char(self):
+        """The prepare() letter of this argument, as PyCUDA's: "P" for a
+        pointer, else the dtype's character."""
+        if self.is_pointer:
+            return "P"
+        if self.dtype is None:
+            raise TypeError(f"argument '{self.name}' ({self.ctype}) has no NumPy dtype, so "
+                            "no prepare() letter")
+        return self.dtype.char
+
     def declarator(self):
         if self.ctype.rstrip().endswith("*") or not self.is_pointer:
             return f"{self.ctype} {self.name}"
@@ -729,6 +740,77 @@ def ScalarArg(dtype, name):
 
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
+
+# PyCUDA's lower-level elementwise pieces: a kernel over the user's own
+# arguments (one of them `n`, or start/stop/step), in a grid-stride loop.
+_ELWISE_MODULE = """
+#include <pycuda-complex.hpp>
+{preamble}
+extern "C" __global__ void {name}({params})
+{{
+    const long long cta_start = (long long)blockDim.x * blockIdx.x, tid = threadIdx.x;
+    const long long total_threads = (long long)gridDim.x * blockDim.x;
+    long long i;
+    {loop_prep};
+    {loop}
+    {{
+        {operation};
+    }}
+    {after_loop};
+}}
+"""
+_LOOP_N = "for (i = cta_start + tid; i < (long long)n; i += total_threads)"
+_LOOP_RANGE = ("for (i = start + (cta_start + tid) * step; step < 0 ? i > stop : i < stop; "
+               "i += total_threads * step)")
+
+
+def _elwise_module(arguments, operation, name, keep, options, preamble, loop_prep,
+                   after_loop, loop):
+    check_code("get_elwise_module", name, operation=operation, preamble=preamble,
+               loop_prep=loop_prep, after_loop=after_loop)
+    args = parse_arguments(arguments)
+    src = tools.KERNEL_PREAMBLE + _ELWISE_MODULE.format(
+        preamble=preamble, name=name, params=", ".join(a.declarator() for a in args),
+        loop_prep=loop_prep, loop=loop, operation=operation, after_loop=after_loop)
+    return source_module(src, keep=keep, options=options)
+
+
+def get_elwise_module(arguments, operation, name="kernel", keep=False, options=None,
+                      preamble="", loop_prep="", after_loop=""):
+    """PyCUDA's: a SourceModule whose kernel `name`(arguments) runs
+    `operation` for every i < n (`n`, an integer, is one of the arguments)."""
+    return _elwise_module(arguments, operation, name, keep, options, preamble, loop_prep,
+                          after_loop, _LOOP_N)
+
+
+def get_elwise_range_module(arguments, operation, name="kernel", keep=False, options=None,
+                            preamble="", loop_prep="", after_loop=""):
+    """PyCUDA's: as get_elwise_module, for i in range(start, stop, step)
+    (start, stop and step among the arguments)."""
+    return _elwise_module(arguments, operation, name, keep, options, preamble, loop_prep,
+                          after_loop, _LOOP_RANGE)
+
+
+def get_elwise_kernel_and_types(arguments, operation, name="kernel", keep=False, options=None,
+                                use_range=False, **kwargs):
+    """PyCUDA's: (module, prepared Function, arguments), the arguments with
+    `n` (or start, stop, step with use_range) appended."""
+    args = list(parse_arguments(arguments))
+    if use_range:
+        args += [ScalarArg(np.intp, "start"), ScalarArg(np.intp, "stop"),
+                 ScalarArg(np.intp, "step")]
+        mod = get_elwise_range_module(args, operation, name, keep, options, **kwargs)
+    else:
+        args.append(ScalarArg(np.uintp, "n"))
+        mod = get_elwise_module(args, operation, name, keep, options, **kwargs)
+    func = mod.get_function(name)
+    func.prepare("".join(a.struct_char for a in args))
+    return mod, func, args
+
+
+def get_elwise_kernel(arguments, operation, name="kernel", keep=False, options=None, **kwargs):
+    """PyCUDA's: the prepared Function of get_elwise_kernel_and_types."""
+    return get_elwise_kernel_and_types(arguments, operation, name, keep, options, **kwargs)[1]
 
 
 class ElementwiseKernel:

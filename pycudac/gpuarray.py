@@ -523,6 +523,18 @@ class GPUArray:
 
     conjugate = conj
 
+    @property
+    def _block(self):
+        """A block for a grid-stride kernel over this array (PyCUDA's
+        attribute, used with prepared_call)."""
+        return (256, 1, 1)
+
+    @property
+    def _grid(self):
+        """A grid for a grid-stride kernel over this array (PyCUDA's attribute)."""
+        return (builtins.max(1, builtins.min(-(-self.size // 256),
+                                             _ew._max_blocks(tools.current_context()))), 1)
+
     def reverse(self, stream=None):
         """A copy with the elements in reverse order (PyCUDA's: the array is
         taken as one-dimensional, so every axis is reversed and the shape kept)."""

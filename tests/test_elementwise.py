@@ -359,3 +359,37 @@ def test_pycuda_complex_class(ga, dtype, ct):
     want = (np.exp(x) * y / (1.5 + np.sqrt(x)) - np.conj(y) * np.abs(x) + x ** 3 + np.log(y)
             + np.sin(x) * np.cosh(y) + np.tanh(x) + np.log10(x) * np.angle(y) + x ** y)
     np.testing.assert_allclose(gz.get(), want, rtol=2e-4 if dtype == np.complex64 else 1e-11)
+
+
+def test_pycuda_elwise_module_and_prepared_kernel(ga):
+    """PyCUDA's lower-level pieces: get_elwise_module over the caller's own
+    arguments (n among them), struct_char for prepare(), GPUArray._grid /
+    _block for prepared_call, get_elwise_kernel (n appended) and its
+    use_range form."""
+    from pycudac.elementwise import (ScalarArg, VectorArg, get_elwise_kernel,
+                                     get_elwise_kernel_and_types, get_elwise_module)
+    x = ga.to_gpu(np.arange(3000, dtype=np.float32))
+    z = ga.empty_like(x)
+    args = [VectorArg(np.float32, "x"), VectorArg(np.float32, "z"), ScalarArg(np.float32, "a"),
+            ScalarArg(np.uintp, "n")]
+    assert "".join(a.struct_char for a in args) == "PPf" + np.dtype(np.uintp).char
+    f = get_elwise_module(args, "z[i] = a * x[i] + b", "scal_b",
+                          loop_prep="const float b = 0.5f").get_function("scal_b")
+    f.prepare("".join(a.struct_char for a in args))
+    f.prepared_call(x._grid, x._block, x.gpudata, z.gpudata, np.float32(3), x.size)
+    np.testing.assert_array_equal(z.get(), 3 * np.arange(3000) + 0.5)
+    k = get_elwise_kernel("float *x, float *z", "z[i] = x[i] + 1", "plus_one")
+    k.prepared_call((3, 1), (32, 1, 1), x.gpudata, z.gpudata, x.size)  # any grid covers n
+    np.testing.assert_array_equal(z.get(), np.arange(3000) + 1)
+    _, kr, rargs = get_elwise_kernel_and_types("float *z", "z[i] = -1", "minus_one",
+                                                use_range=True)
+    assert [a.name for a in rargs] == ["z", "start", "stop", "step"]
+    want = np.arange(3000) + 1.0
+    for start, stop, step in ((10, 2000, 3), (2999, -1, -7)):
+        kr.prepared_call((2, 1), (64, 1, 1), z.gpudata, start, stop, step)
+        want[start:stop if stop >= 0 else None:step] = -1
+    np.testing.assert_array_equal(z.get(), want)
+    assert x._block == (256, 1, 1) and x._grid[0] >= 1
+    with pytest.raises(TypeError, match="prepare"):
+        from pycudac import elementwise
+        elementwise.parse_arguments("mystery_t *p, mystery_t q")[1].struct_char

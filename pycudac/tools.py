@@ -8,6 +8,8 @@ and test helpers (PyCUDA's names).
     dtype_to_ctype          numpy dtype -> C type name used in kernels
     context_dependent_memoize, clear_context_caches
     make_default_context, mark_cuda_test, init_cuda_context_fixture, bitlog2
+    DeviceData, OccupancyRecord  launch-configuration helpers
+    register_dtype          a preamble struct named for a structured dtype
 
 The C-level support code every generated kernel shares (float16 storage,
 complex structs, NumPy-exact integer division …) is KERNEL_PREAMBLE below.
@@ -725,6 +727,92 @@ def mark_cuda_test(inner):
             import gc
             gc.collect()
     return wrapper
+
+
+def _ceil_to(x, unit):
+    return -(-x // unit) * unit
+
+
+class DeviceData:
+    """What launch-configuration code needs to know of a device, with
+    PyCUDA's attribute names, read from the driver (the current context's
+    device unless `dev` is given)."""
+
+    def __init__(self, dev=None):
+        from pycudac import driver
+        if dev is None:
+            dev = driver.Context.get_device()
+        a = driver.device_attribute
+        self.max_threads = dev.get_attribute(a.MAX_THREADS_PER_BLOCK)
+        self.warp_size = dev.get_attribute(a.WARP_SIZE)
+        self.warps_per_mp = dev.get_attribute(a.MAX_THREADS_PER_MULTIPROCESSOR) // self.warp_size
+        self.thread_blocks_per_mp = dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR)
+        self.registers = dev.get_attribute(a.MAX_REGISTERS_PER_BLOCK)
+        self.registers_per_mp = dev.get_attribute(a.MAX_REGISTERS_PER_MULTIPROCESSOR)
+        self.shared_memory = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_BLOCK)
+        self.shared_memory_per_mp = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+        self.smem_alloc_granularity = 128
+        self.smem_granularity = 32  # banks
+        self.register_allocation_unit = "warp"
+
+    def align_bytes(self, word_size=4):
+        """The bytes a coalesced fetch of `word_size`-byte words aligns to."""
+        try:
+            return {4: 64, 8: 128, 16: 128}[word_size]
+        except (KeyError, TypeError):
+            raise ValueError(f"align_bytes: no alignment for fetches of {word_size!r} "
+                             "bytes (4, 8 or 16)") from None
+
+    def align_words(self, word_size):
+        return self.align_bytes(word_size) // word_size
+
+    def align(self, nbytes, word_size=4):
+        return _ceil_to(nbytes, self.align_bytes(word_size))
+
+    def align_dtype(self, elements, dtype_size):
+        return _ceil_to(elements, self.align_words(dtype_size))
+
+    def coalesce(self, thread_count):
+        return _ceil_to(thread_count, 16)
+
+    @staticmethod
+    def make_valid_tex_channel_count(size):
+        for n in (1, 2, 4):
+            if size <= n:
+                return n
+        raise ValueError(f"make_valid_tex_channel_count: no texture holds {size} channels "
+                         "(at most 4)")
+
+
+class OccupancyRecord:
+    """Blocks per multiprocessor and occupancy of a launch of `threads`
+    threads a block, each block using `shared_mem` bytes of shared memory and
+    each thread `registers` registers (PyCUDA's OccupancyRecord; registers
+    allocated per warp in units of 256, shared memory in 128-byte units).
+    For a compiled kernel, Function.max_potential_block_size asks the driver."""
+
+    def __init__(self, devdata, threads, shared_mem=0, registers=0):
+        if not 1 <= threads <= devdata.max_threads:
+            raise ValueError(f"OccupancyRecord: threads must be 1..{devdata.max_threads}, "
+                             f"got {threads}")
+        warps = -(-threads // devdata.warp_size)
+        limits = [(devdata.warps_per_mp // warps, "warps"),
+                  (devdata.thread_blocks_per_mp, "device")]
+        if shared_mem:
+            if shared_mem > devdata.shared_memory:
+                raise ValueError(f"OccupancyRecord: shared_mem = {shared_mem} bytes is more "
+                                 f"than a block may use ({devdata.shared_memory})")
+            limits.append((devdata.shared_memory_per_mp //
+                           _ceil_to(shared_mem, devdata.smem_alloc_granularity), "smem"))
+        if registers:
+            per_block = warps * _ceil_to(registers * devdata.warp_size, 256)
+            if per_block > devdata.registers:
+                raise ValueError(f"OccupancyRecord: {registers} registers for {threads} "
+                                 f"threads is more than a block may use ({devdata.registers})")
+            limits.append((devdata.registers_per_mp // per_block, "regs"))
+        self.tb_per_mp, self.limited_by = min(limits, key=lambda lim: lim[0])
+        self.warps_per_mp = self.tb_per_mp * warps
+        self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 
 
 def init_cuda_context_fixture():

@@ -72,3 +72,31 @@ def test_fixture_made_the_pycuda_way(pycuda_style_context):
     from pycudac import driver, gpuarray
     assert driver.Context.get_current() is pycuda_style_context
     assert (gpuarray.to_gpu(np.arange(4)) * 2).get().tolist() == [0, 2, 4, 6]
+
+
+def test_device_data_and_occupancy(backend):
+    import pycudac.autoinit  # noqa: F401
+    from pycudac import driver
+    dd = tools.DeviceData()
+    dev = driver.Context.get_device()
+    assert dd.max_threads == dev.max_threads_per_block and dd.warp_size == 32
+    assert dd.warps_per_mp * 32 == dev.max_threads_per_multiprocessor
+    assert (dd.align_bytes(), dd.align_bytes(8), dd.align_words(8)) == (64, 128, 16)
+    assert (dd.align(65), dd.align_dtype(17, 8), dd.coalesce(17)) == (128, 32, 32)
+    assert [dd.make_valid_tex_channel_count(n) for n in (1, 2, 3, 4)] == [1, 2, 4, 4]
+    with pytest.raises(ValueError, match="align_bytes"):
+        dd.align_bytes(2)
+    full = tools.OccupancyRecord(dd, 256)
+    assert full.limited_by == "warps" and full.occupancy == 1.0
+    assert full.tb_per_mp == dd.warps_per_mp // 8
+    tiny = tools.OccupancyRecord(dd, 32)
+    assert tiny.limited_by == "device" and tiny.tb_per_mp == dd.thread_blocks_per_mp
+    smem = tools.OccupancyRecord(dd, 128, shared_mem=dd.shared_memory)
+    assert smem.limited_by == "smem" and smem.tb_per_mp == dd.shared_memory_per_mp // \
+        dd.shared_memory and 0 < smem.occupancy < 1
+    regs = tools.OccupancyRecord(dd, 1024, registers=64)
+    assert regs.limited_by == "regs" and regs.tb_per_mp == dd.registers_per_mp // (64 * 1024)
+    with pytest.raises(ValueError, match="threads must be"):
+        tools.OccupancyRecord(dd, dd.max_threads + 1)
+    with pytest.raises(ValueError, match="registers"):
+        tools.OccupancyRecord(dd, 1024, registers=255)

@@ -3,6 +3,7 @@ where, logical_and/or/not, concatenate/stack, take and multi_take/put,
 and the reductions PyCUDA exposes here (sum, min, max, any, all, dot and
 their subset_ forms — computed by pycudac.reduction)."""
 import builtins
+import contextlib
 
 import numpy as np
 
@@ -267,30 +268,46 @@ def _index_array(what, name, idx, one_d=False):
     return idx
 
 
-def _subset(what, subset, *arrays):
+@contextlib.contextmanager
+def _default_stream_work(stream):
+    """The gathers and scatters below run on the default stream; with a
+    `stream` given, that work comes after what the stream holds and before
+    what is queued on it next (a non-blocking stream would not wait)."""
+    if stream is not None:
+        stream.synchronize()
+    yield
+    if stream is not None:
+        from pycudac import driver
+        done = driver.Event()
+        done.record()
+        stream.wait_for_event(done)
+
+
+def _subset(what, subset, arrays, stream):
     """arrays[k].flat[subset] for each array (PyCUDA's subset_ reductions
     run over these elements); an index out of range is an IndexError."""
     _index_array(what, "subset", subset)
     for name, a in zip("ab", arrays):
         if not isinstance(a, _ga.GPUArray):
             raise TypeError(f"{what}: {name} must be a GPUArray, got {type(a).__name__}")
-    return [a.reshape(-1)[subset] for a in arrays]
+    with _default_stream_work(stream):
+        return [a.reshape(-1)[subset] for a in arrays]
 
 
 def subset_dot(subset, a, b, dtype=None, stream=None):
-    return dot(*_subset("subset_dot", subset, a, b), dtype=dtype, stream=stream)
+    return dot(*_subset("subset_dot", subset, (a, b), stream), dtype=dtype, stream=stream)
 
 
 def subset_sum(subset, a, dtype=None, stream=None):
-    return sum(*_subset("subset_sum", subset, a), dtype=dtype, stream=stream)
+    return sum(*_subset("subset_sum", subset, (a,), stream), dtype=dtype, stream=stream)
 
 
 def subset_min(subset, a, stream=None):
-    return min(*_subset("subset_min", subset, a), stream=stream)
+    return min(*_subset("subset_min", subset, (a,), stream), stream=stream)
 
 
 def subset_max(subset, a, stream=None):
-    return max(*_subset("subset_max", subset, a), stream=stream)
+    return max(*_subset("subset_max", subset, (a,), stream), stream=stream)
 
 
 # multi_take/put: PyCUDA's gathers and scatters over several arrays of one
@@ -298,7 +315,7 @@ def subset_max(subset, a, stream=None):
 # order). Built on a[idx] and a[idx] = v: an index out of range is an
 # IndexError, never a stray access. A put writes into C-contiguous `out`
 # arrays (new ones are zero-filled); of repeated indices one value lands.
-# The work runs on the default stream (`stream` is taken for PyCUDA code).
+# The work runs on the default stream, ordered with `stream` when given.
 
 def _multi_arrays(what, arrays):
     arrays = list(arrays)
@@ -331,17 +348,19 @@ def multi_take(arrays, indices, out=None, stream=None):
     """[a.flat[indices] for a in arrays], or written into the arrays of `out`."""
     indices = _index_array("multi_take", "indices", indices, True)
     arrays = _multi_arrays("multi_take", arrays)
-    if out is None:
-        return [a.reshape(-1)[indices] for a in arrays]
-    out = _multi_out("multi_take", arrays, out, indices.shape)
-    for a, o in zip(arrays, out):
-        o[...] = a.reshape(-1)[indices]
+    if out is not None:
+        out = _multi_out("multi_take", arrays, out, indices.shape)
+    with _default_stream_work(stream):
+        if out is None:
+            return [a.reshape(-1)[indices] for a in arrays]
+        for a, o in zip(arrays, out):
+            o[...] = a.reshape(-1)[indices]
     return out
 
 
 def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
     """out[k].flat[dest_indices] = arrays[k] (of dest_indices.size elements)."""
-    return _take_put("multi_put", arrays, dest_indices, None, dest_shape, out, None)
+    return _take_put("multi_put", arrays, dest_indices, None, dest_shape, out, None, stream)
 
 
 def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None, stream=None,
@@ -349,10 +368,10 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
     """out[k].flat[dest_indices] = arrays[k].flat[src_indices + src_offsets[k]]."""
     src_indices = _index_array("multi_take_put", "src_indices", src_indices, True)
     return _take_put("multi_take_put", arrays, dest_indices, src_indices, dest_shape, out,
-                     src_offsets)
+                     src_offsets, stream)
 
 
-def _take_put(what, arrays, dest_indices, src_indices, dest_shape, out, src_offsets):
+def _take_put(what, arrays, dest_indices, src_indices, dest_shape, out, src_offsets, stream):
     """multi_put (src_indices None: arrays[k] whole) and multi_take_put."""
     n = _index_array(what, "dest_indices", dest_indices, True).size
     arrays = _multi_arrays(what, arrays)
@@ -371,12 +390,13 @@ def _take_put(what, arrays, dest_indices, src_indices, dest_shape, out, src_offs
         out = _multi_out(what, arrays, out, None)
     elif dest_shape is None:
         raise ValueError(f"{what}: dest_shape is needed when out is not given")
-    else:
-        out = [_ga.zeros(dest_shape, a.dtype) for a in arrays]
-    for a, o, off in zip(arrays, out, src_offsets):
-        src = a.reshape(-1)
-        if src_indices is not None:
-            src = src[src_indices + off if off else src_indices]
-        o.reshape(-1)[dest_indices] = src
+    with _default_stream_work(stream):
+        if out is None:
+            out = [_ga.zeros(dest_shape, a.dtype) for a in arrays]
+        for a, o, off in zip(arrays, out, src_offsets):
+            src = a.reshape(-1)
+            if src_indices is not None:
+                src = src[src_indices + off if off else src_indices]
+            o.reshape(-1)[dest_indices] = src
     return out
 

@@ -841,3 +841,22 @@ def test_mark_cuda_test_and_fixture():
     with pytest.raises(StopIteration):
         next(gen)
     assert driver.Context.get_current() is before
+
+
+def test_subset_and_multi_on_a_non_blocking_stream(ga):
+    """The gathers behind subset_* and multi_* run on the default stream;
+    with a non-blocking stream given they are ordered with it both ways."""
+    from pycudac import driver
+    s = driver.Stream(flags=driver.stream_flags.NON_BLOCKING)
+    x = np.arange(1, 20001, dtype=np.float64)
+    a = ga.to_gpu(x)
+    a.fill(2.0, stream=s)  # queued on s: the gathers must see it
+    idx = ga.to_gpu(np.arange(0, 20000, 7, dtype=np.int32))
+    assert float(ga.subset_sum(idx, a, stream=s).get()) == 2.0 * idx.size
+    b = ga.to_gpu(x.copy())
+    (t,) = ga.multi_take_put([b], ga.to_gpu(np.arange(5, dtype=np.int32)),
+                             ga.to_gpu(np.arange(5, dtype=np.int32) * 2), dest_shape=(5,),
+                             stream=s)
+    t *= 10  # on the default stream, after the put
+    s.synchronize()
+    np.testing.assert_array_equal(t.get(), x[:10:2] * 10)

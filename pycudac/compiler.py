@@ -805,6 +805,166 @@ class SourceModule:
         return f"<pycudac SourceModule {self.module.arch} {self.module!r}>"
 
 
+# ---------------------------------------------------------------------------
+# Linked modules: device code in pieces, linked by the driver (dynamic
+# parallelism needs its device runtime, libcudadevrt.a, linked in)
+
+def _compile_relocatable(source, options, no_extern_c, arch, code, include_dirs, cache_dir,
+                         keep):
+    """PTX of `source` compiled with relocatable device code (what the
+    driver's linker takes), through the compile cache like compile()."""
+    if not isinstance(source, str):
+        raise TypeError(f"add_source: source must be str, not {type(source).__name__}")
+    source = _pycuda_headers.expand(source)
+    if include_dirs:
+        include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS)
+    compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, "ptx", False)
+
+    def relocatable(sure):
+        opts, target, arch_, sure = plan(sure)
+        return opts + ["--relocatable-device-code=true"], target, arch_, sure
+    result = _compile_cached(source, relocatable, None, compiler, backend, no_extern_c, incs,
+                             cache_dir)
+    if keep:
+        _keep_outputs(source, result, result["target"])
+    return result["image"]
+
+
+def _find_cuda_lib(libname, cuda_libdir=None):
+    """The path of lib<libname>.a: in cuda_libdir if given, else beside the
+    NVRTC library pycudac uses, under $CUDA_HOME / $CUDA_PATH, or in
+    /usr/local/cuda."""
+    if not isinstance(libname, str) or not libname or os.sep in libname:
+        raise ValueError(f"add_stdlib: libname must be a library name like 'cudadevrt', "
+                         f"not {libname!r}")
+    if cuda_libdir is not None:
+        dirs = [os.fspath(cuda_libdir)]
+    else:
+        dirs = []
+        try:
+            dirs.append(os.path.dirname(_driver._nvrtc_path()))
+        except Exception:  # NVRTC not found: the other places remain
+            pass
+        for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+                     "/usr/local/cuda"):
+            if root:
+                dirs += [os.path.join(root, d)
+                         for d in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))]
+    for d in dirs:
+        path = os.path.join(d, f"lib{libname}.a")
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"add_stdlib: lib{libname}.a is in none of {dirs}; give the "
+                            "directory that holds it as cuda_libdir=")
+
+
+class DynamicModule:
+    """PyCUDA's DynamicModule: device code from several sources, images and
+    libraries, linked by the driver into one module (cuLinkCreate ..
+    cuLinkComplete). add_source, add_data, add_file and add_stdlib queue the
+    pieces; link() links and loads them, after which get_function works.
+    Needs a CUDA GPU (the simulator has no linker)."""
+
+    def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False,
+                 arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
+                 message_handler=None, log_verbose=False, cuda_libdir=None):
+        if nvcc not in (None, "nvcc"):
+            _warn_nvcc()
+        if link_options:
+            raise ValueError("DynamicModule: link_options are not supported (pycudac passes "
+                             "the linker only its log buffers)")
+        if _driver.get_backend() == "sim":
+            raise _driver.LogicError("DynamicModule needs a CUDA GPU: the simulator has no "
+                                     "device linker and runs no device-side launches")
+        if message_handler is not None and not callable(message_handler):
+            raise TypeError("DynamicModule: message_handler must be callable")
+        self.keep, self.no_extern_c, self.arch, self.code = keep, no_extern_c, arch, code
+        self.cache_dir, self.include_dirs, self.cuda_libdir = cache_dir, include_dirs, cuda_libdir
+        self.message_handler, self.log_verbose = message_handler, bool(log_verbose)
+        self.module = None
+        self._inputs = []
+
+    def _add(self, input_type, data, path, name):
+        if self.module is not None:
+            raise _driver.LogicError("DynamicModule: already linked; make a new one to add more")
+        from pycudac.driver import jit_input_type
+        self._inputs.append((int(jit_input_type(input_type)), data, path, name))
+        return self
+
+    def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
+        """Compile `source` (relocatable device code) and queue its PTX."""
+        if nvcc_options:  # relocatable code is what add_source makes anyway
+            nvcc_options = [o for o in _str_seq(nvcc_options, "nvcc_options", _OPTIONS_EXAMPLE)
+                            if o not in ("-rdc=true", "--relocatable-device-code=true", "-dc")]
+        ptx = _compile_relocatable(source, nvcc_options, self.no_extern_c, self.arch, self.code,
+                                   self.include_dirs, self.cache_dir, self.keep)
+        return self._add(1, ptx, None, name)
+
+    def add_data(self, data, input_type, name="unknown"):
+        """Queue an image already in memory (CUBIN, PTX, fatbin, object, library)."""
+        if isinstance(data, str):
+            data = data.encode()
+        return self._add(input_type, bytes(memoryview(data)), None, str(name))
+
+    def add_file(self, filename, input_type):
+        """Queue an image or library file."""
+        path = os.fspath(filename)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"add_file: {path!r} is not a file")
+        return self._add(input_type, None, path, os.path.basename(path))
+
+    def add_stdlib(self, libname):
+        """Queue the toolkit's lib<libname>.a (e.g. 'cudadevrt')."""
+        from pycudac.driver import jit_input_type
+        return self.add_file(_find_cuda_lib(libname, self.cuda_libdir), jit_input_type.LIBRARY)
+
+    def link(self):
+        """Link what was queued and load the result into the current context."""
+        if self.module is not None:
+            raise _driver.LogicError("DynamicModule: already linked")
+        if not self._inputs:
+            raise _driver.LogicError("DynamicModule: nothing to link (add_source first)")
+        try:
+            image, info = _driver.link_images(self._inputs, verbose=self.log_verbose)
+        except CompileError as exc:
+            if self.message_handler is not None:
+                self.message_handler(False, "", str(exc))
+            raise
+        if self.message_handler is not None:
+            self.message_handler(True, info, "")
+        self.image, self.info_log = image, info
+        self.module = module_from_buffer(image)
+        return self
+
+    def _linked(self):
+        if self.module is None:
+            raise _driver.LogicError("DynamicModule: call link() first")
+        return self.module
+
+    def get_function(self, name):
+        return self._linked().get_function(name)
+
+    def get_global(self, name):
+        return self._linked().get_global(name)
+
+
+class DynamicSourceModule(DynamicModule):
+    """PyCUDA's DynamicSourceModule: a SourceModule whose kernels may launch
+    kernels (dynamic parallelism), compiled as relocatable device code and
+    linked with the device runtime (libcudadevrt.a from the toolkit)."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
+                 arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
+                 cuda_libdir=None):
+        super().__init__(nvcc, None, keep, no_extern_c, arch, code, cache_dir, include_dirs,
+                         cuda_libdir=cuda_libdir)
+        opts = [o for o in (_str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ())
+                if o != "-lcudadevrt"]  # PyCUDA adds it for nvcc; the linker gets the library
+        self.add_source(source, nvcc_options=opts)
+        self.add_stdlib("cudadevrt")
+        self.link()
+
+
 def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch=None,
             code=None, cache_dir=None, include_dirs=[], target="cubin",  # noqa: B006
             name_expressions=None):

@@ -258,6 +258,15 @@ class mem_attach_flags(_Named, _enum.IntFlag):
     SINGLE = 0x4
 
 
+class jit_input_type(_Named, _enum.IntEnum):
+    """CUjitInputType: what DynamicModule.add_data / add_file are given."""
+    CUBIN = 0
+    PTX = 1
+    FATBINARY = 2
+    OBJECT = 3
+    LIBRARY = 4
+
+
 class compute_mode(_Named, _enum.IntEnum):
     """CUcomputemode (what `dev.compute_mode` reads)."""
     DEFAULT = 0

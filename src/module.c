@@ -11,6 +11,7 @@
  * The instance __dict__ carries what compiler.py attaches (ptx, log, source).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -707,7 +708,108 @@ done:
     return m;
 }
 
+/* ---- linking (DynamicModule) -------------------------------------------------------- */
+
+enum { JIT_INFO_LOG = 3, JIT_INFO_LOG_SIZE = 4, JIT_ERROR_LOG = 5, JIT_ERROR_LOG_SIZE = 6,
+       JIT_LOG_VERBOSE = 12, JIT_INPUT_LIBRARY = 4 };
+#define LINK_LOG_BYTES 16384
+
+/* A failed cuLink* call: its error, with the linker's error log. NULL. */
+static PyObject *link_failed(CUresult rc, const char *call, const char *name, const char *log)
+{
+    const char *what = NULL;
+    if (pcc_drv.cuGetErrorName == NULL || pcc_drv.cuGetErrorName(rc, &what) != CUDA_SUCCESS)
+        what = "an error";
+    PyErr_Format(pcc_st.CompileError, "linking device code: %s%s%s returned %s (%d)%s%s", call,
+                 name ? " of " : "", name ? name : "", what, (int)rc, log[0] ? "\n" : "", log);
+    return NULL;
+}
+
+/* link_images(inputs, verbose=False) -> (image, info log): the driver's
+ * linker over `inputs`, a list of (input type, bytes or None, path or None,
+ * name); the image is what module_from_buffer loads. */
+static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    (void)self;
+    static char *kwlist[] = {"inputs", "verbose", NULL};
+    PyObject *inputs;
+    int verbose = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|p:link_images", kwlist, &PyList_Type,
+                                     &inputs, &verbose))
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(inputs); k++) {
+        PyObject *it = PyList_GET_ITEM(inputs, k);
+        long type;
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 4 ||
+            !PyLong_Check(PyTuple_GET_ITEM(it, 0)) ||
+            (type = PyLong_AsLong(PyTuple_GET_ITEM(it, 0))) < 0 || type > JIT_INPUT_LIBRARY ||
+            !(PyBytes_Check(PyTuple_GET_ITEM(it, 1)) || PyUnicode_Check(PyTuple_GET_ITEM(it, 2))) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(it, 3))) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "link_images: inputs[%zd] must be (input type 0-4, "
+                             "bytes or None, path or None, name)", k);
+            return NULL;
+        }
+    }
+    if (pcc_ready() < 0)
+        return NULL;
+    if (pcc_drv.cuLinkCreate == NULL || pcc_drv.cuLinkAddData == NULL ||
+        pcc_drv.cuLinkAddFile == NULL || pcc_drv.cuLinkComplete == NULL ||
+        pcc_drv.cuLinkDestroy == NULL) {
+        PyErr_SetString(pcc_st.LogicError,
+                        pcc_hot.backend == PCC_BACKEND_SIM
+                            ? "linking device code (DynamicModule, DynamicSourceModule) needs a "
+                              "CUDA GPU: the simulator has no linker and runs no device-side "
+                              "launches"
+                            : "linking device code: this driver has no cuLink* functions");
+        return NULL;
+    }
+    if (pcc_context_ensure() < 0)
+        return NULL;
+    static char info[LINK_LOG_BYTES], error[LINK_LOG_BYTES]; /* the GIL is held throughout */
+    info[0] = error[0] = '\0';
+    int opts[] = {JIT_INFO_LOG, JIT_INFO_LOG_SIZE, JIT_ERROR_LOG, JIT_ERROR_LOG_SIZE,
+                  JIT_LOG_VERBOSE};
+    void *vals[] = {info, (void *)(uintptr_t)LINK_LOG_BYTES, error,
+                    (void *)(uintptr_t)LINK_LOG_BYTES, (void *)(uintptr_t)verbose};
+    CUlinkState st = NULL;
+    CUresult rc = pcc_drv.cuLinkCreate(5, opts, vals, &st);
+    if (rc != CUDA_SUCCESS)
+        return link_failed(rc, "cuLinkCreate", NULL, error);
+    PyObject *result = NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(inputs); k++) {
+        PyObject *it = PyList_GET_ITEM(inputs, k), *data = PyTuple_GET_ITEM(it, 1);
+        int type = (int)PyLong_AsLong(PyTuple_GET_ITEM(it, 0));
+        const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(it, 3));
+        const char *path = PyBytes_Check(data) ? NULL : PyUnicode_AsUTF8(PyTuple_GET_ITEM(it, 2));
+        if (name == NULL || (path == NULL && !PyBytes_Check(data)))
+            goto done;
+        rc = path ? pcc_drv.cuLinkAddFile(st, type, path, 0, NULL, NULL)
+                  : pcc_drv.cuLinkAddData(st, type, PyBytes_AS_STRING(data),
+                                          (size_t)PyBytes_GET_SIZE(data), name, 0, NULL, NULL);
+        if (rc != CUDA_SUCCESS) {
+            link_failed(rc, path ? "cuLinkAddFile" : "cuLinkAddData", path ? path : name, error);
+            goto done;
+        }
+    }
+    void *image = NULL;
+    size_t size = 0;
+    rc = pcc_drv.cuLinkComplete(st, &image, &size);
+    if (rc != CUDA_SUCCESS) {
+        link_failed(rc, "cuLinkComplete", NULL, error);
+        goto done;
+    }
+    result = Py_BuildValue("(y#s)", (const char *)image, (Py_ssize_t)size, info);
+done:
+    pcc_drv.cuLinkDestroy(st); /* frees the image: it was copied above */
+    return result;
+}
+
 static PyMethodDef module_functions[] = {
+    {"link_images", (PyCFunction)(void (*)(void))py_link_images, METH_VARARGS | METH_KEYWORDS,
+     "link_images(inputs, verbose=False) -> (image, info_log): the driver's linker "
+     "(cuLinkCreate..cuLinkComplete) over [(input_type, bytes or None, path or None, name)]; "
+     "CompileError with the linker's log when it fails."},
     {"module_from_result", py_module_from_result, METH_VARARGS,
      "module_from_result(result, source, keep_dir=None) -> Module: a compile result dict "
      "(image, log, ptx, options, lowered, target, arch, key, from_cache) loaded, with those "

@@ -675,3 +675,75 @@ __global__ void sq(pycuda::complex<float> *a, int n)
     text = str(info.value)
     assert re.search(r"kernel\.cu(:4:|\(4\))", text) and "not_declared_here" in text
     assert ">     4 |     a[0] = not_declared_here;" in text
+
+
+# ---- DynamicModule / DynamicSourceModule (linking; dynamic parallelism) ----------
+
+_DYNAMIC_SRC = """
+__global__ void child(int *a, int k)
+{
+    a[k * blockDim.x + threadIdx.x] += 10 * k + threadIdx.x;
+}
+__global__ void parent(int *a)
+{
+    child<<<1, 8>>>(a, threadIdx.x);
+}
+"""
+
+
+def test_dynamic_module_refused_on_the_simulator(backend):
+    from pycudac import driver
+    if backend != "sim":
+        pytest.skip("the simulator's refusal")
+    from pycudac.compiler import DynamicModule, DynamicSourceModule
+    import pycudac.autoinit  # noqa: F401
+    for make in (lambda: DynamicSourceModule(_DYNAMIC_SRC), lambda: DynamicModule()):
+        with pytest.raises(driver.LogicError, match="needs a CUDA GPU.*no device linker"):
+            make()
+
+
+def test_find_cuda_lib():
+    from pycudac import compiler
+    with pytest.raises(FileNotFoundError, match="libno_such_lib_here.a is in none of"):
+        compiler._find_cuda_lib("no_such_lib_here")
+    with pytest.raises(ValueError, match="libname"):
+        compiler._find_cuda_lib("../cudadevrt")
+    if os.path.isfile("/usr/local/cuda/lib64/libcudadevrt.a"):
+        path = compiler._find_cuda_lib("cudadevrt", "/usr/local/cuda/lib64")
+        assert path == "/usr/local/cuda/lib64/libcudadevrt.a"
+        assert compiler._find_cuda_lib("cudadevrt").endswith("libcudadevrt.a")
+
+
+@pytest.mark.gpu
+def test_dynamic_source_module_launches_from_the_device(autoinit):
+    """PyCUDA's DynamicSourceModule: a kernel launching kernels, linked with
+    the device runtime."""
+    import numpy as np
+    from pycudac import driver, gpuarray
+    from pycudac.compiler import DynamicModule, DynamicSourceModule
+    a = gpuarray.zeros(32, np.int32)
+    mod = DynamicSourceModule(_DYNAMIC_SRC)
+    mod.get_function("parent")(a, block=(4, 1, 1), grid=(1, 1))
+    driver.Context.synchronize()
+    want = np.array([10 * k + t for k in range(4) for t in range(8)], np.int32)
+    np.testing.assert_array_equal(a.get(), want)
+    # two sources linked: a device function defined in one, used in the other
+    seen = []
+    dm = DynamicModule(message_handler=lambda ok, info, err: seen.append(ok))
+    dm.add_source("__device__ int twice(int x) { return 2 * x; }", name="a.ptx")
+    dm.add_source("__device__ int twice(int x);\n"
+                  "__global__ void k(int *o) { o[threadIdx.x] = twice(threadIdx.x); }",
+                  name="b.ptx")
+    dm.link()
+    out = gpuarray.zeros(8, np.int32)
+    dm.get_function("k")(out, block=(8, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(8))
+    assert seen == [True]
+    with pytest.raises(driver.LogicError, match="already linked"):
+        dm.add_source("__global__ void z() {}")
+    bad = DynamicModule()
+    bad.add_source("__device__ int never_defined(int);\n"
+                   "__global__ void k(int *o) { o[0] = never_defined(1); }")
+    with pytest.raises(CompileError, match="linking device code: cuLink") as info:
+        bad.link()
+    assert "never_defined" in str(info.value)  # the linker's log names the missing symbol

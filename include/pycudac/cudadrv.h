@@ -21,6 +21,7 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
+typedef struct CUlinkState_st *CUlinkState;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
@@ -264,7 +265,18 @@ typedef size_t (*CUoccupancyB2DSize)(int blockSize);
     OPT(CUresult, cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool",                  \
         (CUmemoryPool * pool, CUdevice dev))                                               \
     OPT(CUresult, cuMemPoolSetAttribute, "cuMemPoolSetAttribute",                          \
-        (CUmemoryPool pool, int attr, void *value))
+        (CUmemoryPool pool, int attr, void *value))                                        \
+    OPT(CUresult, cuLinkCreate, "cuLinkCreate_v2",                                         \
+        (unsigned int numOptions, int *options, void **optionValues, CUlinkState *stateOut)) \
+    OPT(CUresult, cuLinkAddData, "cuLinkAddData_v2",                                       \
+        (CUlinkState state, int type, void *data, size_t size, const char *name,            \
+         unsigned int numOptions, int *options, void **optionValues))                       \
+    OPT(CUresult, cuLinkAddFile, "cuLinkAddFile_v2",                                       \
+        (CUlinkState state, int type, const char *path, unsigned int numOptions,            \
+         int *options, void **optionValues))                                                \
+    OPT(CUresult, cuLinkComplete, "cuLinkComplete",                                        \
+        (CUlinkState state, void **cubinOut, size_t *sizeOut))                              \
+    OPT(CUresult, cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))
 
 #define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
 

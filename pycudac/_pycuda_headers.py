@@ -1,4 +1,5 @@
-"""The headers PyCUDA ships for kernels, for code written against them.
+"""The headers PyCUDA ships for kernels, for code written against them
+(and <stdio.h> / <cstdio>, which NVRTC lacks).
 
 `#include <pycuda-complex.hpp>` (PyCUDA's complex<T> class, in namespace
 pycuda; also spelt pycudac-complex.hpp and pycudac::, for sources where
@@ -227,9 +228,18 @@ _ONE_LINE = " ".join(line.strip() for line in COMPLEX_HPP.splitlines() if line.s
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]pycudac?-complex\.hpp[>"][^\n]*$', re.M)
 
 
+# Device code written for nvcc includes <stdio.h> / <cstdio> for printf;
+# NVRTC has no such file (printf is built in), the simulator's compiler
+# does. The line is emptied, so both backends take the same source.
+_STDIO = re.compile(r'^[ \t]*#[ \t]*include[ \t]*<(?:cstdio|stdio\.h)>[^\n]*$', re.M)
+
+
 def expand(source):
     """`source` with PyCUDA's complex header put in: in place of its
-    #include, or in front when pycuda::complex is named without one."""
+    #include, or in front when pycuda::complex is named without one; and
+    with any #include of stdio emptied (see _STDIO)."""
+    if "stdio" in source:
+        source = _STDIO.sub("", source)
     if "pycuda" not in source or GUARD in source:
         return source
     seen = []

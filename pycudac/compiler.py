@@ -78,6 +78,11 @@ def _str_seq(value, name, example, kinds=(str,)):
 
 
 _OPTIONS_EXAMPLE = "['-use_fast_math', '-DN=4']"
+
+#: PyCUDA's name for the options every compile gets first: none here (NVRTC
+#: needs no -I of pycudac's own headers); a list, so PyCUDA code that adds
+#: it to its options keeps working.
+DEFAULT_NVCC_FLAGS = []
 _INCLUDES_EXAMPLE = "['/path/to/headers']"
 _PATHS = (str, os.PathLike)
 _EXPRS_EXAMPLE = "['axpy<float>']"
@@ -893,9 +898,11 @@ class DynamicModule:
 
     def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
         """Compile `source` (relocatable device code) and queue its PTX."""
-        if nvcc_options:  # relocatable code is what add_source makes anyway
+        if nvcc_options:  # relocatable code is what add_source makes anyway, and
+            # libraries (-lcudadevrt) go to the linker through add_stdlib
             nvcc_options = [o for o in _str_seq(nvcc_options, "nvcc_options", _OPTIONS_EXAMPLE)
-                            if o not in ("-rdc=true", "--relocatable-device-code=true", "-dc")]
+                            if o not in ("-rdc=true", "--relocatable-device-code=true", "-dc")
+                            and not (isinstance(o, str) and o.startswith("-l"))]
         ptx = _compile_relocatable(source, nvcc_options, self.no_extern_c, self.arch, self.code,
                                    self.include_dirs, self.cache_dir, self.keep)
         return self._add(1, ptx, None, name)
@@ -958,9 +965,7 @@ class DynamicSourceModule(DynamicModule):
                  cuda_libdir=None):
         super().__init__(nvcc, None, keep, no_extern_c, arch, code, cache_dir, include_dirs,
                          cuda_libdir=cuda_libdir)
-        opts = [o for o in (_str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ())
-                if o != "-lcudadevrt"]  # PyCUDA adds it for nvcc; the linker gets the library
-        self.add_source(source, nvcc_options=opts)
+        self.add_source(source, nvcc_options=options)
         self.add_stdlib("cudadevrt")
         self.link()
 

@@ -747,3 +747,21 @@ def test_dynamic_source_module_launches_from_the_device(autoinit):
     with pytest.raises(CompileError, match="linking device code: cuLink") as info:
         bad.link()
     assert "never_defined" in str(info.value)  # the linker's log names the missing symbol
+
+
+def test_stdio_include_works_on_every_backend(autoinit, capfd):
+    """nvcc-style device code includes <stdio.h> or <cstdio> for printf; NVRTC
+    has no such header, so pycudac drops the line (keeping line numbers)."""
+    import numpy as np
+    from pycudac import driver
+    for header in ("<stdio.h>", "<cstdio>"):
+        src = f"#include {header}\n__global__ void hi(int *a)\n{{\n    a[0] = 7;\n" \
+              f"    printf(\"printed %d\\n\", a[0]);\n}}\n"
+        a = driver.mem_alloc(4)
+        SourceModule(src).get_function("hi")(a, block=(1, 1, 1), grid=(1, 1))
+        driver.Context.synchronize()
+        assert driver.from_device(a, (1,), np.int32)[0] == 7
+    assert capfd.readouterr().out.count("printed 7") == 2
+    with pytest.raises(CompileError) as info:
+        SourceModule("#include <stdio.h>\n__global__ void k(int *a)\n{\n    a[0] = nope;\n}\n")
+    assert re.search(r"kernel\.cu(:4:|\(4\))", str(info.value))

@@ -238,9 +238,12 @@ def expand(source):
     """`source` with PyCUDA's complex header put in: in place of its
     #include, or in front when pycuda::complex is named without one; and
     with any #include of stdio emptied (see _STDIO)."""
-    if "stdio" in source:
+    # substring tests before any regex pass (~5 ns a character); SourceModule
+    # calls this only after its warm fast path has missed
+    if "<stdio.h>" in source or "<cstdio>" in source:
         source = _STDIO.sub("", source)
-    if "pycuda" not in source or GUARD in source:
+    if ("-complex.hpp" not in source and "::complex" not in source) or GUARD in source \
+            or "pycuda" not in source:
         return source
     seen = []
 

@@ -733,8 +733,6 @@ class SourceModule:
                  name_expressions=None):
         if nvcc is not None:
             _warn_nvcc()
-        if isinstance(source, str):
-            source = _pycuda_headers.expand(source)
         # the common case in one C call (src/cache_warm.c): the memo, then the
         # disk cache, under the key built below; None: this path decides
         fast = (options is None and name_expressions is None and arch is None and code is None
@@ -745,6 +743,10 @@ class SourceModule:
             if mod is not None:
                 self.module = mod
                 return
+        if isinstance(source, str):
+            # after the fast path (a source it changes is never stored under
+            # its own text, so the fast path always misses those)
+            source = _pycuda_headers.expand(source)
         opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
         exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
                  if name_expressions else ())

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -631,6 +632,82 @@ API CUresult cuEventQuery(CUevent e)
 API CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 {
     *ms = (float)((b->t - a->t) * 1e3);
+    return CUDA_SUCCESS;
+}
+
+/* ---- the linker (DynamicModule): checks its inputs, links nothing ---------- */
+
+struct CUlinkState_st {
+    char *error_log;
+    size_t error_log_size;
+    size_t inputs;
+    char image[64];
+};
+
+API CUresult cuLinkCreate_v2(unsigned int n, int *options, void **values, CUlinkState *out)
+{
+    CUlinkState st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (unsigned int i = 0; i < n; i++) {
+        if (options[i] == 5) /* CU_JIT_ERROR_LOG_BUFFER */
+            st->error_log = values[i];
+        else if (options[i] == 6) /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
+            st->error_log_size = (size_t)(uintptr_t)values[i];
+    }
+    *out = st;
+    return CUDA_SUCCESS;
+}
+
+static CUresult link_error(CUlinkState st, CUresult rc, const char *what)
+{
+    if (st->error_log && st->error_log_size)
+        snprintf(st->error_log, st->error_log_size, "error   : %s", what);
+    return rc;
+}
+
+/* An input holding the text STUB_LINK_FAIL fails as an undefined symbol would. */
+API CUresult cuLinkAddData_v2(CUlinkState st, int type, void *data, size_t size,
+                              const char *name, unsigned int n, int *options, void **values)
+{
+    (void)type, (void)name, (void)n, (void)options, (void)values;
+    if (st == NULL || data == NULL || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    static const char mark[] = "STUB_LINK_FAIL";
+    for (size_t i = 0; i + sizeof mark - 1 <= size; i++)
+        if (memcmp((const char *)data + i, mark, sizeof mark - 1) == 0)
+            return link_error(st, CUDA_ERROR_INVALID_SOURCE,
+                              "Undefined reference to 'STUB_LINK_FAIL'");
+    st->inputs++;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuLinkAddFile_v2(CUlinkState st, int type, const char *path, unsigned int n,
+                              int *options, void **values)
+{
+    (void)type, (void)n, (void)options, (void)values;
+    FILE *f = st && path ? fopen(path, "rb") : NULL;
+    if (f == NULL)
+        return st ? link_error(st, CUDA_ERROR_FILE_NOT_FOUND, "cannot open the file")
+                  : CUDA_ERROR_INVALID_VALUE;
+    fclose(f);
+    st->inputs++;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuLinkComplete(CUlinkState st, void **image, size_t *size)
+{
+    if (st == NULL || st->inputs == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(st->image, sizeof st->image, "stub image of %zu inputs", st->inputs);
+    *image = st->image;
+    *size = strlen(st->image) + 1;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuLinkDestroy(CUlinkState st)
+{
+    free(st);
     return CUDA_SUCCESS;
 }
 

@@ -129,6 +129,11 @@ static const char *kernel_name_of_last_launch(char *buf, size_t len)
 
 int pcc_raise(CUresult rc, const char *call)
 {
+    return pcc_raise_as(NULL, rc, call);
+}
+
+int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
+{
     if (pcc_hot.poison_code && is_sticky(rc)) {
         /* Already poisoned: repeat the original error, not a new one. */
         raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", call, poison_message);
@@ -165,7 +170,7 @@ int pcc_raise(CUresult rc, const char *call)
         pcc_hot.poison_code = rc;
         snprintf(poison_message, sizeof poison_message, "%s", msg);
     }
-    raise_with(pcc_error_class(rc), (int)rc, name, call, msg);
+    raise_with(cls ? cls : pcc_error_class(rc), (int)rc, name, call, msg);
     return -1;
 }
 

@@ -714,14 +714,15 @@ enum { JIT_INFO_LOG = 3, JIT_INFO_LOG_SIZE = 4, JIT_ERROR_LOG = 5, JIT_ERROR_LOG
        JIT_LOG_VERBOSE = 12, JIT_INPUT_LIBRARY = 4 };
 #define LINK_LOG_BYTES 16384
 
-/* A failed cuLink* call: its error, with the linker's error log. NULL. */
+/* A failed cuLink* call: a CompileError through pcc_raise's one path, the
+ * linker's error log in the text of the call. NULL. */
 static PyObject *link_failed(CUresult rc, const char *call, const char *name, const char *log)
 {
-    const char *what = NULL;
-    if (pcc_drv.cuGetErrorName == NULL || pcc_drv.cuGetErrorName(rc, &what) != CUDA_SUCCESS)
-        what = "an error";
-    PyErr_Format(pcc_st.CompileError, "linking device code: %s%s%s returned %s (%d)%s%s", call,
-                 name ? " of " : "", name ? name : "", what, (int)rc, log[0] ? "\n" : "", log);
+    char what[768]; /* pcc_raise's message holds 1 KiB: the log's start, then the error */
+    snprintf(what, sizeof what, "linking device code: %s%s%.120s%s%.480s%s", call,
+             name ? " of " : "", name ? name : "", log[0] ? " (the linker's log: " : "",
+             log, log[0] ? ")" : "");
+    pcc_raise_as(pcc_st.CompileError, rc, what);
     return NULL;
 }
 

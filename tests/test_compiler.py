@@ -765,3 +765,59 @@ def test_stdio_include_works_on_every_backend(autoinit, capfd):
     with pytest.raises(CompileError) as info:
         SourceModule("#include <stdio.h>\n__global__ void k(int *a)\n{\n    a[0] = nope;\n}\n")
     assert re.search(r"kernel\.cu(:4:|\(4\))", str(info.value))
+
+
+_STUB_LINK_CHILD = r"""
+import pycudac.autoinit
+from pycudac import compiler, driver
+from pycudac.compiler import CompileError, DynamicModule
+seen = []
+dm = DynamicModule(message_handler=lambda ok, info, err: seen.append((ok, err)))
+dm.add_source("__device__ int twice(int x) { return 2 * x; }", name="a.ptx")
+dm.add_source("__device__ int twice(int x);\n"
+              "__global__ void k(int *o) { o[threadIdx.x] = twice(threadIdx.x); }",
+              nvcc_options=["-rdc=true", "-lcudadevrt"], name="b.ptx")
+try:
+    dm.add_stdlib("cudadevrt")
+except FileNotFoundError:
+    print("no libcudadevrt.a")
+dm.link()
+assert dm.image.startswith(b"stub image of") and seen == [(True, "")], (dm.image, seen)
+assert dm.get_function("k") is not None
+bad = DynamicModule(message_handler=lambda ok, info, err: seen.append((ok, err)))
+bad.add_data(b"// STUB_LINK_FAIL", driver.jit_input_type.PTX, "bad.ptx")
+try:
+    bad.link()
+except CompileError as exc:
+    text = str(exc)
+    assert "linking device code: cuLinkAddData of bad.ptx" in text, text
+    assert "Undefined reference to 'STUB_LINK_FAIL'" in text, text
+    assert "failed: CUDA_ERROR_" in text and "(300)" in text, text  # the stub names few codes
+    assert seen[-1][0] is False and "STUB_LINK_FAIL" in seen[-1][1]
+else:
+    raise AssertionError("the stub's linker failure was not raised")
+bad2 = DynamicModule()
+try:
+    bad2.add_data(b"x", 7)
+except ValueError:
+    pass
+else:
+    raise AssertionError("input type 7 was taken")
+print("OK")
+"""
+
+
+def test_dynamic_module_through_the_stub_driver(stub_driver):
+    """DynamicModule's C path (link_images: cuLinkCreate .. cuLinkComplete, the
+    linker's log in a CompileError) in CI, through the stub driver's linker;
+    NVRTC makes the relocatable PTX for real. (On the GPU: the gpu test above.)"""
+    from pycudac import _driver
+    try:
+        _driver._nvrtc_path()
+    except Exception as exc:
+        pytest.skip(f"no NVRTC: {exc}")
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver,
+               PYCUDAC_DISABLE_CACHE="1")
+    r = subprocess.run([sys.executable, "-c", _STUB_LINK_CHILD], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr[-3000:]

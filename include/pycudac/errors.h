@@ -90,6 +90,8 @@ extern unsigned long pcc_skipped_frees;
 /* Sets the exception for a failed driver call `call`; always returns -1.
  * Sticky codes poison the process as a side effect. */
 int pcc_raise(CUresult rc, const char *call);
+/* pcc_raise with the exception class chosen by the caller (NULL: by rc). */
+int pcc_raise_as(PyObject *cls, CUresult rc, const char *call);
 
 static inline int pcc_check(CUresult rc, const char *call)
 {

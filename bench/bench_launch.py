@@ -146,8 +146,7 @@ def add_noop_then_launch(runner, f, s, args, metric):
         import launch_overhead
         launch_overhead.build_noop()
         from _noop import Noop
-        libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
-        launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+        launch = launch_address()
     except Exception as exc:
         runner.rec.na("pycudac", metric, f"{type(exc).__name__}: {exc}")
         return
@@ -162,14 +161,31 @@ def add_noop_then_launch(runner, f, s, args, metric):
     runner.add("pycudac", metric, loop)
 
 
+def launch_address():
+    """The address of the driver's cuLaunchKernel (in the library
+    PYCUDAC_LIBCUDA names, else libcuda.so.1), for the C launchers."""
+    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
+    return ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+
+
+def k16_setup():
+    """(module of SRC, non-blocking stream, ptr, v4, the 16 arguments) for
+    the 16-parameter loop run outside this benchmark (code_lines.py,
+    probe_idle.py), in the current context."""
+    import pycudac.driver as drv
+    from pycudac.compiler import SourceModule
+    from pycudac.gpuarray import vec
+    ptr, v4 = drv.mem_alloc(4096), vec.make_float4(1, 2, 3, 4)
+    return (SourceModule(SRC), drv.Stream(flags=1), ptr, v4,
+            (ptr, ptr, ptr, ptr, *K16_SCALARS, v4, 6.25, 7, -8))
+
+
 def make_launcher(f, s, args):
     """bench/code_lines.c's Launcher for f's kernel on stream s, with no
     extra code or data (see add_python_floor)."""
     import code_lines
     Launcher = code_lines.build()
-    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
-    launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
-    return Launcher(launch, int(f.handle), int(s.handle), len(f.pack(*args)), 0, 0)
+    return Launcher(launch_address(), int(f.handle), int(s.handle), len(f.pack(*args)), 0, 0)
 
 
 def add_python_floor(runner, metric, f, s, args, loop_of):

@@ -12,7 +12,6 @@ Seen on the H100 hosts (2026-11-24): 32 lines of code cost +180 ns a launch
 on one host and +8 ns on another; 16 lines of data +13..50 ns.
 """
 import argparse
-import ctypes
 import os
 import statistics
 import subprocess
@@ -42,20 +41,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=25)
     args = ap.parse_args()
     Launcher = build()
-    import numpy as np  # noqa: F401
     import pycudac.autoinit  # noqa: F401
-    import pycudac.driver as drv
-    from pycudac.compiler import SourceModule
-    from pycudac.gpuarray import vec
     import bench_launch
 
-    f16 = SourceModule(bench_launch.SRC).get_function("k16")
-    s = drv.Stream(flags=1)
-    ptr = drv.mem_alloc(4096)
-    v4 = vec.make_float4(1, 2, 3, 4)
-    args16 = (ptr, ptr, ptr, ptr, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v4, 6.25, 7, -8)
-    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
-    launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+    mod, s, ptr, v4, args16 = bench_launch.k16_setup()
+    f16 = mod.get_function("k16")
+    launch = bench_launch.launch_address()
     size = len(f16.pack(*args16))
 
     def loop(g):

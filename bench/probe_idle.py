@@ -9,7 +9,6 @@
     python3 bench/probe_idle.py [--rounds N]
 """
 import argparse
-import ctypes
 import os
 import statistics
 import sys
@@ -38,20 +37,13 @@ def main():
     Launcher = code_lines.build()
     import numpy as np
     import pycudac.autoinit  # noqa: F401
-    import pycudac.driver as drv
     from pycudac.compiler import SourceModule
-    from pycudac.gpuarray import vec
     import bench_launch
 
-    mod = SourceModule(bench_launch.SRC)
+    mod, s, ptr, v4, args16 = bench_launch.k16_setup()
     f16, fe = mod.get_function("k16"), mod.get_function("empty")
     spin = SourceModule(SPIN_SRC).get_function("spin")
-    s = drv.Stream(flags=1)
-    ptr = drv.mem_alloc(4096)
-    v4 = vec.make_float4(1, 2, 3, 4)
-    args16 = (ptr, ptr, ptr, ptr, 1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5, v4, 6.25, 7, -8)
-    libcuda = ctypes.CDLL(os.environ.get("PYCUDAC_LIBCUDA") or "libcuda.so.1")
-    launch = ctypes.cast(libcuda.cuLaunchKernel, ctypes.c_void_p).value
+    launch = bench_launch.launch_address()
     size = len(f16.pack(*args16))
 
     def k16(g):

@@ -338,17 +338,23 @@ def _nvrtc_facts():
     return facts
 
 
+def _toolkit_roots(nvrtc_lib):
+    """Where a CUDA toolkit may be, first the one NVRTC (the library file
+    `nvrtc_lib`, or None) came with: its lib directory's parent (also a pip
+    wheel's root), then $CUDA_HOME, $CUDA_PATH and /usr/local/cuda."""
+    roots = [os.path.dirname(os.path.dirname(nvrtc_lib))] if nvrtc_lib else []
+    roots += [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    return [r for r in roots if r]
+
+
 def _toolkit_includes(identity):
     """Include directories of the toolkit that NVRTC (`identity`) belongs
     to, so that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers)
     resolve as with nvcc. The key names the NVRTC build already, and these
     directories are among the options the key hashes."""
-    lib = identity.split(" size=")[0]
-    roots = [os.path.dirname(os.path.dirname(lib))]
-    roots += [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
-    for root in roots:
-        inc = os.path.join(root, "include") if root else None
-        if inc and os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
+    for root in _toolkit_roots(identity.split(" size=")[0]):
+        inc = os.path.join(root, "include")
+        if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
             cccl = os.path.join(inc, "cccl")
             return (inc, cccl) if os.path.isdir(cccl) else (inc,)
     return ()
@@ -838,25 +844,20 @@ def _compile_relocatable(source, options, no_extern_c, arch, code, include_dirs,
 
 
 def _find_cuda_lib(libname, cuda_libdir=None):
-    """The path of lib<libname>.a: in cuda_libdir if given, else beside the
-    NVRTC library pycudac uses, under $CUDA_HOME / $CUDA_PATH, or in
-    /usr/local/cuda."""
+    """The path of lib<libname>.a: in cuda_libdir if given, else in the lib
+    directories of the toolkit roots (_toolkit_roots)."""
     if not isinstance(libname, str) or not libname or os.sep in libname:
         raise ValueError(f"add_stdlib: libname must be a library name like 'cudadevrt', "
                          f"not {libname!r}")
     if cuda_libdir is not None:
         dirs = [os.fspath(cuda_libdir)]
     else:
-        dirs = []
         try:
-            dirs.append(os.path.dirname(_driver._nvrtc_path()))
+            nvrtc_lib = _driver._nvrtc_path()
         except Exception:  # NVRTC not found: the other places remain
-            pass
-        for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
-                     "/usr/local/cuda"):
-            if root:
-                dirs += [os.path.join(root, d)
-                         for d in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))]
+            nvrtc_lib = None
+        dirs = [os.path.join(root, d) for root in _toolkit_roots(nvrtc_lib)
+                for d in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))]
     for d in dirs:
         path = os.path.join(d, f"lib{libname}.a")
         if os.path.isfile(path):

@@ -526,14 +526,14 @@ class GPUArray:
     @property
     def _block(self):
         """A block for a grid-stride kernel over this array (PyCUDA's
-        attribute, used with prepared_call)."""
-        return (256, 1, 1)
+        attribute, used with prepared_call): the elementwise kernels' block."""
+        return _ew._BLOCK
 
     @property
     def _grid(self):
-        """A grid for a grid-stride kernel over this array (PyCUDA's attribute)."""
-        return (builtins.max(1, builtins.min(-(-self.size // 256),
-                                             _ew._max_blocks(tools.current_context()))), 1)
+        """A grid for a grid-stride kernel over this array (PyCUDA's
+        attribute): the one the elementwise kernels take for this size."""
+        return _ew._grid(self.size, _ew._max_blocks(tools.current_context()))
 
     def reverse(self, stream=None):
         """A copy with the elements in reverse order (PyCUDA's: the array is

@@ -15,6 +15,7 @@ The C-level support code every generated kernel shares (float16 storage,
 complex structs, NumPy-exact integer division …) is KERNEL_PREAMBLE below.
 """
 import functools
+import operator
 
 import numpy as np
 
@@ -447,7 +448,6 @@ def bitlog2(n):
 
 
 def _index_arg(v, what):
-    import operator
     if isinstance(v, bool):
         raise TypeError(f"{what} must be an int, not bool")
     try:

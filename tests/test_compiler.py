@@ -797,14 +797,32 @@ except CompileError as exc:
 else:
     raise AssertionError("the stub's linker failure was not raised")
 bad2 = DynamicModule()
-try:
-    bad2.add_data(b"x", 7)
-except ValueError:
-    pass
-else:
-    raise AssertionError("input type 7 was taken")
+for call, exc, text in ((lambda: bad2.add_data(b"x", 7), ValueError, "jit_input_type"),
+                        (lambda: bad2.add_file("/no/such/file.a", 4), FileNotFoundError,
+                         "is not a file"),
+                        (lambda: bad2.link(), driver.LogicError, "nothing to link"),
+                        (lambda: bad2.get_function("k"), driver.LogicError, "link() first"),
+                        (lambda: DynamicModule(link_options=["-x"]), ValueError, "link_options"),
+                        (lambda: DynamicModule(message_handler=5), TypeError, "callable")):
+    try:
+        call()
+    except exc as e:
+        assert text in str(e), (text, str(e))
+    else:
+        raise AssertionError(f"no {exc.__name__} ({text})")
 print("OK")
 """
+
+
+def test_link_images_bad_input():
+    """link_images refuses a malformed input list before touching the driver."""
+    from pycudac import _driver
+    with pytest.raises(TypeError):
+        _driver.link_images("not a list")
+    for bad in ((9, b"x", None, "n"), (1, None, None, "n"), (1, b"x", None, 5), (1, b"x"),
+                ("1", b"x", None, "n"), [1, b"x", None, "n"]):
+        with pytest.raises(TypeError, match=r"link_images: inputs\[0\] must be \(input type"):
+            _driver.link_images([bad])
 
 
 def test_dynamic_module_through_the_stub_driver(stub_driver):

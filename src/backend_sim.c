@@ -5,7 +5,8 @@
  *
  * Memory lives in backend_sim_mem.c, modules and launches in
  * backend_sim_launch.c, the fibers that run a block's threads in
- * backend_sim_fiber.c. All work is complete when a call returns, so streams
+ * backend_sim_fiber.c, stream capture in backend_sim_capture.c and graphs in
+ * backend_sim_graph.c. All work is complete when a call returns, so streams
  * are trivially ordered and events record host time.
  */
 #include <sched.h>
@@ -101,7 +102,11 @@ static const sim_errdesc errors[] = {
      "the provided PTX was compiled with an unsupported toolchain."},
     {CUDA_ERROR_INVALID_SOURCE, "CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
     {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+    {CUDA_ERROR_OPERATING_SYSTEM, "CUDA_ERROR_OPERATING_SYSTEM",
+     "OS call failed or operation not supported on this OS"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
+     "the operation cannot be performed in the present state"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -133,6 +138,24 @@ static const sim_errdesc errors[] = {
      "too many blocks in cooperative launch"},
     {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
+    {CUDA_ERROR_STREAM_CAPTURE_MERGE, "CUDA_ERROR_STREAM_CAPTURE_MERGE",
+     "operation would result in a merge of separate capture sequences"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+     "capture was not ended in the same stream as it began"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+     "capturing stream has unjoined work"},
+    {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+     "dependency created on uncaptured work in another stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {CUDA_ERROR_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT",
+     "operation not permitted on an event last recorded in a capturing stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+     "attempt to terminate a thread-local capture sequence from another thread"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -557,14 +580,16 @@ static CUresult sim_cuCtxGetDevice(CUdevice *device)
 static CUresult sim_cuCtxSynchronize(void)
 {
     CUresult rc = sim_enter();
+    if (rc == CUDA_SUCCESS)
+        rc = sim_capture_ctx_sync();
     sim_flush_output();
     return rc;
 }
 
 /* ---- streams ------------------------------------------------------------------------ */
 
-#define SIM_STREAM_LEGACY ((CUstream)0x1)
-#define SIM_STREAM_PER_THREAD ((CUstream)0x2)
+/* What stream capture changes in the calls below is decided in
+ * backend_sim_capture.c: the sim_capture_* hooks. */
 
 int sim_stream_ok(CUstream s)
 {
@@ -597,6 +622,7 @@ static CUresult sim_cuStreamDestroy(CUstream s)
     if (s == NULL || s == SIM_STREAM_LEGACY || s == SIM_STREAM_PER_THREAD ||
         s->magic != SIM_STREAM_MAGIC)
         return CUDA_ERROR_INVALID_HANDLE;
+    sim_capture_stream_destroyed(s);
     s->magic = 0;
     free(s);
     return CUDA_SUCCESS;
@@ -609,6 +635,8 @@ static CUresult sim_cuStreamSynchronize(CUstream s)
         return rc;
     if (!sim_stream_ok(s))
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((rc = sim_capture_stream_sync(s)) != CUDA_SUCCESS)
+        return rc;
     sim_flush_output();
     return CUDA_SUCCESS;
 }
@@ -627,7 +655,7 @@ static CUresult sim_cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
         return CUDA_ERROR_INVALID_HANDLE;
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    return CUDA_SUCCESS;
+    return sim_capture_stream_wait(s, e);
 }
 
 static CUresult sim_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *userData)
@@ -639,6 +667,11 @@ static CUresult sim_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *userData)
         return CUDA_ERROR_INVALID_HANDLE;
     if (fn == NULL)
         return CUDA_ERROR_INVALID_VALUE;
+    sim_op op = {.type = CU_GRAPH_NODE_TYPE_HOST};
+    op.u.host.fn = fn;
+    op.u.host.data = userData;
+    if ((rc = sim_stream_submit(s, &op)) != SIM_RUN_NOW)
+        return rc;
     fn(userData); /* everything queued before it has already run */
     return CUDA_SUCCESS;
 }
@@ -676,6 +709,7 @@ static CUresult sim_cuEventDestroy(CUevent e)
         return rc;
     if (!event_ok(e))
         return CUDA_ERROR_INVALID_HANDLE;
+    sim_capture_event_destroyed(e);
     e->magic = 0;
     free(e);
     return CUDA_SUCCESS;
@@ -688,6 +722,8 @@ static CUresult sim_cuEventRecord(CUevent e, CUstream s)
         return rc;
     if (!event_ok(e) || !sim_stream_ok(s))
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((rc = sim_capture_event_record(e, s)) != SIM_RUN_NOW)
+        return rc;
     e->ns = sim_now_ns();
     e->recorded = 1;
     return CUDA_SUCCESS;
@@ -700,6 +736,8 @@ static CUresult sim_cuEventSynchronize(CUevent e)
         return rc;
     if (!event_ok(e))
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((rc = sim_capture_event_use(e, 1)) != CUDA_SUCCESS)
+        return rc;
     sim_flush_output();
     return CUDA_SUCCESS;
 }
@@ -718,6 +756,9 @@ static CUresult sim_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
         return CUDA_ERROR_INVALID_HANDLE;
     if (ms == NULL)
         return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_capture_event_use(start, 0)) != CUDA_SUCCESS ||
+        (rc = sim_capture_event_use(end, 0)) != CUDA_SUCCESS)
+        return rc;
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
         return CUDA_ERROR_INVALID_HANDLE;
     if (!start->recorded || !end->recorded)
@@ -766,4 +807,6 @@ void pcc_sim_fill_driver_table(pcc_driver_table *t)
     t->cuEventElapsedTime = sim_cuEventElapsedTime;
     sim_fill_mem_table(t);
     sim_fill_launch_table(t);
+    sim_fill_capture_table(t);
+    sim_fill_graph_table(t);
 }

@@ -5,9 +5,10 @@
  *
  * cuLaunchKernel runs every block before it returns: blocks are handed out
  * by an atomic counter to a pool of worker threads (one per CPU core, the
- * calling thread being one of them). A kernel without barriers
- * or warp operations runs its threads as a plain loop; otherwise each thread
- * is a fiber (backend_sim_fiber.c).
+ * calling thread being one of them). A kernel without barriers or warp
+ * operations runs its threads as a plain loop; otherwise each thread is a
+ * fiber (backend_sim_fiber.c). The launch's check and its run are two
+ * functions (sim_kernel_op, sim_kernel_run) that graph kernel nodes share.
  *
  * Errors inside a kernel — a SIGSEGV/SIGBUS at a bad address (SIGFPE and
  * SIGILL too: an integer division by zero must not kill the process), a trap or
@@ -566,28 +567,34 @@ static void run_launch(void)
 
 /* ---- launch ----------------------------------------------------------------------------- */
 
-static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                   unsigned int bx, unsigned int by, unsigned int bz,
-                                   unsigned int sharedMemBytes, CUstream s, void **kernelParams,
-                                   void **extra)
+/* Where f's parameters end: the size of its packed parameter buffer. */
+static size_t params_end(const pcc_sim_kernel *k)
 {
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!sim_func_ok(f) || !sim_stream_ok(s))
+    size_t end = 0;
+    for (int i = 0; i < k->nparams; i++)
+        if (k->param_offsets[i] + k->param_sizes[i] > end)
+            end = k->param_offsets[i] + k->param_sizes[i];
+    return end;
+}
+
+CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int gy,
+                       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                       unsigned int shared, void **kernelParams, void **extra)
+{
+    if (!sim_func_ok(f))
         return CUDA_ERROR_INVALID_HANDLE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 ||
         gx > SIM_MAX_GRID_X || gy > SIM_MAX_GRID_YZ || gz > SIM_MAX_GRID_YZ ||
         bx > SIM_MAX_BLOCK_X || by > SIM_MAX_BLOCK_Y || bz > SIM_MAX_BLOCK_Z ||
         (unsigned long long)bx * by * bz > SIM_MAX_THREADS_PER_BLOCK)
         return CUDA_ERROR_INVALID_VALUE;
-    if (sharedMemBytes > (unsigned int)f->max_dynamic_shared)
+    if (shared > (unsigned int)f->max_dynamic_shared)
         return CUDA_ERROR_INVALID_VALUE;
     const pcc_sim_kernel *k = f->k;
     const char *buf = NULL;
-    size_t buf_size = 0;
-    int have_buf = 0, have_size = 0;
     if (extra != NULL) {
+        size_t buf_size = 0;
+        int have_buf = 0, have_size = 0;
         if (kernelParams != NULL)
             return CUDA_ERROR_INVALID_VALUE;
         for (int i = 0; extra[i] != PCC_LAUNCH_PARAM_END; i += 2) {
@@ -605,10 +612,7 @@ static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int g
         }
         if (!have_buf || !have_size)
             return CUDA_ERROR_INVALID_VALUE;
-        size_t end = 0;
-        for (int i = 0; i < k->nparams; i++)
-            if (k->param_offsets[i] + k->param_sizes[i] > end)
-                end = k->param_offsets[i] + k->param_sizes[i];
+        size_t end = params_end(k);
         /* The driver refuses a buffer longer than the parameters; a short
          * one it takes silently — the simulator refuses both. */
         if (buf_size != end || (end > 0 && buf == NULL))
@@ -616,28 +620,81 @@ static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int g
     } else if (kernelParams == NULL && k->nparams > 0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    op->type = CU_GRAPH_NODE_TYPE_KERNEL;
+    op->u.kernel.f = f;
+    op->u.kernel.grid = (pcc_sim_dim3){gx, gy, gz};
+    op->u.kernel.block = (pcc_sim_dim3){bx, by, bz};
+    op->u.kernel.shared = shared;
+    op->u.kernel.params = extra != NULL ? NULL : kernelParams;
+    op->u.kernel.packed = buf;
+    op->u.kernel.size = params_end(k);
+    op->u.kernel.ctx = f->mod->ctx;
+    return CUDA_SUCCESS;
+}
 
+/* The packed form is copied as bytes, without looking at f (whose module
+ * may have been unloaded since: the copy is then refused at run time). */
+char *sim_kernel_pack(const sim_op *op)
+{
+    size_t size = op->u.kernel.size;
+    char *copy = malloc(size ? size : 1);
+    if (copy == NULL)
+        return NULL;
+    if (op->u.kernel.params == NULL) {
+        if (size)
+            memcpy(copy, op->u.kernel.packed, size);
+        return copy;
+    }
+    const pcc_sim_kernel *k = op->u.kernel.f->k;
+    memset(copy, 0, size);
+    for (int i = 0; i < k->nparams; i++)
+        memcpy(copy + k->param_offsets[i], op->u.kernel.params[i], k->param_sizes[i]);
+    return copy;
+}
+
+CUresult sim_kernel_run(const sim_op *op)
+{
+    CUfunction f = op->u.kernel.f;
     pthread_mutex_lock(&sim_launch_lock);
     if (!sim_func_ok(f)) { /* unloaded meanwhile */
         pthread_mutex_unlock(&sim_launch_lock);
         return CUDA_ERROR_INVALID_HANDLE;
     }
-    if (extra != NULL) {
+    const pcc_sim_kernel *k = f->k;
+    if (op->u.kernel.params == NULL) {
         for (int i = 0; i < k->nparams; i++)
-            f->argv[i] = (void *)(buf + k->param_offsets[i]);
+            f->argv[i] = (void *)(op->u.kernel.packed + k->param_offsets[i]);
         L.args = (void *const *)f->argv;
     } else {
-        L.args = (void *const *)kernelParams;
+        L.args = (void *const *)op->u.kernel.params;
     }
     L.f = f;
     L.k = k;
-    L.grid = (pcc_sim_dim3){gx, gy, gz};
-    L.block = (pcc_sim_dim3){bx, by, bz};
-    L.shared_bytes = sharedMemBytes;
-    L.nblocks = (unsigned long long)gx * gy * gz;
+    L.grid = op->u.kernel.grid;
+    L.block = op->u.kernel.block;
+    L.shared_bytes = op->u.kernel.shared;
+    L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
     run_launch();
     pthread_mutex_unlock(&sim_launch_lock);
     return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                   unsigned int bx, unsigned int by, unsigned int bz,
+                                   unsigned int sharedMemBytes, CUstream s, void **kernelParams,
+                                   void **extra)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_stream_ok(s))
+        return CUDA_ERROR_INVALID_HANDLE;
+    sim_op op;
+    rc = sim_kernel_op(&op, f, gx, gy, gz, bx, by, bz, sharedMemBytes, kernelParams, extra);
+    if (rc != CUDA_SUCCESS)
+        return sim_capture_refused(s, rc);
+    rc = sim_stream_submit(s, &op);
+    return rc == SIM_RUN_NOW ? sim_kernel_run(&op) : rc;
 }
 
 void sim_fill_launch_table(pcc_driver_table *t)

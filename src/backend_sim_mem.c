@@ -9,7 +9,8 @@
  * and the fault handler (backend_sim_launch.c) names the allocation, using
  * the registry kept here. Copies and memsets check device ranges against
  * the registry and refuse a range that runs past its allocation, as the
- * driver does.
+ * driver does; each is described as a sim_op, so that stream capture can
+ * turn it into a graph node and a graph launch can replay it.
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -250,6 +251,22 @@ static CUresult sim_cuMemGetInfo(size_t *free_bytes, size_t *total)
     return CUDA_SUCCESS;
 }
 
+static CUresult device_alloc(CUdeviceptr *dptr, size_t bytesize)
+{
+    uintptr_t p;
+    CUresult rc = guarded_alloc(bytesize, SIM_ALLOC_DEVICE, 0, &p);
+    if (rc == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return rc;
+}
+
+static CUresult device_free(CUdeviceptr dptr)
+{
+    return guarded_free((uintptr_t)dptr, (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
+}
+
+/* The allocation calls below are among those a stream capture forbids
+ * (sim_capture_unsafe_call): on a GPU they would synchronize. */
 static CUresult sim_cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
     CUresult rc = sim_enter();
@@ -257,11 +274,9 @@ static CUresult sim_cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
         return rc;
     if (dptr == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    uintptr_t p;
-    rc = guarded_alloc(bytesize, SIM_ALLOC_DEVICE, 0, &p);
-    if (rc == CUDA_SUCCESS)
-        *dptr = (CUdeviceptr)p;
-    return rc;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
+    return device_alloc(dptr, bytesize);
 }
 
 static CUresult sim_cuMemFree(CUdeviceptr dptr)
@@ -269,9 +284,11 @@ static CUresult sim_cuMemFree(CUdeviceptr dptr)
     CUresult rc = sim_enter();
     if (rc != CUDA_SUCCESS)
         return rc;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
     if (dptr == 0)
         return CUDA_SUCCESS;
-    return guarded_free((uintptr_t)dptr, (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
+    return device_free(dptr);
 }
 
 static CUresult sim_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
@@ -281,6 +298,8 @@ static CUresult sim_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
         return rc;
     if (dptr == NULL || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
         return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
     uintptr_t p;
     rc = guarded_alloc(bytesize, SIM_ALLOC_MANAGED, flags, &p);
     if (rc == CUDA_SUCCESS)
@@ -295,6 +314,8 @@ static CUresult sim_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flag
         return rc;
     if (pp == NULL || (flags & ~0x7u) != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
     uintptr_t p;
     rc = guarded_alloc(bytesize, SIM_ALLOC_HOST, flags, &p);
     if (rc == CUDA_SUCCESS)
@@ -307,6 +328,8 @@ static CUresult sim_cuMemFreeHost(void *p)
     CUresult rc = sim_enter();
     if (rc != CUDA_SUCCESS)
         return rc;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
     return guarded_free((uintptr_t)p, 1u << SIM_ALLOC_HOST);
 }
 
@@ -317,6 +340,8 @@ static CUresult sim_cuMemHostRegister(void *p, size_t bytesize, unsigned int fla
         return rc;
     if (p == NULL || bytesize == 0 || (flags & ~0xfu) != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
+        return rc;
     sim_alloc a = {(uintptr_t)p, bytesize, NULL, 0, SIM_ALLOC_REGISTERED, flags,
                    sim_current_ctx(), NULL};
     pthread_mutex_lock(&reg_lock);
@@ -332,6 +357,8 @@ static CUresult sim_cuMemHostUnregister(void *p)
 {
     CUresult rc = sim_enter();
     if (rc != CUDA_SUCCESS)
+        return rc;
+    if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
     pthread_mutex_lock(&reg_lock);
     sim_alloc *a = reg_find((uintptr_t)p);
@@ -436,80 +463,116 @@ static CUresult sim_cuPointerGetAttribute(void *data, int attribute, CUdeviceptr
 
 /* ---- copies and memsets ------------------------------------------------------------- */
 
-static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, int async, CUstream s)
+/* The checks a copy or memset makes of its device ranges; run again when a
+ * graph replays it. */
+static CUresult op_check(const sim_op *op)
 {
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (async && !sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (n && src == NULL)
+    if (op->type == CU_GRAPH_NODE_TYPE_MEMSET) {
+        size_t elem = op->u.set.elem;
+        if (op->u.set.n > SIZE_MAX / elem || (op->u.set.d & (elem - 1)) != 0)
+            return CUDA_ERROR_INVALID_VALUE;
+        return check_range(op->u.set.d, op->u.set.n * elem);
+    }
+    CUresult rc = CUDA_SUCCESS;
+    int dir = op->u.copy.dir;
+    /* A NULL host pointer is refused before the device range is looked at. */
+    if (op->u.copy.n && ((dir == SIM_COPY_HTOD && op->u.copy.src == 0) ||
+                         (dir == SIM_COPY_DTOH && op->u.copy.dst == 0)))
         return CUDA_ERROR_INVALID_VALUE;
-    if ((rc = check_range(dst, n)) != CUDA_SUCCESS)
-        return rc;
-    if (n)
-        memmove((void *)(uintptr_t)dst, src, n);
-    return CUDA_SUCCESS;
+    if (dir != SIM_COPY_DTOH)
+        rc = check_range(op->u.copy.dst, op->u.copy.n);
+    if (rc == CUDA_SUCCESS && dir != SIM_COPY_HTOD)
+        rc = check_range(op->u.copy.src, op->u.copy.n);
+    return rc;
 }
 
-static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, int async, CUstream s)
+static void op_apply(const sim_op *op)
 {
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (async && !sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (n && dst == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    if ((rc = check_range(src, n)) != CUDA_SUCCESS)
-        return rc;
-    if (n)
-        memmove(dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
+    if (op->type == CU_GRAPH_NODE_TYPE_MEMCPY) {
+        if (op->u.copy.n)
+            memmove((void *)op->u.copy.dst, (const void *)op->u.copy.src, op->u.copy.n);
+        return;
+    }
+    uintptr_t d = (uintptr_t)op->u.set.d;
+    size_t n = op->u.set.n;
+    if (op->u.set.elem == 1) {
+        memset((void *)d, (int)(op->u.set.value & 0xff), n);
+    } else if (op->u.set.elem == 2) {
+        unsigned short *p = (unsigned short *)d;
+        for (size_t i = 0; i < n; i++)
+            p[i] = (unsigned short)op->u.set.value;
+    } else {
+        unsigned int *p = (unsigned int *)d;
+        for (size_t i = 0; i < n; i++)
+            p[i] = op->u.set.value;
+    }
 }
 
-static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, int async, CUstream s)
+CUresult sim_mem_op_run(const sim_op *op)
+{
+    CUresult rc = op_check(op);
+    if (rc == CUDA_SUCCESS)
+        op_apply(op);
+    return rc;
+}
+
+/* A copy or memset from a driver call: checked, then done now or captured.
+ * The synchronous calls are work on the legacy stream (s NULL). */
+static CUresult submit(const sim_op *op, int async, CUstream s)
 {
     CUresult rc = sim_enter();
     if (rc != CUDA_SUCCESS)
         return rc;
     if (async && !sim_stream_ok(s))
         return CUDA_ERROR_INVALID_HANDLE;
-    if ((rc = check_range(dst, n)) != CUDA_SUCCESS || (rc = check_range(src, n)) != CUDA_SUCCESS)
+    if ((rc = op_check(op)) != CUDA_SUCCESS)
         return rc;
-    if (n)
-        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
+    rc = sim_stream_submit(async ? s : NULL, op);
+    if (rc == SIM_RUN_NOW) {
+        op_apply(op);
+        rc = CUDA_SUCCESS;
+    }
+    return rc;
+}
+
+static CUresult copy(int dir, uintptr_t dst, uintptr_t src, size_t n, int async, CUstream s)
+{
+    sim_op op = {.type = CU_GRAPH_NODE_TYPE_MEMCPY};
+    op.u.copy.dir = dir;
+    op.u.copy.dst = dst;
+    op.u.copy.src = src;
+    op.u.copy.n = n;
+    return submit(&op, async, s);
 }
 
 static CUresult sim_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n)
 {
-    return copy_htod(dst, src, n, 0, NULL);
+    return copy(SIM_COPY_HTOD, (uintptr_t)dst, (uintptr_t)src, n, 0, NULL);
 }
 
 static CUresult sim_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n)
 {
-    return copy_dtoh(dst, src, n, 0, NULL);
+    return copy(SIM_COPY_DTOH, (uintptr_t)dst, (uintptr_t)src, n, 0, NULL);
 }
 
 static CUresult sim_cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-    return copy_dtod(dst, src, n, 0, NULL);
+    return copy(SIM_COPY_DTOD, (uintptr_t)dst, (uintptr_t)src, n, 0, NULL);
 }
 
 static CUresult sim_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-    return copy_htod(dst, src, n, 1, s);
+    return copy(SIM_COPY_HTOD, (uintptr_t)dst, (uintptr_t)src, n, 1, s);
 }
 
 static CUresult sim_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    return copy_dtoh(dst, src, n, 1, s);
+    return copy(SIM_COPY_DTOH, (uintptr_t)dst, (uintptr_t)src, n, 1, s);
 }
 
 static CUresult sim_cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    return copy_dtod(dst, src, n, 1, s);
+    return copy(SIM_COPY_DTOD, (uintptr_t)dst, (uintptr_t)src, n, 1, s);
 }
 
 static CUresult sim_cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src,
@@ -518,35 +581,19 @@ static CUresult sim_cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr 
     if (dstCtx == NULL || srcCtx == NULL || dstCtx->magic != SIM_CTX_MAGIC ||
         srcCtx->magic != SIM_CTX_MAGIC || !dstCtx->alive || !srcCtx->alive)
         return sim_initialized() ? CUDA_ERROR_INVALID_CONTEXT : CUDA_ERROR_NOT_INITIALIZED;
-    return copy_dtod(dst, src, n, 0, NULL);
+    return copy(SIM_COPY_DTOD, (uintptr_t)dst, (uintptr_t)src, n, 0, NULL);
 }
 
 static CUresult memset_common(CUdeviceptr d, unsigned int v, size_t n, size_t elem, int async,
                               CUstream s)
 {
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (async && !sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (n > SIZE_MAX / elem || (d & (elem - 1)) != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    if ((rc = check_range(d, n * elem)) != CUDA_SUCCESS)
-        return rc;
-    if (elem == 1) {
-        memset((void *)(uintptr_t)d, (int)(v & 0xff), n);
-    } else if (elem == 2) {
-        unsigned short *p = (unsigned short *)(uintptr_t)d;
-        for (size_t i = 0; i < n; i++)
-            p[i] = (unsigned short)v;
-    } else {
-        unsigned int *p = (unsigned int *)(uintptr_t)d;
-        for (size_t i = 0; i < n; i++)
-            p[i] = v;
-    }
-    return CUDA_SUCCESS;
+    sim_op op = {.type = CU_GRAPH_NODE_TYPE_MEMSET};
+    op.u.set.d = d;
+    op.u.set.value = v;
+    op.u.set.n = n;
+    op.u.set.elem = elem;
+    return submit(&op, async, s);
 }
-
 static CUresult sim_cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n)
 {
     return memset_common(d, v, n, 1, 0, NULL);
@@ -583,6 +630,8 @@ static struct sim_pool {
     unsigned long long release_threshold;
 } default_pool;
 
+/* Stream-ordered allocations are not captured (the simulator has no
+ * allocation nodes): on a capturing stream they fail. */
 static CUresult sim_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream s)
 {
     CUresult rc = sim_enter();
@@ -590,7 +639,11 @@ static CUresult sim_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream
         return rc;
     if (!sim_stream_ok(s))
         return CUDA_ERROR_INVALID_HANDLE;
-    return sim_cuMemAlloc(dptr, bytesize);
+    if (dptr == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_stream_submit(s, NULL)) != SIM_RUN_NOW)
+        return rc;
+    return device_alloc(dptr, bytesize);
 }
 
 static CUresult sim_cuMemFreeAsync(CUdeviceptr dptr, CUstream s)
@@ -602,7 +655,9 @@ static CUresult sim_cuMemFreeAsync(CUdeviceptr dptr, CUstream s)
         return CUDA_ERROR_INVALID_HANDLE;
     if (dptr == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    return guarded_free((uintptr_t)dptr, (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
+    if ((rc = sim_stream_submit(s, NULL)) != SIM_RUN_NOW)
+        return rc;
+    return device_free(dptr);
 }
 
 static CUresult sim_cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
@@ -652,6 +707,8 @@ static CUresult prefetch_check(CUdeviceptr d, size_t n, CUstream s)
     if (a == NULL || a->kind != SIM_ALLOC_MANAGED || n > a->size - ((uintptr_t)d - a->base))
         rc = CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_unlock(&reg_lock);
+    if (rc == CUDA_SUCCESS && (rc = sim_stream_submit(s, NULL)) == SIM_RUN_NOW)
+        rc = CUDA_SUCCESS;
     return rc;
 }
 

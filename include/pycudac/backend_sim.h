@@ -2,8 +2,10 @@
  * backend_sim.h — internals shared by the CPU simulator's runtime files:
  * src/backend_sim.c (init, device, contexts, streams, events, errors, the
  * table), src/backend_sim_mem.c (allocation registry, memory and copies),
- * src/backend_sim_launch.c (modules, functions, launch, workers, faults) and
- * src/backend_sim_fiber.c (fibers, barriers and warp operations).
+ * src/backend_sim_launch.c (modules, functions, launch, workers, faults),
+ * src/backend_sim_fiber.c (fibers, barriers and warp operations),
+ * src/backend_sim_capture.c (stream capture) and src/backend_sim_graph.c
+ * (graphs and their launch).
  *
  * Not part of the simulator's ABI (that is sim_abi.h): nothing outside
  * src/backend_sim*.c includes this.
@@ -25,6 +27,13 @@
 #define SIM_EVENT_MAGIC 0x53455654u  /* "SEVT" */
 #define SIM_MODULE_MAGIC 0x534d4f44u /* "SMOD" */
 #define SIM_FUNC_MAGIC 0x5346554eu   /* "SFUN" */
+#define SIM_GRAPH_MAGIC 0x53475248u  /* "SGRH" */
+#define SIM_NODE_MAGIC 0x534e4f44u   /* "SNOD" */
+#define SIM_EXEC_MAGIC 0x53455843u   /* "SEXC" */
+
+/* The stream handles that name no created stream. */
+#define SIM_STREAM_LEGACY ((CUstream)0x1)
+#define SIM_STREAM_PER_THREAD ((CUstream)0x2)
 
 /* The device's limits, shared by the attribute table and launch checks. */
 #define SIM_MAX_THREADS_PER_BLOCK 1024
@@ -46,10 +55,17 @@ struct CUctx_st {
     unsigned int flags;
 };
 
+struct sim_capture;
+
+/* The capture fields of streams and events are read and written under the
+ * capture lock (backend_sim_capture.c). */
 struct CUstream_st {
     unsigned int magic;
     unsigned int flags;
     CUcontext ctx;
+    struct sim_capture *capture; /* the capture sequence it takes part in, or NULL */
+    CUgraphNode *deps;           /* while capturing: what its next node depends on */
+    size_t ndeps;
 };
 
 struct CUevent_st {
@@ -57,7 +73,43 @@ struct CUevent_st {
     unsigned int flags;
     int recorded;
     long long ns; /* host monotonic time of the last record */
+    unsigned long long capture_id; /* nonzero: last recorded in that capture sequence */
+    CUgraphNode *deps;             /* then: the stream's dependency set at the record */
+    size_t ndeps;
 };
+
+/* One piece of stream-ordered work: what a stream call does at once, or
+ * what a graph node does each time its graph is launched. */
+enum { SIM_COPY_HTOD = 1, SIM_COPY_DTOH, SIM_COPY_DTOD };
+
+typedef struct sim_op {
+    int type; /* CU_GRAPH_NODE_TYPE_* */
+    union {
+        struct {
+            CUfunction f;
+            pcc_sim_dim3 grid, block;
+            unsigned int shared;
+            void **params;      /* kernelParams form, or NULL ... */
+            const char *packed; /* ... the CU_LAUNCH_PARAM_BUFFER_POINTER form */
+            size_t size;        /* bytes of the packed form */
+            CUcontext ctx;      /* the context of f's module */
+        } kernel;
+        struct {
+            int dir; /* SIM_COPY_* */
+            uintptr_t dst, src;
+            size_t n;
+        } copy;
+        struct {
+            CUdeviceptr d;
+            unsigned int value;
+            size_t n, elem;
+        } set;
+        struct {
+            CUhostFn fn;
+            void *data;
+        } host;
+    } u;
+} sim_op;
 
 /* ---- backend_sim.c ---- */
 int sim_initialized(void);
@@ -97,6 +149,9 @@ void sim_registry_remove_owner(const void *owner);
  * of the 4000-byte device allocation at 0x..."), into buf. */
 void sim_describe_address(uintptr_t addr, char *buf, size_t len);
 void sim_fill_mem_table(pcc_driver_table *t);
+/* Runs a memcpy or memset op, checking its ranges again first (they may
+ * have been freed since the op was captured). */
+CUresult sim_mem_op_run(const sim_op *op);
 
 /* ---- backend_sim_module.c ---- */
 struct CUfunc_st {
@@ -126,8 +181,82 @@ void sim_fill_module_table(pcc_driver_table *t);
 /* Held while a launch runs; a module is unloaded only under it. */
 extern pthread_mutex_t sim_launch_lock;
 void sim_fill_launch_table(pcc_driver_table *t);
+/* Checks a launch as cuLaunchKernel does (function, dimensions, shared
+ * memory, parameters) and, when it is valid, describes it in *op. */
+CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int gy,
+                       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                       unsigned int shared, void **kernelParams, void **extra);
+/* A malloc'd copy of op's parameters in the packed form (NULL: out of
+ * memory); the caller points op->u.kernel.packed at it and owns it. */
+char *sim_kernel_pack(const sim_op *op);
+/* Runs every block of a kernel op; CUDA_ERROR_INVALID_HANDLE when its
+ * module was unloaded. A fault is recorded as the sticky error. */
+CUresult sim_kernel_run(const sim_op *op);
 /* Flushes device printf output (called at synchronizing points). */
 void sim_flush_output(void);
+
+/* ---- backend_sim_capture.c ---- */
+/* What sim_stream_submit returns when the stream is not capturing: the
+ * caller runs the work now. */
+#define SIM_RUN_NOW ((CUresult)-1)
+/* Routes one stream-ordered operation on s (after its arguments were
+ * checked): SIM_RUN_NOW, CUDA_SUCCESS when it became a node of s's capture,
+ * or the error to return (legacy stream against a blocking capture, an
+ * invalidated capture). op NULL: work the simulator does not capture (it
+ * fails on a capturing stream). */
+CUresult sim_stream_submit(CUstream s, const sim_op *op);
+/* The error a stream call whose arguments were refused returns: a refused
+ * launch also invalidates the capture it was meant for, as on the GPU. */
+CUresult sim_capture_refused(CUstream s, CUresult rc);
+/* cuStreamSynchronize / cuStreamQuery, cuCtxSynchronize and the calls
+ * stream capture forbids ("potentially unsafe": allocation, event waits,
+ * instantiation ...): CUDA_SUCCESS or the error, invalidating the captures
+ * that forbid it. */
+CUresult sim_capture_stream_sync(CUstream s);
+CUresult sim_capture_ctx_sync(void);
+CUresult sim_capture_unsafe_call(void);
+CUresult sim_capture_event_record(CUevent e, CUstream s); /* SIM_RUN_NOW: a plain record */
+CUresult sim_capture_stream_wait(CUstream s, CUevent e);
+/* An event handed to cuEventQuery / cuEventSynchronize (wait != 0) or to
+ * cuEventElapsedTime (wait == 0). */
+CUresult sim_capture_event_use(CUevent e, int wait);
+void sim_capture_stream_destroyed(CUstream s);
+void sim_capture_event_destroyed(CUevent e);
+void sim_fill_capture_table(pcc_driver_table *t);
+
+/* ---- backend_sim_graph.c ---- */
+/* All graph state (graphs, nodes, the capture sequences that build them)
+ * is guarded by this lock. */
+extern pthread_mutex_t sim_graph_lock;
+
+struct CUgraph_st {
+    unsigned int magic;
+    CUgraphNode *nodes; /* in the order they were added */
+    size_t n, cap;
+    struct sim_capture *capture; /* the capture sequence building it, or NULL */
+};
+
+struct CUgraphNode_st {
+    unsigned int magic;
+    CUgraph graph;
+    size_t index;       /* its place in graph->nodes */
+    sim_op op;          /* CU_GRAPH_NODE_TYPE_GRAPH and _EMPTY: op.type alone */
+    char *params;       /* kernel: its own copy of the parameters */
+    CUgraph child;      /* CU_GRAPH_NODE_TYPE_GRAPH: its own copy of the child graph */
+    CUgraphNode *deps;  /* in the order they were added */
+    size_t ndeps, deps_cap;
+    unsigned long long mark; /* graph walks (under sim_graph_lock) */
+};
+
+/* Under sim_graph_lock: */
+CUgraph sim_graph_new(void);
+void sim_graph_free(CUgraph g);
+/* Adds a node doing op (a copy; a kernel's parameters are copied) after
+ * deps; NULL when memory is short. */
+CUgraphNode sim_graph_add(CUgraph g, const sim_op *op, CUgraphNode const *deps, size_t ndeps);
+int sim_node_ok(CUgraphNode n);
+unsigned long long sim_graph_new_mark(void);
+void sim_fill_graph_table(pcc_driver_table *t);
 
 /* ---- backend_sim_fiber.c ---- */
 

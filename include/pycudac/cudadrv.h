@@ -26,6 +26,9 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
 typedef void (*CUhostFn)(void *userData);
 
 typedef struct {
@@ -51,7 +54,9 @@ enum {
     CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
     CUDA_ERROR_INVALID_SOURCE = 300,
     CUDA_ERROR_FILE_NOT_FOUND = 301,
+    CUDA_ERROR_OPERATING_SYSTEM = 304,
     CUDA_ERROR_INVALID_HANDLE = 400,
+    CUDA_ERROR_ILLEGAL_STATE = 401,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
     CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -71,6 +76,15 @@ enum {
     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CUDA_ERROR_NOT_PERMITTED = 800,
     CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+    CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
+    CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903,
+    CUDA_ERROR_STREAM_CAPTURE_UNJOINED = 904,
+    CUDA_ERROR_STREAM_CAPTURE_ISOLATION = 905,
+    CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
+    CUDA_ERROR_CAPTURED_EVENT = 907,
+    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
     CUDA_ERROR_UNKNOWN = 999
 };
 
@@ -149,6 +163,41 @@ enum {
 #define PCC_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
 
 typedef size_t (*CUoccupancyB2DSize)(int blockSize);
+
+/* Stream capture and graphs (Driver API reference, "Graph Management",
+ * "Stream Management"). */
+enum {
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+    CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0,
+    CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1,
+    CU_GRAPH_NODE_TYPE_KERNEL = 0,
+    CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+    CU_GRAPH_NODE_TYPE_MEMSET = 2,
+    CU_GRAPH_NODE_TYPE_HOST = 3,
+    CU_GRAPH_NODE_TYPE_GRAPH = 4,
+    CU_GRAPH_NODE_TYPE_EMPTY = 5,
+    CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE = 1
+};
+
+/* CUDA_KERNEL_NODE_PARAMS (the _v2 layout, CUDA 12+): what a kernel node
+ * launches. Parameters come either as kernelParams (a pointer per
+ * parameter) or as extra (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END, what
+ * pycudac passes); the driver copies them when the node is set. */
+typedef struct {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    void *kern; /* a CUkernel, used only when func is NULL (pycudac never does) */
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
 
 /*
  * The driver table as an X-macro: X(return type, our name, versioned symbol
@@ -276,7 +325,42 @@ typedef size_t (*CUoccupancyB2DSize)(int blockSize);
          int *options, void **optionValues))                                                \
     OPT(CUresult, cuLinkComplete, "cuLinkComplete",                                        \
         (CUlinkState state, void **cubinOut, size_t *sizeOut))                              \
-    OPT(CUresult, cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))
+    OPT(CUresult, cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))                                \
+    OPT(CUresult, cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream s, int mode))    \
+    OPT(CUresult, cuStreamEndCapture, "cuStreamEndCapture", (CUstream s, CUgraph * graph))    \
+    OPT(CUresult, cuStreamIsCapturing, "cuStreamIsCapturing", (CUstream s, int *status))      \
+    OPT(CUresult, cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2",                         \
+        (CUstream s, int *status, unsigned long long *id, CUgraph *graph,                      \
+         const CUgraphNode **deps, size_t *ndeps))                                             \
+    OPT(CUresult, cuStreamUpdateCaptureDependencies, "cuStreamUpdateCaptureDependencies",      \
+        (CUstream s, CUgraphNode * deps, size_t ndeps, unsigned int flags))                    \
+    OPT(CUresult, cuGraphCreate, "cuGraphCreate", (CUgraph * graph, unsigned int flags))      \
+    OPT(CUresult, cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))                          \
+    OPT(CUresult, cuGraphAddKernelNode, "cuGraphAddKernelNode_v2",                             \
+        (CUgraphNode * node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,             \
+         const CUDA_KERNEL_NODE_PARAMS *params))                                               \
+    OPT(CUresult, cuGraphAddEmptyNode, "cuGraphAddEmptyNode",                                  \
+        (CUgraphNode * node, CUgraph graph, const CUgraphNode *deps, size_t ndeps))            \
+    OPT(CUresult, cuGraphAddChildGraphNode, "cuGraphAddChildGraphNode",                        \
+        (CUgraphNode * node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,             \
+         CUgraph child))                                                                       \
+    OPT(CUresult, cuGraphAddDependencies, "cuGraphAddDependencies",                            \
+        (CUgraph graph, const CUgraphNode *from, const CUgraphNode *to, size_t n))             \
+    OPT(CUresult, cuGraphGetNodes, "cuGraphGetNodes",                                          \
+        (CUgraph graph, CUgraphNode * nodes, size_t *n))                                       \
+    OPT(CUresult, cuGraphGetRootNodes, "cuGraphGetRootNodes",                                  \
+        (CUgraph graph, CUgraphNode * nodes, size_t *n))                                       \
+    OPT(CUresult, cuGraphNodeGetType, "cuGraphNodeGetType", (CUgraphNode node, int *type))    \
+    OPT(CUresult, cuGraphNodeGetDependencies, "cuGraphNodeGetDependencies",                    \
+        (CUgraphNode node, CUgraphNode * deps, size_t *n))                                     \
+    OPT(CUresult, cuGraphInstantiate, "cuGraphInstantiateWithFlags",                           \
+        (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                         \
+    OPT(CUresult, cuGraphLaunch, "cuGraphLaunch", (CUgraphExec exec, CUstream s))             \
+    OPT(CUresult, cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec exec))               \
+    OPT(CUresult, cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",         \
+        (CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *params))           \
+    OPT(CUresult, cuGraphDebugDotPrint, "cuGraphDebugDotPrint",                                \
+        (CUgraph graph, const char *path, unsigned int flags))
 
 #define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
 

@@ -274,6 +274,38 @@ class compute_mode(_Named, _enum.IntEnum):
     EXCLUSIVE_PROCESS = 3
 
 
+class capture_status(_Named, _enum.IntEnum):
+    """CUstreamCaptureStatus (Stream.is_capturing, get_capture_info_v2)."""
+    NONE = 0
+    ACTIVE = 1
+    INVALIDATED = 2
+
+
+class capture_mode(_Named, _enum.IntEnum):
+    """CUstreamCaptureMode (Stream.begin_capture)."""
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
+
+
+class update_capture_dependencies_flags(_Named, _enum.IntEnum):
+    """CUstreamUpdateCaptureDependencies_flags."""
+    ADD_CAPTURE_DEPENDENCIES = 0
+    SET_CAPTURE_DEPENDENCIES = 1
+
+
+class graph_node_type(_Named, _enum.IntEnum):
+    """CUgraphNodeType (GraphNode.type)."""
+    KERNEL = 0
+    MEMCPY = 1
+    MEMSET = 2
+    HOST = 3
+    GRAPH = 4
+    EMPTY = 5
+    WAIT_EVENT = 6
+    EVENT_RECORD = 7
+
+
 # ---- host-side arrays over page-locked and managed memory ---------------------
 
 def _array_layout(shape, dtype, order, fname):

@@ -7,6 +7,7 @@
 #include "pycudac/context.h"
 #include "pycudac/errors.h"
 #include "pycudac/function.h"
+#include "pycudac/graph.h"
 #include "pycudac/loader.h"
 #include "pycudac/memory.h"
 #include "pycudac/module.h"
@@ -28,7 +29,8 @@ PyMODINIT_FUNC PyInit__driver(void)
         pcc_context_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
         pcc_event_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
         pcc_cache_init(m) < 0 || pcc_sha256_init(m) < 0 || pcc_cache_key_init(m) < 0 ||
-        pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0) {
+        pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0 ||
+        pcc_graph_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -22,6 +22,7 @@
 
 #include "pycudac/loader.h"
 #include "pycudac/memory.h"
+#include "pycudac/graph.h"
 #include "pycudac/stream.h"
 
 #define STACK_ARGS 4096
@@ -233,6 +234,23 @@ static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
     return 0;
 }
 
+/* A launch into a capture becomes a node the graph replays later: its
+ * arguments (device memory among them) are kept as long as the graph. */
+static PCC_NOINLINE int keep_args_if_captured(PyObject *stream, PyObject *const *args,
+                                              Py_ssize_t nargs)
+{
+    if (!PyObject_TypeCheck(stream, pcc_st.Stream) || ((PccStream *)stream)->capture == NULL)
+        return 0;
+    PyObject *t = PyTuple_New(nargs);
+    if (t == NULL)
+        return -1;
+    for (Py_ssize_t k = 0; k < nargs; k++)
+        PyTuple_SET_ITEM(t, k, Py_NewRef(args[k]));
+    int rc = pcc_capture_keep(stream, t);
+    Py_DECREF(t);
+    return rc < 0 ? -1 : 0;
+}
+
 /* The whole call, for every case: parse, pack, In/Out copies, events. */
 static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *args,
                                              Py_ssize_t nargs, launch_opts *o)
@@ -304,6 +322,9 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
         goto done;
     }
     pcc_note_launch((PyObject *)f);
+    if (PCC_UNLIKELY(o->stream != NULL && o->stream != Py_None) &&
+        keep_args_if_captured(o->stream, args, nargs) < 0)
+        goto done;
     if (PCC_UNLIKELY(o->time_kernel) &&
         pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
         goto done;
@@ -345,7 +366,8 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     PyObject *st = o->stream;
     CUstream stream = NULL;
     if (st != NULL && st != Py_None) {
-        if (!Py_IS_TYPE(st, pcc_hot.stream))
+        /* a capturing stream: launch_general keeps the arguments with the graph */
+        if (!Py_IS_TYPE(st, pcc_hot.stream) || ((PccStream *)st)->capture != NULL)
             return launch_general(f, args, nargs, o);
         stream = ((PccStream *)st)->stream;
     }
@@ -525,7 +547,7 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
 PyObject *pcc_function_pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PccFunction *f = (PccFunction *)self;
-    pcc_call_state cs = {1, 0, NULL};
+    pcc_call_state cs = {PCC_PACK_ONLY_BYTES, 0, NULL};
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)f->argsize);
     if (out == NULL)
         return NULL;
@@ -538,6 +560,56 @@ PyObject *pcc_function_pack(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     pcc_call_state_clear(&cs);
     return out;
+}
+
+int pcc_function_node_params(PyObject *func, PyObject *args, PyObject *block, PyObject *grid,
+                             PyObject *shared, const char *what, CUDA_KERNEL_NODE_PARAMS *p,
+                             char **buf, size_t *size)
+{
+    *buf = NULL;
+    *size = 0;
+    if (func == NULL || !PyObject_TypeCheck(func, pcc_st.Function)) {
+        PyErr_Format(PyExc_TypeError, "%s: func must be a Function (from "
+                     "SourceModule.get_function), not %.100s", what,
+                     func ? Py_TYPE(func)->tp_name : "nothing");
+        return -1;
+    }
+    PccFunction *f = (PccFunction *)func;
+    unsigned int g[3] = {1, 1, 1}, b[3], sh = 0;
+    if (block == NULL || block == Py_None)
+        block = f->prepared_block;
+    if (block == NULL) {
+        PyErr_Format(PyExc_ValueError, "kernel '%U': the block size must be given "
+                     "(block=(x, y, z))", f->name);
+        return -1;
+    }
+    if (parse_dims(f, block, b, 0) < 0 ||
+        (grid != NULL && grid != Py_None && parse_dims(f, grid, g, 1) < 0) ||
+        parse_shared(f, shared, &sh) < 0)
+        return -1;
+    char *mem = NULL;
+    if (f->argsize > 0) {
+        mem = PyMem_Calloc(1, f->argsize);
+        if (mem == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    pcc_call_state cs = {PCC_PACK_ONLY_NODE, 0, NULL};
+    int rc = pcc_pack_args(f, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), mem, &cs);
+    pcc_call_state_clear(&cs);
+    if (rc < 0) {
+        PyMem_Free(mem);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->func = f->fn;
+    p->gridDimX = g[0], p->gridDimY = g[1], p->gridDimZ = g[2];
+    p->blockDimX = b[0], p->blockDimY = b[1], p->blockDimZ = b[2];
+    p->sharedMemBytes = sh;
+    *buf = mem;
+    *size = f->argsize;
+    return 0;
 }
 
 PyObject *pcc_function_prepare(PyObject *self, PyObject *args, PyObject *kwds)

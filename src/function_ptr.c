@@ -386,10 +386,14 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
                           CUdeviceptr *out)
 {
     *out = 0;
-    if (cs->pack_only)
+    if (cs->pack_only == PCC_PACK_ONLY_BYTES)
         return pcc_arg_error(f, i, PyExc_TypeError,
                          "In/Out/InOut arguments get a temporary device buffer only when the "
                          "kernel is launched; pack() cannot show their bytes");
+    if (cs->pack_only == PCC_PACK_ONLY_NODE)
+        return pcc_arg_error(f, i, PyExc_TypeError,
+                         "a graph's kernel node makes no copies: pass device memory, and "
+                         "copy with memcpy_*_async on the capturing stream");
     if (cs->handlers == NULL) {
         cs->handlers = PyMem_Calloc((size_t)f->nparams, sizeof(pcc_handler_rec));
         if (cs->handlers == NULL) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pycudac/context.h"
+#include "pycudac/graph.h"
 #include "pycudac/loader.h"
 #include "pycudac/memory.h"
 #include "pycudac/stream.h"
@@ -562,8 +563,10 @@ static PyObject *copy_host_device(PyObject *devobj, PyObject *hostobj, PyObject 
     }
     if (pcc_check(rc, call) < 0)
         goto done;
-    /* The host memory must outlive the queued copy. */
-    if (is_async && pcc_stream_keep_alive(stream, hostobj) < 0)
+    /* The host memory must outlive the queued copy; a captured copy's device
+     * memory, the graph that replays it. */
+    if (is_async && (pcc_stream_keep_alive(stream, hostobj) < 0 ||
+                     pcc_capture_keep(stream, devobj) < 0))
         goto done;
     result = Py_None;
     Py_INCREF(result);
@@ -662,6 +665,8 @@ static PyObject *copy_dtod(PyObject *const *a, int is_async, const copy_names *n
                       : pcc_drv.cuMemcpyDtoD(dst, src, n);
         Py_END_ALLOW_THREADS
         if (pcc_check(rc, is_async ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD") < 0)
+            goto done;
+        if (is_async && (pcc_capture_keep(stream, a[0]) < 0 || pcc_capture_keep(stream, a[1]) < 0))
             goto done;
     }
     result = Py_None;

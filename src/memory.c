@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pycudac/context.h"
+#include "pycudac/graph.h"
 #include "pycudac/memory.h"
 #include "pycudac/stream.h"
 #include "structmember.h"
@@ -261,8 +262,11 @@ static int alloc_release(PccDeviceAllocation *a, int raise)
         call = "cuMemFree";
     }
     pcc_ctx_leave(&g);
-    if (rc != CUDA_SUCCESS && raise)
+    if (rc != CUDA_SUCCESS && raise) {
+        /* refused (e.g. during a stream capture): still allocated, and usable */
+        a->freed = 0;
         return pcc_raise(rc, call);
+    }
     if (rc != CUDA_SUCCESS)
         pcc_note_failed_free(rc, call);
     return 0;
@@ -665,7 +669,7 @@ static PyObject *do_memset(PyObject *args, PyObject *kwds, int width, int is_asy
         Py_END_ALLOW_THREADS
     }
     pcc_ctx_leave(&g);
-    if (pcc_check(rc, call) < 0)
+    if (pcc_check(rc, call) < 0 || (is_async && pcc_capture_keep(stream, dest) < 0))
         return NULL;
     Py_RETURN_NONE;
 }

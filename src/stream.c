@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "pycudac/context.h"
+#include "pycudac/graph.h"
 #include "pycudac/memory.h"
 #include "pycudac/stream.h"
 #include "structmember.h"
@@ -77,6 +78,11 @@ int pcc_stream_keep_alive(PyObject *stream, PyObject *obj)
     if (pcc_stream_arg(stream, &s, "stream") < 0)
         return -1;
     pcc_release_completed();
+    /* In a capture a host function becomes a node that runs at every replay;
+     * the graph keeps the object instead. */
+    int kept = pcc_capture_keep(stream, obj);
+    if (kept != 0)
+        return kept < 0 ? -1 : 0;
     keep_node *n = PyMem_RawMalloc(sizeof *n);
     if (n == NULL) {
         PyErr_NoMemory();
@@ -135,6 +141,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     self->stream = s;
+    self->capture = NULL;
     self->context = ctx;
     self->keepalive = NULL;
     self->flags = (int)flags;
@@ -148,12 +155,14 @@ static void stream_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     if (self->weakreflist != NULL)
         PyObject_ClearWeakRefs(op);
+    pcc_capture_drop(self);
     CUresult rc = CUDA_SUCCESS;
     /* Queued work still completes; the driver frees the stream after. */
     if (self->stream != NULL)
         PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuStreamDestroy(self->stream));
     (void)rc; /* never raise from dealloc */
     self->stream = NULL;
+    Py_CLEAR(self->capture);
     Py_CLEAR(self->keepalive);
     Py_CLEAR(self->context);
     tp->tp_free(op);
@@ -220,7 +229,7 @@ static PyObject *stream_wait_for_event(PccStream *self, PyObject *evt)
     }
     CUresult rc = pcc_drv.cuStreamWaitEvent(self->stream, ((PccEvent *)evt)->event, 0);
     pcc_ctx_leave(&g);
-    if (pcc_check(rc, "cuStreamWaitEvent") < 0)
+    if (pcc_check(rc, "cuStreamWaitEvent") < 0 || pcc_capture_note_join(self) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -253,6 +262,22 @@ static PyMethodDef stream_methods[] = {
      "True when all work queued on the stream is done."},
     {"wait_for_event", (PyCFunction)stream_wait_for_event, METH_O,
      "Make later work on this stream wait until `evt` has happened."},
+    {"begin_capture", (PyCFunction)(void (*)(void))pcc_stream_begin_capture,
+     METH_VARARGS | METH_KEYWORDS,
+     "begin_capture(capture_mode=capture_mode.GLOBAL): record the work queued on this "
+     "stream into a Graph instead of running it, until end_capture()."},
+    {"end_capture", (PyCFunction)pcc_stream_end_capture, METH_NOARGS,
+     "End the capture begun on this stream; returns the Graph of what was queued."},
+    {"is_capturing", (PyCFunction)pcc_stream_is_capturing, METH_NOARGS,
+     "The stream's capture_status: NONE, ACTIVE or INVALIDATED."},
+    {"get_capture_info_v2", (PyCFunction)pcc_stream_get_capture_info_v2, METH_NOARGS,
+     "(capture_status, id, graph or None, [GraphNode]): the capture this stream is part "
+     "of and the nodes the next captured work will depend on."},
+    {"update_capture_dependencies", (PyCFunction)(void (*)(void))
+     pcc_stream_update_capture_dependencies, METH_VARARGS | METH_KEYWORDS,
+     "update_capture_dependencies(nodes, flags=update_capture_dependencies_flags.ADD_CAPTURE_"
+     "DEPENDENCIES): add to (or, with SET_CAPTURE_DEPENDENCIES, replace) the nodes the next "
+     "captured work depends on."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef stream_members[] = {

@@ -18,6 +18,15 @@
  * declaration (from pycudac._sigparse) or None. New reference. */
 PyObject *pcc_function_new(PyObject *module, CUfunction fn, PyObject *name, PyObject *signature);
 
+/* A kernel node's launch (src/graph.c): block, grid and shared are parsed
+ * and checked as a call's are, the arguments packed into *buf (new, from
+ * PyMem_Malloc; NULL for no parameters) and *p filled to point at it.
+ * In/Out/InOut are refused: a node has no copies of its own. `func` must
+ * be a Function (TypeError naming `what` otherwise). 0 or -1. */
+int pcc_function_node_params(PyObject *func, PyObject *args, PyObject *block, PyObject *grid,
+                             PyObject *shared, const char *what, CUDA_KERNEL_NODE_PARAMS *p,
+                             char **buf, size_t *size);
+
 int pcc_function_init(PyObject *module);
 
 #endif

@@ -121,10 +121,13 @@ typedef struct {
 } pcc_handler_rec;
 
 typedef struct {
-    int pack_only;            /* pack(): In/Out/InOut refused */
+    int pack_only;            /* In/Out/InOut refused: PCC_PACK_ONLY_* */
     int nhandlers;
     pcc_handler_rec *handlers; /* PyMem, nparams entries, or NULL */
 } pcc_call_state;
+
+/* Why a packing refuses In/Out/InOut (pcc_call_state.pack_only). */
+enum { PCC_PACK_FOR_LAUNCH = 0, PCC_PACK_ONLY_BYTES = 1, PCC_PACK_ONLY_NODE = 2 };
 
 /* Fills f->params/nparams/argsize/note/layout_error from the driver's
  * parameter info (unless !use_driver: the C ABI rules alone, as on drivers

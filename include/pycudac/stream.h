@@ -9,6 +9,10 @@
 typedef struct {
     PyObject_HEAD
     CUstream stream;
+    /* The Graph of a capture this stream is part of (strong), or NULL; stale
+     * once that Graph's `capturing` is 0 (graph.c). Next to `stream`: the
+     * launch's fast path reads both. */
+    PyObject *capture;
     PyObject *context;
     PyObject *keepalive; /* list of objects to hold until the stream completes, or NULL */
     int flags;

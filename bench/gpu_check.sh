@@ -141,11 +141,11 @@ if [ -n "$SAN" ]; then
     SAN_ARGS=(--tool memcheck --leak-check full --report-api-errors no --error-exitcode 99)
     run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
         "$PY" examples/hello_gpu.py
-    # the launch and driver test files on the GPU, without the tests that fork or
+    # the launch, driver and graph test files on the GPU, without the tests that fork or
     # start subprocesses (the sanitizer follows children and slows them badly)
     # or compare timings: memory errors first, then the same run for leaks
     SAN_TESTS=()
-    for f in tests/test_launch.py tests/test_driver.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
+    for f in tests/test_launch.py tests/test_driver.py tests/test_graph.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
     [ ${#SAN_TESTS[@]} -eq 0 ] && SAN_TESTS=(tests)
     SAN_K="not fork and not exit and not subprocess and not thread and not slower"
     run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" --tool memcheck \

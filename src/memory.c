@@ -236,7 +236,78 @@ PyObject *pcc_device_allocation_view(CUdeviceptr ptr, size_t size, PyObject *con
     return (PyObject *)a;
 }
 
-/* Frees the memory now, in its own context. raise=0: silent (dealloc). */
+/* cuMemFree (or cuMemFreeAsync on `stream`) of `ptr` in `context`; the
+ * driver's call into *call. CUDA_SUCCESS when the context was detached:
+ * the memory went with it. */
+static CUresult free_in_context(PyObject *context, PyObject *stream, CUdeviceptr ptr, int kind,
+                                const char **call)
+{
+    pcc_ctx_guard g;
+    *call = "cuMemFree";
+    if (pcc_ctx_enter(context, &g) < 0)
+        return CUDA_SUCCESS;
+    CUresult rc;
+    if (kind == PCC_MEM_ASYNC && pcc_drv.cuMemFreeAsync != NULL) {
+        CUstream s = NULL;
+        if (stream != NULL && stream != Py_None)
+            s = ((PccStream *)stream)->stream;
+        rc = pcc_drv.cuMemFreeAsync(ptr, s);
+        *call = "cuMemFreeAsync";
+    } else {
+        rc = pcc_drv.cuMemFree(ptr);
+    }
+    pcc_ctx_leave(&g);
+    return rc;
+}
+
+/* Memory whose object the garbage collector freed during a stream capture:
+ * a GLOBAL capture refuses cuMemFree and is invalidated by the attempt, so
+ * the free waits until no capture is in progress (pcc_memory_free_deferred). */
+typedef struct deferred_free {
+    PyObject *context, *stream; /* strong */
+    CUdeviceptr ptr;
+    int kind;
+    struct deferred_free *next;
+} deferred_free;
+
+static deferred_free *deferred_frees;
+
+/* 0 when a's memory is queued; -1 (nothing raised) when it must be freed now. */
+static int defer_free(PccDeviceAllocation *a)
+{
+    deferred_free *d = PyMem_Malloc(sizeof *d);
+    if (d == NULL)
+        return -1;
+    d->context = Py_NewRef(a->context);
+    d->stream = Py_XNewRef(a->stream);
+    d->ptr = a->ptr;
+    d->kind = a->kind;
+    d->next = deferred_frees;
+    deferred_frees = d;
+    return 0;
+}
+
+void pcc_memory_free_deferred(void)
+{
+    deferred_free *d = deferred_frees;
+    deferred_frees = NULL;
+    while (d != NULL) {
+        deferred_free *next = d->next;
+        const char *call;
+        CUresult rc = pcc_skip_free() ? CUDA_SUCCESS
+                                      : free_in_context(d->context, d->stream, d->ptr, d->kind,
+                                                        &call);
+        if (rc != CUDA_SUCCESS)
+            pcc_note_failed_free(rc, call);
+        Py_XDECREF(d->stream);
+        Py_DECREF(d->context);
+        PyMem_Free(d);
+        d = next;
+    }
+}
+
+/* Frees the memory now, in its own context. raise=0: silent (dealloc), and
+ * deferred while a capture is in progress. */
 static int alloc_release(PccDeviceAllocation *a, int raise)
 {
     if (a->freed)
@@ -244,24 +315,10 @@ static int alloc_release(PccDeviceAllocation *a, int raise)
     a->freed = 1;
     if (a->owner != NULL || a->ptr == 0 || pcc_skip_free())
         return 0;
-    pcc_ctx_guard g;
-    if (pcc_ctx_enter(a->context, &g) < 0) {
-        /* The context was detached: the memory went with it. */
+    if (!raise && pcc_capture_active() && defer_free(a) == 0)
         return 0;
-    }
-    CUresult rc;
     const char *call;
-    if (a->kind == PCC_MEM_ASYNC && pcc_drv.cuMemFreeAsync != NULL) {
-        CUstream s = NULL;
-        if (a->stream != NULL && a->stream != Py_None)
-            s = ((PccStream *)a->stream)->stream;
-        rc = pcc_drv.cuMemFreeAsync(a->ptr, s);
-        call = "cuMemFreeAsync";
-    } else {
-        rc = pcc_drv.cuMemFree(a->ptr);
-        call = "cuMemFree";
-    }
-    pcc_ctx_leave(&g);
+    CUresult rc = free_in_context(a->context, a->stream, a->ptr, a->kind, &call);
     if (rc != CUDA_SUCCESS && raise) {
         /* refused (e.g. during a stream capture): still allocated, and usable */
         a->freed = 0;

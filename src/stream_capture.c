@@ -14,6 +14,7 @@
 
 #include "pycudac/context.h"
 #include "pycudac/graph.h"
+#include "pycudac/memory.h"
 
 /* ---- the capturing Graphs (borrowed; each removes itself) ------------------------ */
 
@@ -51,6 +52,13 @@ void pcc_capture_list_end(PccGraph *g, int handed)
     g->owned = handed;
     if (!handed)
         g->graph = NULL;
+    if (ncapturing == 0)
+        pcc_memory_free_deferred();
+}
+
+int pcc_capture_active(void)
+{
+    return ncapturing > 0;
 }
 
 PccGraph *pcc_capture_list_find(CUgraph h)

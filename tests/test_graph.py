@@ -3,6 +3,9 @@ Stream.begin_capture / end_capture / get_capture_info_v2 /
 update_capture_dependencies, with PyCUDA's names. The same tests run on
 the simulator (CI) and on the GPU (PYCUDAC_BACKEND=cuda)."""
 import gc
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -270,6 +273,26 @@ def test_what_a_global_capture_forbids_and_relaxed_allows(streams):
     s.end_capture()
 
 
+def test_memory_collected_during_a_capture_is_freed_after_it(k, streams):
+    """The garbage collector may free an allocation at any moment; during a
+    GLOBAL capture the driver would refuse the free and invalidate the
+    capture, so pycudac frees it when the capture is over."""
+    a = zeros_gpu()
+    doomed = [drv.mem_alloc(1 << 20) for _ in range(3)]
+    before = drv._debug_counters()["failed_frees"]
+    s = streams()
+    s.begin_capture()
+    k["plus"](a, np.int32(1), block=B, stream=s)
+    del doomed
+    gc.collect()
+    assert s.is_capturing() == drv.capture_status.ACTIVE
+    graph = s.end_capture()
+    assert drv._debug_counters()["failed_frees"] == before
+    graph.instantiate().launch(s)
+    s.synchronize()
+    np.testing.assert_array_equal(read(a), 1)
+
+
 def test_events_recorded_in_a_capture(k, streams):
     s = streams()
     e = drv.Event()
@@ -476,3 +499,13 @@ def test_debug_dot_print(k, tmp_path):
     assert "digraph" in text and "plus" in text and "->" in text
     with pytest.raises(drv.Error):
         g.debug_dot_print(str(tmp_path / "no" / "such" / "dir.dot"))
+
+
+def test_the_graph_example_runs():
+    """examples/graph_replay.py, on the backend this run uses."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYCUDAC_BACKEND=drv.get_backend())
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "graph_replay.py")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "10 replays match NumPy" in r.stdout and "matches NumPy" in r.stdout.splitlines()[-1]

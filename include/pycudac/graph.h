@@ -47,6 +47,8 @@ int pcc_capture_list_add(PccGraph *g);
  * the driver has freed it. */
 void pcc_capture_list_end(PccGraph *g, int handed);
 PccGraph *pcc_capture_list_find(CUgraph h);
+/* Whether a capture pycudac knows of is in progress. */
+int pcc_capture_active(void);
 
 /* When `stream` (a Stream, None or NULL) is known to be capturing: keeps
  * `obj` with the capture's graph and returns 1; 0 when it is not

@@ -577,6 +577,9 @@ static CUresult sim_cuGraphExecDestroy(CUgraphExec exec)
         return rc;
     if ((rc = exec_check(exec)) != CUDA_SUCCESS)
         return rc;
+    /* The H100's driver destroys it and answers success, but a capture that
+     * forbids unsafe calls is invalidated all the same. */
+    (void)sim_capture_unsafe_call();
     pthread_mutex_lock(&exec->lock); /* not while it runs */
     exec->magic = 0;
     pthread_mutex_unlock(&exec->lock);

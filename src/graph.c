@@ -691,10 +691,24 @@ static PyType_Spec node_spec = {
 
 /* ---- GraphExec ---------------------------------------------------------------------- */
 
+/* pcc_deferred's release for a GraphExec collected during a capture (its
+ * destruction would invalidate a GLOBAL capture). */
+static void release_deferred_exec(pcc_deferred *d)
+{
+    CUresult rc = CUDA_SUCCESS;
+    PCC_FREE_IN_CONTEXT(d->context, rc, pcc_drv.cuGraphExecDestroy((CUgraphExec)d->ptr));
+    (void)rc;
+}
+
 static void exec_dealloc(PyObject *op)
 {
     PccGraphExec *self = (PccGraphExec *)op;
     PyTypeObject *tp = Py_TYPE(op);
+    pcc_deferred *d = self->exec ? pcc_capture_defer(release_deferred_exec, self->context) : NULL;
+    if (d != NULL) {
+        d->ptr = self->exec;
+        self->exec = NULL;
+    }
     if (self->exec != NULL) {
         CUresult rc = CUDA_SUCCESS;
         PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuGraphExecDestroy(self->exec));

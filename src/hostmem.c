@@ -7,17 +7,45 @@
 #include <string.h>
 
 #include "pycudac/context.h"
+#include "pycudac/graph.h"
 #include "pycudac/memory.h"
 #include "structmember.h"
 
 #define PCC_MEMHOSTREGISTER_READ_ONLY 0x08
 
+/* pcc_deferred's release: kind 1 a registration (its view released after). */
+static void release_deferred(pcc_deferred *d)
+{
+    CUresult rc = CUDA_SUCCESS;
+    PCC_FREE_IN_CONTEXT(d->context, rc,
+                        d->kind ? pcc_drv.cuMemHostUnregister(d->ptr) : pcc_drv.cuMemFreeHost(d->ptr));
+    if (rc != CUDA_SUCCESS)
+        pcc_note_failed_free(rc, d->kind ? "cuMemHostUnregister" : "cuMemFreeHost");
+    if (d->view.obj != NULL)
+        PyBuffer_Release(&d->view);
+}
+
+/* Frees now, in its own context. raise=0: silent (dealloc), and deferred
+ * while a capture is in progress (pcc_capture_defer). */
 static int host_release(PccHostAllocation *h, int raise)
 {
     if (h->freed)
         return 0;
     h->freed = 1;
     int registered = h->registered_base != NULL;
+    pcc_deferred *d = raise || h->ptr == NULL || h->context == NULL
+                          ? NULL
+                          : pcc_capture_defer(release_deferred, h->context);
+    if (d != NULL) { /* the registration's view and base go with it */
+        d->ptr = h->ptr;
+        d->kind = registered;
+        d->view = h->view;
+        memset(&h->view, 0, sizeof h->view);
+        d->keep = h->registered_base;
+        h->registered_base = NULL;
+        h->ptr = NULL;
+        return 0;
+    }
     CUresult rc = CUDA_SUCCESS;
     const char *call = registered ? "cuMemHostUnregister" : "cuMemFreeHost";
     if (h->ptr != NULL)

@@ -260,54 +260,18 @@ static CUresult free_in_context(PyObject *context, PyObject *stream, CUdeviceptr
     return rc;
 }
 
-/* Memory whose object the garbage collector freed during a stream capture:
- * a GLOBAL capture refuses cuMemFree and is invalidated by the attempt, so
- * the free waits until no capture is in progress (pcc_memory_free_deferred). */
-typedef struct deferred_free {
-    PyObject *context, *stream; /* strong */
-    CUdeviceptr ptr;
-    int kind;
-    struct deferred_free *next;
-} deferred_free;
-
-static deferred_free *deferred_frees;
-
-/* 0 when a's memory is queued; -1 (nothing raised) when it must be freed now. */
-static int defer_free(PccDeviceAllocation *a)
+/* pcc_deferred's release for device memory. */
+static void release_deferred(pcc_deferred *d)
 {
-    deferred_free *d = PyMem_Malloc(sizeof *d);
-    if (d == NULL)
-        return -1;
-    d->context = Py_NewRef(a->context);
-    d->stream = Py_XNewRef(a->stream);
-    d->ptr = a->ptr;
-    d->kind = a->kind;
-    d->next = deferred_frees;
-    deferred_frees = d;
-    return 0;
-}
-
-void pcc_memory_free_deferred(void)
-{
-    deferred_free *d = deferred_frees;
-    deferred_frees = NULL;
-    while (d != NULL) {
-        deferred_free *next = d->next;
-        const char *call;
-        CUresult rc = pcc_skip_free() ? CUDA_SUCCESS
-                                      : free_in_context(d->context, d->stream, d->ptr, d->kind,
-                                                        &call);
-        if (rc != CUDA_SUCCESS)
-            pcc_note_failed_free(rc, call);
-        Py_XDECREF(d->stream);
-        Py_DECREF(d->context);
-        PyMem_Free(d);
-        d = next;
-    }
+    const char *call = "cuMemFree";
+    CUresult rc = pcc_skip_free() ? CUDA_SUCCESS
+                                  : free_in_context(d->context, d->keep, d->dptr, d->kind, &call);
+    if (rc != CUDA_SUCCESS)
+        pcc_note_failed_free(rc, call);
 }
 
 /* Frees the memory now, in its own context. raise=0: silent (dealloc), and
- * deferred while a capture is in progress. */
+ * deferred while a capture is in progress (pcc_capture_defer). */
 static int alloc_release(PccDeviceAllocation *a, int raise)
 {
     if (a->freed)
@@ -315,8 +279,13 @@ static int alloc_release(PccDeviceAllocation *a, int raise)
     a->freed = 1;
     if (a->owner != NULL || a->ptr == 0 || pcc_skip_free())
         return 0;
-    if (!raise && pcc_capture_active() && defer_free(a) == 0)
+    pcc_deferred *d = raise ? NULL : pcc_capture_defer(release_deferred, a->context);
+    if (d != NULL) {
+        d->dptr = a->ptr;
+        d->kind = a->kind;
+        d->keep = Py_XNewRef(a->stream);
         return 0;
+    }
     const char *call;
     CUresult rc = free_in_context(a->context, a->stream, a->ptr, a->kind, &call);
     if (rc != CUDA_SUCCESS && raise) {

@@ -14,12 +14,13 @@
 
 #include "pycudac/context.h"
 #include "pycudac/graph.h"
-#include "pycudac/memory.h"
 
 /* ---- the capturing Graphs (borrowed; each removes itself) ------------------------ */
 
 static PccGraph **capturing;
 static Py_ssize_t ncapturing, capturing_cap;
+
+static void release_deferred(void);
 
 int pcc_capture_list_add(PccGraph *g)
 {
@@ -53,12 +54,39 @@ void pcc_capture_list_end(PccGraph *g, int handed)
     if (!handed)
         g->graph = NULL;
     if (ncapturing == 0)
-        pcc_memory_free_deferred();
+        release_deferred();
 }
 
-int pcc_capture_active(void)
+/* ---- frees that wait for the captures to end ------------------------------------ */
+
+static pcc_deferred *deferred;
+
+pcc_deferred *pcc_capture_defer(void (*release)(pcc_deferred *d), PyObject *context)
 {
-    return ncapturing > 0;
+    if (ncapturing == 0)
+        return NULL;
+    pcc_deferred *d = PyMem_Calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    d->release = release;
+    d->context = Py_NewRef(context);
+    d->next = deferred;
+    deferred = d;
+    return d;
+}
+
+static void release_deferred(void)
+{
+    pcc_deferred *d = deferred;
+    deferred = NULL;
+    while (d != NULL) {
+        pcc_deferred *next = d->next;
+        d->release(d);
+        Py_XDECREF(d->keep);
+        Py_DECREF(d->context);
+        PyMem_Free(d);
+        d = next;
+    }
 }
 
 PccGraph *pcc_capture_list_find(CUgraph h)

@@ -274,11 +274,16 @@ def test_what_a_global_capture_forbids_and_relaxed_allows(streams):
 
 
 def test_memory_collected_during_a_capture_is_freed_after_it(k, streams):
-    """The garbage collector may free an allocation at any moment; during a
-    GLOBAL capture the driver would refuse the free and invalidate the
-    capture, so pycudac frees it when the capture is over."""
+    """The garbage collector may free an object at any moment; during a
+    GLOBAL capture the driver would refuse (or be invalidated by) freeing
+    device memory, page-locked or registered host memory, or a GraphExec,
+    so pycudac frees them when the capture is over."""
     a = zeros_gpu()
+    g = drv.Graph()
+    g.add_empty_node()
     doomed = [drv.mem_alloc(1 << 20) for _ in range(3)]
+    doomed += [drv.pagelocked_empty(1000, np.float32), g.instantiate(),
+               drv.register_host_memory(np.zeros(4096, np.float32))]
     before = drv._debug_counters()["failed_frees"]
     s = streams()
     s.begin_capture()
@@ -501,7 +506,7 @@ def test_debug_dot_print(k, tmp_path):
         g.debug_dot_print(str(tmp_path / "no" / "such" / "dir.dot"))
 
 
-def test_the_graph_example_runs():
+def test_the_graph_example_runs_in_a_subprocess():
     """examples/graph_replay.py, on the backend this run uses."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYCUDAC_BACKEND=drv.get_backend())

@@ -47,8 +47,26 @@ int pcc_capture_list_add(PccGraph *g);
  * the driver has freed it. */
 void pcc_capture_list_end(PccGraph *g, int handed);
 PccGraph *pcc_capture_list_find(CUgraph h);
-/* Whether a capture pycudac knows of is in progress. */
-int pcc_capture_active(void);
+/* A handle whose object the garbage collector freed during a capture.
+ * A GLOBAL capture refuses cuMemFree / cuMemFreeHost / cuMemHostUnregister
+ * and is invalidated by them (and by cuGraphExecDestroy): a collection at
+ * the wrong moment must not break the user's capture, so such frees wait
+ * until no capture pycudac knows of is in progress. */
+typedef struct pcc_deferred {
+    struct pcc_deferred *next;
+    void (*release)(struct pcc_deferred *d); /* frees the handle (GIL held), not d */
+    PyObject *context;                       /* strong */
+    PyObject *keep;                          /* strong or NULL: what the handle needs */
+    void *ptr;                               /* the handle, */
+    CUdeviceptr dptr;                        /* or this one */
+    int kind;
+    Py_buffer view;                          /* a registration's, or zeroed */
+} pcc_deferred;
+
+/* During a capture: a new zeroed pcc_deferred with `release` and a
+ * reference to `context`, queued; the caller fills in the handle. NULL when
+ * no capture is in progress (or no memory): free now. Nothing raised. */
+pcc_deferred *pcc_capture_defer(void (*release)(pcc_deferred *d), PyObject *context);
 
 /* When `stream` (a Stream, None or NULL) is known to be capturing: keeps
  * `obj` with the capture's graph and returns 1; 0 when it is not

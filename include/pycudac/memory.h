@@ -40,10 +40,6 @@ typedef struct {
     PyObject *weakreflist;
 } PccHostAllocation;
 
-/* Frees the device memory whose objects were collected during a stream
- * capture (memory.c); stream_capture.c calls it when the last one ends. */
-void pcc_memory_free_deferred(void);
-
 static inline int pcc_is_device_allocation(PyObject *o)
 {
     return Py_IS_TYPE(o, pcc_st.DeviceAllocation) ||

@@ -21,6 +21,20 @@ def gbps(nbytes, seconds):
     return nbytes / seconds / 1e9
 
 
+def alternate(turns, warm, rounds):
+    """Runs each (name, fn) of `turns` `warm` times untimed, then `rounds`
+    times, in an order that flips every round (so that neither side always
+    runs first); returns {name: [what fn returned, per round]}."""
+    for _, fn in turns:
+        for _ in range(warm):
+            fn()
+    got = {name: [] for name, _ in turns}
+    for r in range(rounds):
+        for name, fn in (turns if r % 2 == 0 else turns[::-1]):
+            got[name].append(fn())
+    return got
+
+
 def bench_pycudac(rec, quick, floor_lib):
     import pycudac.autoinit  # noqa: F401
     import pycudac.driver as drv
@@ -40,20 +54,36 @@ def bench_pycudac(rec, quick, floor_lib):
             return gbps(nbytes, now() - t0)
         return one
 
+    def floor_call(fn, *args):
+        """fn(*args) of the C floor in this process; its error raised."""
+        v = fn(*args)
+        if v < 0:
+            raise RuntimeError(floor_lib.floor_error().decode(errors="replace"))
+        return v
+
     def pinned():
+        """256 MiB copies between page-locked memory and the device, one at a
+        time, alternating with the C floor's copies of the same host buffer
+        in this process when it loads (a paired ratio: what a host's PCIe
+        gives moves between the floor's process and this one)."""
         h = drv.pagelocked_empty(nbytes // 4, np.float32)
         h[:] = rng.random(nbytes // 4, dtype=np.float32)
-        for _ in range(warm):
-            drv.memcpy_htod(d, h)
-        s = [timed_copy(lambda: drv.memcpy_htod(d, h))() for _ in range(reps)]
-        rec.value("pycudac", "pinned_h2d_GBps", median(s), "GB/s", s, bytes=nbytes)
         back = drv.pagelocked_empty(nbytes // 4, np.float32)
-        for _ in range(warm):
-            drv.memcpy_dtoh(back, d)
-        s = [timed_copy(lambda: drv.memcpy_dtoh(back, d))() for _ in range(reps)]
+        for to_host, metric, host, mine in (
+                (0, "pinned_h2d_GBps", h, lambda: drv.memcpy_htod(d, h)),
+                (1, "pinned_d2h_GBps", back, lambda: drv.memcpy_dtoh(back, d))):
+            turns = [("mine", timed_copy(mine))]
+            if floor_lib is not None:
+                turns.append(("floor", lambda host=host, to_host=to_host: floor_call(
+                    floor_lib.floor_copy_GBps, host.ctypes.data, nbytes, to_host)))
+            got = alternate(turns, warm, reps)
+            s, f = got["mine"], got.get("floor")
+            pair = paired([a / b for a, b in zip(s, f)]) if f else {}
+            rec.value("pycudac", metric, median(s), "GB/s", s, bytes=nbytes, **pair)
+            if f:
+                rec.value("floor-inproc", metric, median(f), "GB/s", f, bytes=nbytes)
         if not np.array_equal(back, h):
             raise AssertionError("pinned round trip returned different data")
-        rec.value("pycudac", "pinned_d2h_GBps", median(s), "GB/s", s, bytes=nbytes)
     rec.guard("pycudac", ["pinned_h2d_GBps", "pinned_d2h_GBps"], pinned)
 
     def pageable():
@@ -85,18 +115,10 @@ def bench_pycudac(rec, quick, floor_lib):
                 drv.memcpy_htod(d4, x)
             return (now() - t0) * 1e6 / n
 
-        def floor():
-            us = floor_lib.floor_htod_small_us(n)
-            if us < 0:
-                raise RuntimeError(floor_lib.floor_error().decode(errors="replace"))
-            return us
-        turns = [("mine", mine)] + ([("floor", floor)] if floor_lib is not None else [])
-        got = {name: [] for name, _ in turns}
-        for _, fn in turns:
-            fn()  # warm-up
-        for b in range(batches):
-            for name, fn in (turns if b % 2 == 0 else turns[::-1]):
-                got[name].append(fn())
+        turns = [("mine", mine)]
+        if floor_lib is not None:
+            turns.append(("floor", lambda: floor_call(floor_lib.floor_htod_small_us, n)))
+        got = alternate(turns, 1, batches)
         s, f = got["mine"], got.get("floor")
         pair = paired([a / b for a, b in zip(s, f)]) if f else {}
         rec.value("pycudac", "htod_4B_us", median(s), "us", s, bytes=4, host="pageable", **pair)

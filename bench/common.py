@@ -150,6 +150,8 @@ def load_floor(path, nvrtc_hint=None):
         lib.floor_param_size.restype = ctypes.c_long
         lib.floor_htod_small_us.argtypes = [ctypes.c_int]
         lib.floor_htod_small_us.restype = ctypes.c_double
+        lib.floor_copy_GBps.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        lib.floor_copy_GBps.restype = ctypes.c_double
     except OSError as exc:
         return None, f"cannot load {path}: {exc}"
     hint = nvrtc_hint or os.environ.get("FLOOR_NVRTC")

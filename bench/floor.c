@@ -535,6 +535,33 @@ static int time_copies(int dir, void *host, CUdeviceptr d, size_t bytes, int war
     return 0;
 }
 
+/* One synchronized copy of n bytes between `host` (the caller's memory:
+ * bench_memcpy.py passes pycudac's page-locked buffer, so both sides copy the
+ * very same pages) and a device buffer of the floor's own, kept and remade
+ * for another n: GB/s, negative on error. For the paired pinned copies. */
+FLOOR_API double floor_copy_GBps(void *host, size_t n, int to_host)
+{
+    static CUdeviceptr d;
+    static size_t d_size;
+    double gbps;
+    if (!initialized) {
+        set_err("floor_init was not called");
+        return -1.0;
+    }
+    if (d_size != n) {
+        if (d)
+            drv.cuMemFree(d);
+        d = 0;
+        d_size = 0;
+        if (ck(drv.cuMemAlloc(&d, n), "cuMemAlloc") < 0)
+            return -1.0;
+        d_size = n;
+    }
+    if (time_copies(to_host, host, d, n, 0, 1, &gbps) < 0)
+        return -1.0;
+    return gbps;
+}
+
 static void bench_copies(int pinned)
 {
     size_t bytes = (size_t)(quick ? 16 : 256) << 20;

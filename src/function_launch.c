@@ -234,18 +234,20 @@ static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
     return 0;
 }
 
-/* A launch into a capture becomes a node the graph replays later: its
- * arguments (device memory among them) are kept as long as the graph. */
-static PCC_NOINLINE int keep_args_if_captured(PyObject *stream, PyObject *const *args,
-                                              Py_ssize_t nargs)
+/* A launch into a capture becomes a node the graph replays later: the
+ * Function (its module stays loaded) and the arguments (device memory among
+ * them) are kept as long as the graph. */
+static PCC_NOINLINE int keep_args_if_captured(PccFunction *f, PyObject *stream,
+                                              PyObject *const *args, Py_ssize_t nargs)
 {
     if (!PyObject_TypeCheck(stream, pcc_st.Stream) || ((PccStream *)stream)->capture == NULL)
         return 0;
-    PyObject *t = PyTuple_New(nargs);
+    PyObject *t = PyTuple_New(nargs + 1);
     if (t == NULL)
         return -1;
+    PyTuple_SET_ITEM(t, 0, Py_NewRef((PyObject *)f));
     for (Py_ssize_t k = 0; k < nargs; k++)
-        PyTuple_SET_ITEM(t, k, Py_NewRef(args[k]));
+        PyTuple_SET_ITEM(t, k + 1, Py_NewRef(args[k]));
     int rc = pcc_capture_keep(stream, t);
     Py_DECREF(t);
     return rc < 0 ? -1 : 0;
@@ -323,7 +325,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
     }
     pcc_note_launch((PyObject *)f);
     if (PCC_UNLIKELY(o->stream != NULL && o->stream != Py_None) &&
-        keep_args_if_captured(o->stream, args, nargs) < 0)
+        keep_args_if_captured(f, o->stream, args, nargs) < 0)
         goto done;
     if (PCC_UNLIKELY(o->time_kernel) &&
         pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)

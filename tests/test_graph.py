@@ -3,6 +3,7 @@ Stream.begin_capture / end_capture / get_capture_info_v2 /
 update_capture_dependencies, with PyCUDA's names. The same tests run on
 the simulator (CI) and on the GPU (PYCUDAC_BACKEND=cuda)."""
 import gc
+import weakref
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from pycudac import driver as drv
-from pycudac import gpuarray
+from pycudac import compiler, gpuarray
 from pycudac.compiler import SourceModule
 
 pytestmark = pytest.mark.usefixtures("autoinit")
@@ -219,6 +220,32 @@ def test_a_graph_keeps_what_its_work_uses(k, streams):
     s.synchronize()
     np.testing.assert_array_equal(out, 5)
     assert all((j.get() == 9).all() for j in junk)
+
+
+@pytest.mark.parametrize("how", ["captured", "by hand"])
+def test_a_graph_keeps_the_module_of_its_kernels(streams, how):
+    """Captured launches and kernel nodes run code of a Module: the graph
+    keeps it loaded after the caller drops every reference to it."""
+    mod = SourceModule(SRC.replace("plus(", "plus_kept("))
+    a = zeros_gpu()
+    s = streams()
+    if how == "captured":
+        s.begin_capture()
+        mod.get_function("plus_kept")(a, np.int32(2), block=B, stream=s)
+        graph = s.end_capture()
+    else:
+        graph = drv.Graph()
+        graph.add_kernel_node(a, np.int32(2), block=B, func=mod.get_function("plus_kept"))
+    exe = graph.instantiate()
+    module = weakref.ref(mod.module)
+    del mod, graph
+    compiler.clear_memo()  # SourceModule's memo holds its modules too
+    SourceModule(SRC).get_function("fill")(a, np.float32(0), block=B)  # another last launch
+    gc.collect()
+    assert module() is not None
+    exe.launch(s)
+    s.synchronize()
+    np.testing.assert_array_equal(read(a), 2)
 
 
 def test_a_graph_launched_into_a_capture_is_refused(k, streams):

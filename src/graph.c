@@ -34,6 +34,13 @@ typedef struct {
 
 static PyTypeObject *Graph_Type, *GraphNode_Type, *GraphExec_Type;
 
+/* Handles hash like the pointers they are (Py_HashPointer is 3.13+). */
+static Py_hash_t hash_handle(const void *p)
+{
+    Py_hash_t h = (Py_hash_t)((uintptr_t)p >> 4);
+    return h == -1 ? -2 : h;
+}
+
 /* ---- helpers ----------------------------------------------------------------------- */
 
 /* LogicError when the driver lacks CUDA graphs (drivers before CUDA 12). */
@@ -67,6 +74,8 @@ PyObject *pcc_graph_wrap(CUgraph h, PyObject *context, int owned)
     g->keep = PyList_New(0);
     g->owned = owned;
     g->capturing = 0;
+    g->origin = NULL;
+    g->hash = hash_handle(h);
     g->weakreflist = NULL;
     if (g->keep == NULL) {
         g->owned = 0; /* the caller still owns h */
@@ -256,13 +265,6 @@ static void graph_dealloc(PyObject *op)
     Py_DECREF(tp);
 }
 
-/* Handles hash like the pointers they are (Py_HashPointer is 3.13+). */
-static Py_hash_t hash_handle(const void *p)
-{
-    Py_hash_t h = (Py_hash_t)((uintptr_t)p >> 4);
-    return h == -1 ? -2 : h;
-}
-
 /* Equal when they are the same CUgraph (the capture's graph, wrapped twice). */
 static PyObject *handle_compare(void *a, void *b, int op)
 {
@@ -277,12 +279,15 @@ static PyObject *graph_richcompare(PyObject *a, PyObject *b, int op)
 {
     if (!PyObject_TypeCheck(b, Graph_Type))
         Py_RETURN_NOTIMPLEMENTED;
-    return handle_compare(((PccGraph *)a)->graph, ((PccGraph *)b)->graph, op);
+    /* graphs a failed capture freed are only themselves */
+    PccGraph *x = (PccGraph *)a, *y = (PccGraph *)b;
+    return x->graph && y->graph ? handle_compare(x->graph, y->graph, op)
+                                : handle_compare(x, y, op);
 }
 
 static Py_hash_t graph_hash(PyObject *op)
 {
-    return hash_handle(((PccGraph *)op)->graph);
+    return ((PccGraph *)op)->hash; /* fixed at creation: the handle may be cleared */
 }
 
 /* Adds a node made by `add` (the driver call, already made) to the graph's
@@ -735,7 +740,10 @@ static PyObject *exec_launch(PyObject *op, PyObject *args, PyObject *kwds)
     pcc_ctx_guard g;
     if (pcc_graph_enter(self->context, &g, "GraphExec.launch") < 0)
         return NULL;
-    CUresult rc = pcc_drv.cuGraphLaunch(self->exec, s);
+    CUresult rc;
+    Py_BEGIN_ALLOW_THREADS /* the simulator runs the whole graph here */
+    rc = pcc_drv.cuGraphLaunch(self->exec, s);
+    Py_END_ALLOW_THREADS
     pcc_ctx_leave(&g);
     /* launched into a capture: that graph now runs this one's work too */
     if (pcc_check(rc, "cuGraphLaunch") < 0 || pcc_capture_keep(stream, op) < 0)

@@ -52,14 +52,17 @@ static int host_release(PccHostAllocation *h, int raise)
         PCC_FREE_IN_CONTEXT(h->context, rc,
                             registered ? pcc_drv.cuMemHostUnregister(h->ptr)
                                        : pcc_drv.cuMemFreeHost(h->ptr));
+    if (rc != CUDA_SUCCESS && raise) {
+        /* refused (e.g. during a stream capture): still allocated, and usable */
+        h->freed = 0;
+        return pcc_raise(rc, call);
+    }
     if (registered) {
         if (h->view.obj != NULL)
             PyBuffer_Release(&h->view);
         Py_CLEAR(h->registered_base);
     }
     h->ptr = NULL;
-    if (rc != CUDA_SUCCESS && raise)
-        return pcc_raise(rc, call);
     if (rc != CUDA_SUCCESS)
         pcc_note_failed_free(rc, call);
     return 0;

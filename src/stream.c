@@ -79,10 +79,16 @@ int pcc_stream_keep_alive(PyObject *stream, PyObject *obj)
         return -1;
     pcc_release_completed();
     /* In a capture a host function becomes a node that runs at every replay;
-     * the graph keeps the object instead. */
-    int kept = pcc_capture_keep(stream, obj);
-    if (kept != 0)
-        return kept < 0 ? -1 : 0;
+     * the graph keeps the object instead, through a buffer export when it
+     * has one (a bytearray must not resize under a replay's copy). */
+    if (stream != NULL && stream != Py_None && ((PccStream *)stream)->capture != NULL) {
+        PyObject *held = PyObject_CheckBuffer(obj) ? PyMemoryView_FromObject(obj)
+                                                   : Py_NewRef(obj);
+        int kept = held ? pcc_capture_keep(stream, held) : -1;
+        Py_XDECREF(held);
+        if (kept != 0)
+            return kept < 0 ? -1 : 0;
+    }
     keep_node *n = PyMem_RawMalloc(sizeof *n);
     if (n == NULL) {
         PyErr_NoMemory();

@@ -50,6 +50,7 @@ void pcc_capture_list_end(PccGraph *g, int handed)
         }
     }
     g->capturing = 0;
+    g->origin = NULL;
     g->owned = handed;
     if (!handed)
         g->graph = NULL;
@@ -147,6 +148,7 @@ PyObject *pcc_stream_begin_capture(PyObject *op, PyObject *args, PyObject *kwds)
     CUgraph h = NULL;
     int status = 0;
     CUresult rc = pcc_drv.cuStreamBeginCapture(s->stream, mode);
+    CUresult begun = rc;
     if (rc == CUDA_SUCCESS)
         rc = pcc_drv.cuStreamGetCaptureInfo(s->stream, &status, NULL, &h, NULL, NULL);
     PyObject *graph = NULL;
@@ -154,15 +156,17 @@ PyObject *pcc_stream_begin_capture(PyObject *op, PyObject *args, PyObject *kwds)
         graph = pcc_graph_wrap(h, s->context, 0);
         if (graph != NULL && pcc_capture_list_add((PccGraph *)graph) < 0)
             Py_CLEAR(graph);
-        if (graph == NULL) { /* no Graph to hand the capture to: abandon it */
-            CUgraph done = NULL;
-            if (pcc_drv.cuStreamEndCapture(s->stream, &done) == CUDA_SUCCESS && done)
-                pcc_drv.cuGraphDestroy(done);
-        }
+    }
+    if (begun == CUDA_SUCCESS && graph == NULL) { /* no Graph to hand it to: abandon it */
+        CUgraph done = NULL;
+        if (pcc_drv.cuStreamEndCapture(s->stream, &done) == CUDA_SUCCESS && done)
+            pcc_drv.cuGraphDestroy(done);
     }
     pcc_ctx_leave(&g);
-    if (pcc_check(rc, "cuStreamBeginCapture") < 0 || graph == NULL)
+    if (pcc_check(rc, begun == CUDA_SUCCESS ? "cuStreamGetCaptureInfo" : "cuStreamBeginCapture")
+            < 0 || graph == NULL)
         return NULL;
+    ((PccGraph *)graph)->origin = s;
     Py_XSETREF(s->capture, graph);
     Py_RETURN_NONE;
 }
@@ -217,22 +221,15 @@ PyObject *pcc_stream_is_capturing(PyObject *op, PyObject *unused)
 }
 
 /* The Graph object of the capture whose graph is `h`, new reference: the
- * stream's, one listed, or a new one (a capture begun elsewhere). */
+ * stream's, one listed, or a new unlisted one that owns nothing (a capture
+ * begun outside pycudac, which pycudac cannot see end). */
 static PyObject *capture_graph(PccStream *s, CUgraph h)
 {
     PccGraph *g = stream_capture(s);
     if (g == NULL || g->graph != h) {
         g = pcc_capture_list_find(h);
-        if (g == NULL) {
-            PyObject *o = pcc_graph_wrap(h, s->context, 0);
-            if (o == NULL || pcc_capture_list_add((PccGraph *)o) < 0) {
-                Py_XDECREF(o);
-                return NULL;
-            }
-            g = (PccGraph *)o;
-            Py_XSETREF(s->capture, o);
-            return Py_NewRef(o);
-        }
+        if (g == NULL) /* a capture begun elsewhere: whoever began it owns its graph */
+            return pcc_graph_wrap(h, s->context, 0);
         Py_XSETREF(s->capture, Py_NewRef((PyObject *)g));
     }
     return Py_NewRef((PyObject *)g);
@@ -332,7 +329,9 @@ int pcc_capture_note_join(PccStream *s)
 void pcc_capture_drop(PccStream *s)
 {
     PccGraph *gr = stream_capture(s);
-    if (gr == NULL || pcc_skip_free())
+    /* a stream that only joined the capture must not end it: the driver
+     * would answer UNMATCHED and invalidate the capture of its origin */
+    if (gr == NULL || gr->origin != s || pcc_skip_free())
         return;
     pcc_ctx_guard g;
     if (pcc_ctx_enter(s->context, &g) < 0)

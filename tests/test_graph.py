@@ -325,6 +325,45 @@ def test_memory_collected_during_a_capture_is_freed_after_it(k, streams):
     np.testing.assert_array_equal(read(a), 1)
 
 
+def test_what_reaches_a_capture_from_outside_leaves_it_alone(k, streams):
+    """A stream that joined a capture and is then collected does not end
+    (and so invalidate) the capture of the stream that began it; a refused
+    free of registered host memory leaves the registration usable; a
+    bytearray a captured copy writes into cannot be resized under a replay."""
+    a, d = zeros_gpu(), zeros_gpu()
+    s1 = streams()
+    forked, joined = drv.Event(), drv.Event()
+    s1.begin_capture()
+    forked.record(s1)
+    side = drv.Stream()
+    side.wait_for_event(forked)
+    k["plus"](a, np.int32(1), block=B, stream=side)
+    joined.record(side)
+    s1.wait_for_event(joined)
+    del side
+    gc.collect()
+    assert s1.is_capturing() == drv.capture_status.ACTIVE
+    ba = bytearray(64)
+    drv.memcpy_dtoh_async(ba, d, s1)
+    graph = s1.end_capture()
+    with pytest.raises(BufferError):
+        ba.extend(b"more")
+    graph.instantiate().launch(s1)
+    s1.synchronize()
+    np.testing.assert_array_equal(read(a), 1)
+
+    base = np.zeros(4096, np.float32)
+    pinned = drv.register_host_memory(base).base
+    s1.begin_capture()
+    with pytest.raises(drv.Error) as ei:
+        pinned.free()
+    assert driver_code(ei) == 900
+    with pytest.raises(drv.Error):
+        s1.end_capture()
+    pinned.free()  # still registered until now
+    drv.register_host_memory(base).base.free()
+
+
 def test_events_recorded_in_a_capture(k, streams):
     s = streams()
     e = drv.Event()

@@ -20,6 +20,8 @@ typedef struct {
     PyObject *keep;
     int owned;     /* cuGraphDestroy in dealloc */
     int capturing; /* the graph of a capture in progress: the capture owns it */
+    void *origin;  /* the PccStream that began that capture (not a reference), or NULL */
+    Py_hash_t hash; /* of the handle it was made with (which a failed capture clears) */
     PyObject *weakreflist;
 } PccGraph;
 

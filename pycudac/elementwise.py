@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from pycudac import tools
+from pycudac import _driver, tools
 from pycudac.tools import dtype_to_ctype
 
 MAX_DIMS = 8
@@ -532,6 +532,13 @@ def broadcast_strides(ary, shape):
     return strides
 
 
+def keep_for_capture(stream, *objs):
+    """Work queued into a stream capture is replayed with the graph, long
+    after this call: the arrays whose raw addresses it was given are kept
+    as long as the graph (nothing is done when `stream` is not capturing)."""
+    _driver._capture_keep(stream, *objs)
+
+
 def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcache=None):
     """Run map kernel `name` writing `out` (a GPUArray). `operands` are
     GPUArrays (broadcast to out.shape) or scalars; scalar_dtypes gives the
@@ -584,6 +591,8 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
         cap = max_blocks * CONTIG_WAVES
         fn(*args, block=_BLOCK, grid=(blocks if blocks < cap else cap, 1),
            stream=stream)
+        if stream is not None:
+            keep_for_capture(stream, out, operands)
         return out
     args = [out.ptr]
     shape = out.shape
@@ -608,6 +617,8 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
         args.extend([0] * pad)
     fn, max_blocks = get_map_function(group_key, name, "strided", ctx)
     fn(*args, block=_BLOCK, grid=_grid(n, max_blocks), stream=stream)
+    if stream is not None:
+        keep_for_capture(stream, out, operands)
     return out
 
 
@@ -884,3 +895,5 @@ class ElementwiseKernel:
         fn, max_blocks = self.get_function()
         call_args.extend((n, start, stop, step))
         fn(*call_args, block=_BLOCK, grid=_grid(count, max_blocks), stream=stream)
+        if stream is not None:
+            keep_for_capture(stream, args)

@@ -264,6 +264,7 @@ class GPUArray:
         flat = _flat(host)
         if async_ or stream is not None:
             driver.memcpy_htod_async(self.ptr, flat, stream)
+            _ew.keep_for_capture(stream, self)
         else:
             driver.memcpy_htod(self.ptr, flat)
 
@@ -306,6 +307,7 @@ class GPUArray:
             flat = _flat(target)
             if async_ or stream is not None:
                 driver.memcpy_dtoh_async(flat, src.ptr, stream)
+                _ew.keep_for_capture(stream, src)
             else:
                 driver.memcpy_dtoh(flat, src.ptr)
         if target is not ary:

@@ -397,11 +397,15 @@ def _run(key, name, arrays, out_dtype, acc_dtype, stream):
     if grid == 1:
         _function(key, f"{name}_s1f", ctx)(out.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1),
                                            grid=(1, 1), stream=stream)
+        if stream is not None:
+            _ew.keep_for_capture(stream, out, arrays)
         return out
     part = GPUArray((grid,), acc_dtype)
     s1(part.ptr, *ptrs, n, vec, block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
     _function(key, f"{name}_s2", ctx)(out.ptr, part.ptr, grid, 0, block=(BLOCK, 1, 1),
                                       grid=(1, 1), stream=stream)
+    if stream is not None:
+        _ew.keep_for_capture(stream, out, part, arrays)
     return out
 
 

@@ -423,6 +423,8 @@ class _ScanKernel:
         driver.memset_d32_async(scratch, 0, zero_words, stream)
         fn(output_ary.ptr, input_ary.ptr, n, scratch, block=(BLOCK, 1, 1), grid=(ntiles, 1),
            stream=stream)
+        if stream is not None:
+            _ew.keep_for_capture(stream, output_ary, input_ary, scratch)
         return output_ary
 
 

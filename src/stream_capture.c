@@ -349,3 +349,38 @@ void pcc_capture_drop(PccStream *s)
         pcc_capture_list_end(gr, 0);
 }
 
+
+/* _capture_keep(stream, *objs): keeps objs with the graph of the capture
+ * that `stream` is part of; True when it is capturing. For pycudac's own
+ * array code, whose kernels and copies get raw device addresses (ints) that
+ * a graph's replay would otherwise outlive. */
+static PyObject *py_capture_keep(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)mod;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "_capture_keep(stream, *objs): stream is missing");
+        return NULL;
+    }
+    if (args[0] == Py_None || !PyObject_TypeCheck(args[0], pcc_st.Stream) ||
+        ((PccStream *)args[0])->capture == NULL)
+        Py_RETURN_FALSE;
+    PyObject *objs = PyTuple_New(nargs - 1);
+    if (objs == NULL)
+        return NULL;
+    for (Py_ssize_t k = 1; k < nargs; k++)
+        PyTuple_SET_ITEM(objs, k - 1, Py_NewRef(args[k]));
+    int kept = pcc_capture_keep(args[0], objs);
+    Py_DECREF(objs);
+    return kept < 0 ? NULL : PyBool_FromLong(kept);
+}
+
+static PyMethodDef capture_functions[] = {
+    {"_capture_keep", (PyCFunction)(void (*)(void))py_capture_keep, METH_FASTCALL,
+     "_capture_keep(stream, *objs): keep objs as long as the graph `stream` is capturing "
+     "into (True), or nothing (False)."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_stream_capture_init(PyObject *module)
+{
+    return PyModule_AddFunctions(module, capture_functions);
+}

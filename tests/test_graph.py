@@ -222,6 +222,38 @@ def test_a_graph_keeps_what_its_work_uses(k, streams):
     assert all((j.get() == 9).all() for j in junk)
 
 
+def test_array_work_captured_keeps_its_arrays(streams):
+    """GPUArray methods, ElementwiseKernel, reductions and scans hand their
+    kernels raw device addresses: the graph still keeps their arrays, so a
+    replay after the caller dropped them writes into nothing that was
+    freed and handed out again."""
+    from pycudac.elementwise import ElementwiseKernel
+    from pycudac.scan import InclusiveScanKernel
+    n = 1 << 14
+    fill = ElementwiseKernel("float *x", "x[i] = 42", "fill42_kept")
+    cumsum = InclusiveScanKernel(np.int32, "a+b")
+    s = streams()
+    a, b, c = (gpuarray.zeros(n, np.float32) for _ in range(3))
+    h = np.arange(n, dtype=np.float32)
+    ones = gpuarray.to_gpu(np.ones(n, np.int32))
+    s.begin_capture(capture_mode=drv.capture_mode.RELAXED)  # the array code allocates
+    a.set_async(h, stream=s)
+    fill(b, stream=s)
+    c.fill(3, stream=s)  # launch_map
+    total = gpuarray.sum(ones, stream=s)
+    scanned = cumsum(ones, stream=s)
+    graph = s.end_capture()
+    exe = graph.instantiate()
+    del a, b, c, graph, ones
+    gc.collect()
+    bystanders = [gpuarray.zeros(n, np.float32) for _ in range(8)]
+    exe.launch(s)
+    s.synchronize()
+    assert all((x.get() == 0).all() for x in bystanders)
+    assert total.get() == n
+    np.testing.assert_array_equal(scanned.get(), np.arange(1, n + 1))
+
+
 @pytest.mark.parametrize("how", ["captured", "by hand"])
 def test_a_graph_keeps_the_module_of_its_kernels(streams, how):
     """Captured launches and kernel nodes run code of a Module: the graph

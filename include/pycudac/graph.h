@@ -91,5 +91,6 @@ PyObject *pcc_stream_update_capture_dependencies(PyObject *self, PyObject *args,
 int pcc_capture_note_join(PccStream *s);
 
 int pcc_graph_init(PyObject *module);
+int pcc_stream_capture_init(PyObject *module);
 
 #endif

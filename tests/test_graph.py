@@ -612,3 +612,35 @@ def test_the_graph_example_runs_in_a_subprocess():
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "10 replays match NumPy" in r.stdout and "matches NumPy" in r.stdout.splitlines()[-1]
+
+
+def test_graph_entry_points_refuse_wrong_kinds(k, streams):
+    a = zeros_gpu()
+    g = drv.Graph()
+    n = g.add_kernel_node(a, np.int32(1), block=B, func=k["plus"])
+    exe = g.instantiate()
+    s = streams()
+    with pytest.raises(TypeError, match="takes"):
+        drv.Graph(1)
+    with pytest.raises(TypeError, match="no arguments"):
+        drv.Graph(flags=0)
+    with pytest.raises(TypeError, match="must be pycudac._driver.Graph"):
+        g.add_child_graph_node("child")
+    with pytest.raises(TypeError, match="from_nodes must be a list of GraphNode"):
+        g.add_dependencies(3, [])
+    with pytest.raises(TypeError):
+        g.debug_dot_print(3)
+    with pytest.raises(TypeError):
+        s.begin_capture("global")
+    with pytest.raises(TypeError, match=r"dependencies\[0\] must be a GraphNode"):
+        s.update_capture_dependencies("ab")
+    with pytest.raises(TypeError, match="kernel 'plus' argument 2 'num'"):
+        exe.kernel_node_set_params(a, "x", block=B, func=k["plus"], kernel_node=n)
+    with pytest.raises(ValueError, match="shared = -1 bytes is out of range"):
+        exe.kernel_node_set_params(a, 1, block=B, func=k["plus"], kernel_node=n, shared=-1)
+    with pytest.raises(TypeError):
+        drv.GraphExec()
+    assert s.is_capturing() == drv.capture_status.NONE
+    exe.launch(s)  # nothing above changed the exec
+    s.synchronize()
+    np.testing.assert_array_equal(read(a), 1)

@@ -1,0 +1,217 @@
+/*
+ * cache_warm.c — a warm start in one call: source → loaded module from the
+ * disk cache, for SourceModule's common case (NVRTC on the CUDA backend, the
+ * current device's architecture, no include directories).
+ *
+ * A warm start in a fresh process pays for every first call: each Python
+ * frame and each library touched for the first time costs microseconds
+ * there, against a ~100 µs module load. So this does in C what
+ * compiler.py's general path does in several Python calls (guess the
+ * target, build the key's fields, look up, load, set the attributes), with
+ * the same key recipe (cache_key.c) and the same attributes (module.c's
+ * module_from_parts). Anything else is a miss here and compiler.py's
+ * general path takes over: another backend, no current context, a target
+ * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
+ * looks for), or an absent or damaged entry.
+ */
+#include "compile/cache.h"
+#include "core/context.h"
+#include "driver/loader.h"
+#include "core/module.h"
+#include "util/fixbuf.h"
+
+/* The current context's device as "sm_XY" into arch. `context` is the
+ * caller's Context object for the current context (its device's compute
+ * capability was asked when it was wrapped), or None. 0, or -1 (no context
+ * or the driver refused: no exception). */
+static int device_arch(PyObject *context, char *arch, size_t len)
+{
+    CUdevice dev;
+    int major = 0, minor = 0;
+    PccContext *c = (PccContext *)context;
+    if (pcc_st.Context != NULL && Py_IS_TYPE(context, pcc_st.Context) && !c->released &&
+        c->cc_major > 0) {
+        major = c->cc_major;
+        minor = c->cc_minor;
+    } else if (pcc_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+               pcc_device_cc(dev, &major, &minor) != CUDA_SUCCESS) {
+        return -1;
+    }
+    pcc_fb b = pcc_fb_at(arch, len);
+    pcc_fb_str(&b, "sm_");
+    pcc_fb_i64(&b, major);
+    pcc_fb_i64(&b, minor);
+    return pcc_fb_ok(&b) ? 0 : -1;
+}
+
+/* Strings a warm start uses, made at import: in a fresh process the first
+ * interning of each costs a lookup in a cold table. */
+static PyObject *s_nvrtc, *s_cubin, *s_hits, *s_memo_hits, *empty_tuple;
+
+/* The warm start itself (a->source, exprs, no_extern_c and format set;
+ * `options` a list): Module, None, or NULL with an exception. */
+static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *options,
+                              PyObject *context)
+{
+    if (pcc_ready() < 0)
+        return NULL;
+    char arch[32], arch_opt[64];
+    if (pcc_hot.backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
+        Py_RETURN_NONE;
+    pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
+    pcc_fb_str(&opt, "--gpu-architecture=");
+    pcc_fb_str(&opt, arch); /* fits: arch is at most 31 bytes */
+    /* the options as compiler.py's plan gives them: the architecture last */
+    PyObject *opts = PyList_GetSlice(options, 0, PyList_GET_SIZE(options));
+    PyObject *arch_s = PyUnicode_FromString(arch), *arch_o = PyUnicode_FromString(arch_opt);
+    PyObject *path = NULL, *key = NULL, *result = NULL, *out = NULL;
+    if (opts == NULL || arch_s == NULL || arch_o == NULL || PyList_Append(opts, arch_o) < 0)
+        goto done;
+    a->kind = a->backend = s_nvrtc;
+    a->identity = Py_None;
+    a->target = s_cubin;
+    a->arch = arch_s;
+    a->options = opts;
+    pcc_result_parts parts = {0};
+    if (pcc_cache_lookup(cache_dir, a, &path, &key, &result, &parts) < 0)
+        goto done;
+    if (path == NULL || result == Py_None) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    pcc_result_facts facts = {s_cubin, arch_s, key, Py_True};
+    out = pcc_module_from_parts(&parts, a->source, Py_None, &facts);
+    pcc_result_parts_clear(&parts);
+done:
+    Py_XDECREF(opts);
+    Py_XDECREF(arch_s);
+    Py_XDECREF(arch_o);
+    Py_XDECREF(path);
+    Py_XDECREF(key);
+    Py_XDECREF(result);
+    return out;
+}
+
+/* cache_module(cache_dir, source, options, name_expressions, no_extern_c,
+ * format, context=None) -> Module or None. `options` are normalized NVRTC
+ * options without an architecture or include directories; `format` is
+ * compiler.CACHE_FORMAT_VERSION; `context` the current Context, when the
+ * caller has it. */
+static PyObject *py_cache_module(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cache_dir, *options, *context = Py_None;
+    pcc_key_args a = {0};
+    if (!PyArg_ParseTuple(args, "OUO!OpO|O:cache_module", &cache_dir, &a.source, &PyList_Type,
+                          &options, &a.exprs, &a.no_extern_c, &a.format, &context))
+        return NULL;
+    return cache_module(cache_dir, &a, options, context);
+}
+
+/* stats[name] += 1 (compiler._stats). 0 or -1. */
+static int count(PyObject *stats, PyObject *name)
+{
+    PyObject *v = PyDict_GetItemWithError(stats, name); /* borrowed */
+    long n = v ? PyLong_AsLong(v) : 0;
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *next = PyLong_FromLong(n + 1);
+    int rc = next == NULL ? -1 : PyDict_SetItem(stats, name, next);
+    Py_XDECREF(next);
+    return rc;
+}
+
+/* warm_source_module(source, no_extern_c, cache_dir, memo, stats, format)
+ * -> Module or None: SourceModule(source) with at most no_extern_c and
+ * cache_dir given, in one call. The in-process memo first (compiler._memo,
+ * under the key SourceModule.__init__ builds for the same arguments), then
+ * the disk cache as cache_module; a module found on disk goes into the memo.
+ * None: the general path decides (another backend, not cached, not a str
+ * source). `stats` is compiler._stats. */
+static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    PyObject *cache_dir, *memo, *stats, *context, *key = NULL, *out = NULL;
+    pcc_key_args a = {0};
+    /* (fast-call, parsed by hand: a format string's first parse is a cold
+     * cost of every warm start) */
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module() takes exactly 6 arguments (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    a.source = args[0];
+    cache_dir = args[2];
+    memo = args[3];
+    stats = args[4];
+    a.format = args[5];
+    if (!PyDict_Check(memo) || !PyDict_Check(stats)) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo and stats must be dict, not "
+                     "%.100s and %.100s", Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
+        return NULL;
+    }
+    if ((a.no_extern_c = PyObject_IsTrue(args[1])) < 0)
+        return NULL;
+    if (!PyUnicode_Check(a.source))
+        Py_RETURN_NONE;
+    if ((context = pcc_context_get_current()) == NULL)
+        return NULL;
+    /* compiler.py's key for these arguments: (source, options, name
+     * expressions, no_extern_c, arch, code, include dirs, their fingerprint,
+     * context) */
+    key = PyTuple_Pack(9, a.source, empty_tuple, empty_tuple, a.no_extern_c ? Py_True : Py_False,
+                       Py_None, Py_None, empty_tuple, empty_tuple, context);
+    PyObject *hit = key ? PyDict_GetItemWithError(memo, key) : NULL;
+    if (hit != NULL) {
+        Py_INCREF(hit); /* cache_path may run Python code */
+        PyObject *path = NULL; /* a wrong cache_dir is refused on a memo hit too */
+        if (cache_dir != Py_None && cache_dir != Py_False &&
+            (path = pcc_cache_path(cache_dir)) == NULL) {
+            Py_DECREF(hit);
+            goto done;
+        }
+        Py_XDECREF(path);
+        if (count(stats, s_memo_hits) == 0)
+            out = hit;
+        else
+            Py_DECREF(hit);
+        goto done;
+    }
+    if (key == NULL || PyErr_Occurred())
+        goto done;
+    PyObject *options = PyList_New(0);
+    a.exprs = empty_tuple;
+    out = options ? cache_module(cache_dir, &a, options, context) : NULL;
+    Py_XDECREF(options);
+    if (out != NULL && out != Py_None &&
+        (count(stats, s_hits) < 0 || PyDict_SetItem(memo, key, out) < 0))
+        Py_CLEAR(out);
+done:
+    Py_XDECREF(key);
+    Py_DECREF(context);
+    return out;
+}
+
+static PyMethodDef cache_warm_methods[] = {
+    {"warm_source_module", (PyCFunction)(void (*)(void))py_warm_source_module, METH_FASTCALL,
+     "warm_source_module(source, no_extern_c, cache_dir, memo, stats, format) -> Module or "
+     "None\n\nSourceModule(source) with at most no_extern_c and cache_dir: the memo, then "
+     "the disk cache (cache_module), in one call; None when the general path must decide."},
+    {"cache_module", py_cache_module, METH_VARARGS,
+     "cache_module(cache_dir, source, options, name_expressions, no_extern_c, format, "
+     "context=None) -> Module or None\n\nA warm start in one call: the cached CUBIN for the current device, "
+     "loaded, with SourceModule's attributes; None on a miss or when the general path must "
+     "decide (another backend, no context, cache off). options: normalized NVRTC options "
+     "without -arch or -I."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_cache_warm_init(PyObject *module)
+{
+    if ((s_nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
+        (s_cubin = PyUnicode_InternFromString("cubin")) == NULL ||
+        (s_hits = PyUnicode_InternFromString("hits")) == NULL ||
+        (s_memo_hits = PyUnicode_InternFromString("memo_hits")) == NULL ||
+        (empty_tuple = PyTuple_New(0)) == NULL)
+        return -1;
+    return PyModule_AddFunctions(module, cache_warm_methods);
+}

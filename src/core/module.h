@@ -1,0 +1,50 @@
+/*
+ * module.h — Module objects: a loaded CUBIN/PTX/sim image (src/module.c),
+ * and the compile entry point over the compiler table (src/compile.c).
+ */
+#ifndef PYCUDAC_MODULE_H
+#define PYCUDAC_MODULE_H
+
+#include "module/errors.h"
+
+typedef struct {
+    PyObject_HEAD
+    CUmodule module;
+    PyObject *context;
+    PyObject *image;       /* bytes that were loaded */
+    PyObject *lowered;     /* dict: name expression -> lowered name, or NULL */
+    PyObject *signatures;  /* dict: kernel name -> signature info from the source, or NULL */
+    PyObject *weakreflist;
+    PyObject *dict;        /* instance __dict__: compiler.py hangs log/source here */
+    PyObject *ptx;         /* str, None, UTF-8 bytes decoded on first read, or NULL */
+} PccModule;
+
+/* What a compile result says about itself; borrowed references. */
+typedef struct {
+    PyObject *target, *arch, *key, *from_cache;
+} pcc_result_facts;
+
+/* A compile result's fields; borrowed references. `ptx` may be the PTX's
+ * UTF-8 bytes (verified, decoded on first read of module.ptx: a warm start
+ * need not pay for it), `lowered` NULL (none), `options` any sequence. */
+typedef struct {
+    PyObject *image, *log, *ptx, *options, *lowered;
+} pcc_result_parts;
+
+/* The parts loaded into the current context as a module with the
+ * attributes below; new reference or NULL with an exception. */
+PyObject *pcc_module_from_parts(const pcc_result_parts *parts, PyObject *source,
+                                PyObject *keep_dir, const pcc_result_facts *facts);
+
+/* A compile result dict loaded into the current context, with its fields
+ * as the module's attributes (src/module.c: module_from_result). `facts`
+ * given: those instead of the dict's target, arch, key and from_cache.
+ * The module takes the result's `lowered` dict itself. New reference, or
+ * NULL with an exception. */
+PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *keep_dir,
+                                 const pcc_result_facts *facts);
+
+int pcc_module_init(PyObject *module);
+int pcc_compile_init(PyObject *module);
+
+#endif

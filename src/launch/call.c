@@ -1,0 +1,728 @@
+/*
+ * function_launch.c — the call path of a Function.
+ *
+ * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall
+ * with two paths. do_launch is the common call, kept short: the keyword
+ * tuple of the last call (its slots cached), the block and grid tuples the
+ * last launch parsed, a Stream or none, and arguments pack_fast converts
+ * (function_pack.c) into a stack buffer, launched with
+ * CU_LAUNCH_PARAM_BUFFER_POINTER. Everything else, and every error but the
+ * driver's, is launch_general: it parses the launch configuration against
+ * the device's limits (read once per device, at creation in function.c),
+ * so a bad block or grid is a ValueError that leaves the context usable,
+ * packs through the whole plan (function_plan.c, function_pack.c,
+ * function_ptr.c) and runs In/Out/InOut copies and time_kernel's events.
+ * Also here: PyCUDA's prepare/prepared_*call and pack(), which share the
+ * parsing and the packer with the plain call.
+ */
+#include "launch/call.h"
+#include "launch/plan.h"
+
+#include <string.h>
+
+#include "driver/loader.h"
+#include "core/memory.h"
+#include "graph/graph.h"
+#include "core/stream.h"
+
+#define STACK_ARGS 4096
+
+static PyObject *s_block, *s_grid, *s_shared, *s_stream, *s_time_kernel, *s_texrefs,
+    *s_shared_size;
+
+/* ----------------------------------------------------- launch config */
+
+/* A dimension tuple: 1 to 3 positive ints. `grid` selects the limits. */
+static int parse_dims(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+{
+    const char *what = grid ? "grid" : "block";
+    out[0] = out[1] = out[2] = 1;
+    if (!PyTuple_Check(o) && !PyList_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "kernel '%U': %s must be a tuple of 1 to 3 ints, not "
+                     "%.100s", f->name, what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (n < 1 || n > 3) {
+        PyErr_Format(PyExc_ValueError, "kernel '%U': %s must have 1 to 3 dimensions, got %zd",
+                     f->name, what, n);
+        return -1;
+    }
+    static const char *axis = "xyz";
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(o, k);
+        long long x;
+        if (PyLong_CheckExact(v)) {
+            x = PyLong_AsLongLong(v);
+        } else if (PyIndex_Check(v) && !PyBool_Check(v)) {
+            PyObject *iv = PyNumber_Index(v);
+            if (iv == NULL)
+                return -1;
+            x = PyLong_AsLongLong(iv);
+            Py_DECREF(iv);
+        } else {
+            PyErr_Format(PyExc_TypeError, "kernel '%U': %s.%c must be an int, not %.100s",
+                         f->name, what, axis[k], Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        if (x == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            x = -2; /* huge: reported as out of range below */
+        }
+        long long lim = grid ? (long long)f->max_grid[k] : (long long)f->max_block[k];
+        if (x < 1 || x > lim || x == -2) {
+            if (x == -2)
+                PyErr_Format(PyExc_ValueError, "kernel '%U': %s.%c is out of range (1..%lld)",
+                             f->name, what, axis[k], lim);
+            else
+                PyErr_Format(PyExc_ValueError, "kernel '%U': %s.%c = %lld is out of range "
+                             "(1..%lld on this device)", f->name, what, axis[k], x, lim);
+            return -1;
+        }
+        out[k] = (unsigned int)x;
+    }
+    if (!grid) {
+        unsigned long long t = (unsigned long long)out[0] * out[1] * out[2];
+        if (t > (unsigned long long)f->max_threads) {
+            PyErr_Format(PyExc_ValueError, "kernel '%U': block (%u, %u, %u) has %llu threads; "
+                         "this device allows at most %d per block", f->name, out[0], out[1],
+                         out[2], t, f->max_threads);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* parse_dims, remembering the tuple for dims_of. */
+static PCC_NOINLINE int parse_and_remember_dims(PccFunction *f, PyObject *o, unsigned int out[3],
+                                                int grid)
+{
+    if (parse_dims(f, o, out, grid) < 0)
+        return -1;
+    if (PyTuple_CheckExact(o)) {
+        Py_XSETREF(f->last_dims[grid], Py_NewRef(o));
+        memcpy(f->last_parsed[grid], out, sizeof f->last_parsed[grid]);
+    }
+    return 0;
+}
+
+/* The last tuple parsed is remembered: tuples are immutable, so the same
+ * object (kept alive here) always means the same, already checked, dims. */
+static inline int dims_of(PccFunction *f, PyObject *o, unsigned int out[3], int grid)
+{
+    if (o == f->last_dims[grid]) {
+        memcpy(out, f->last_parsed[grid], sizeof f->last_parsed[grid]);
+        return 0;
+    }
+    return parse_and_remember_dims(f, o, out, grid);
+}
+
+static int parse_shared(PccFunction *f, PyObject *o, unsigned int *out)
+{
+    *out = 0;
+    if (o == NULL || o == Py_None)
+        return 0;
+    if (!PyIndex_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "kernel '%U': shared must be an int (bytes of dynamic "
+                     "shared memory), not %.100s", f->name, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    Py_ssize_t v = PyNumber_AsSsize_t(o, NULL);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v > 0x7fffffff) {
+        PyErr_Format(PyExc_ValueError, "kernel '%U': shared = %zd bytes is out of range",
+                     f->name, v);
+        return -1;
+    }
+    if ((int)v > f->smem_allowed) {
+        /* Over the default 48 KiB: opt in when the device allows it. */
+        if (f->static_smem < 0) {
+            int s = 0;
+            if (pcc_check(pcc_drv.cuFuncGetAttribute(&s, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                                     f->fn), "cuFuncGetAttribute") < 0)
+                return -1;
+            f->static_smem = s;
+        }
+        if (f->smem_optin <= 0 || v + f->static_smem > f->smem_optin) {
+            PyErr_Format(PyExc_ValueError, "kernel '%U': shared = %zd bytes of dynamic shared "
+                         "memory (plus %d static) exceeds this device's limit of %d bytes per "
+                         "block", f->name, v, f->static_smem,
+                         f->smem_optin > 0 ? f->smem_optin : 48 * 1024);
+            return -1;
+        }
+        if (pcc_check(pcc_drv.cuFuncSetAttribute(
+                          f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)v),
+                      "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)") < 0)
+            return -1;
+        f->smem_allowed = (int)v;
+    }
+    *out = (unsigned int)v;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- launch */
+
+typedef struct {
+    PyObject *grid, *block, *shared, *stream;
+    int time_kernel;
+} launch_opts;
+
+/* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
+static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
+{
+    char call[256];
+    const char *s = PyUnicode_AsUTF8(f->name);
+    snprintf(call, sizeof call, "cuLaunchKernel (kernel '%.200s')", s ? s : "?");
+    if (s == NULL)
+        PyErr_Clear();
+    pcc_raise(rc, call);
+    return NULL;
+}
+
+static PyObject *seconds_callable(double secs);
+
+/* The whole call: pack, copy In/InOut, launch, copy Out back. */
+/* In/Out/InOut before the launch: host to device copies (on the stream, or
+ * synchronous without one); with a stream, the host arrays and temporary
+ * device buffers are kept alive until the stream gets there. 0 or -1. */
+static PCC_NOINLINE int copy_in(pcc_call_state *cs, int async, PyObject *stream_obj,
+                                CUstream stream)
+{
+    CUresult rc;
+    for (int k = 0; k < cs->nhandlers; k++) {
+        pcc_handler_rec *h = &cs->handlers[k];
+        if (h->alloc == NULL || !h->copy_in)
+            continue;
+        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
+        Py_BEGIN_ALLOW_THREADS
+        rc = async ? pcc_drv.cuMemcpyHtoDAsync(dp, h->view.buf, (size_t)h->view.len, stream)
+                   : pcc_drv.cuMemcpyHtoD(dp, h->view.buf, (size_t)h->view.len);
+        Py_END_ALLOW_THREADS
+        if (pcc_check(rc, async ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD") < 0)
+            return -1;
+    }
+    if (async) {
+        /* The copies read and write the host arrays later: keep them (and the
+         * temporary device buffers) until the stream gets there. */
+        for (int k = 0; k < cs->nhandlers; k++) {
+            pcc_handler_rec *h = &cs->handlers[k];
+            if (pcc_stream_keep_alive(stream_obj, h->array) < 0 ||
+                (h->alloc && pcc_stream_keep_alive(stream_obj, h->alloc) < 0))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Out/InOut after the launch: device to host copies. 0 or -1. */
+static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
+{
+    CUresult rc;
+    for (int k = 0; k < cs->nhandlers; k++) {
+        pcc_handler_rec *h = &cs->handlers[k];
+        if (h->alloc == NULL || !h->copy_out)
+            continue;
+        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
+        Py_BEGIN_ALLOW_THREADS
+        rc = async ? pcc_drv.cuMemcpyDtoHAsync(h->view.buf, dp, (size_t)h->view.len, stream)
+                   : pcc_drv.cuMemcpyDtoH(h->view.buf, dp, (size_t)h->view.len);
+        Py_END_ALLOW_THREADS
+        if (pcc_check(rc, async ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A launch into a capture becomes a node the graph replays later: the
+ * Function (its module stays loaded) and the arguments (device memory among
+ * them) are kept as long as the graph. */
+static PCC_NOINLINE int keep_args_if_captured(PccFunction *f, PyObject *stream,
+                                              PyObject *const *args, Py_ssize_t nargs)
+{
+    if (!PyObject_TypeCheck(stream, pcc_st.Stream) || ((PccStream *)stream)->capture == NULL)
+        return 0;
+    PyObject *t = PyTuple_New(nargs + 1);
+    if (t == NULL)
+        return -1;
+    PyTuple_SET_ITEM(t, 0, Py_NewRef((PyObject *)f));
+    for (Py_ssize_t k = 0; k < nargs; k++)
+        PyTuple_SET_ITEM(t, k + 1, Py_NewRef(args[k]));
+    int rc = pcc_capture_keep(stream, t);
+    Py_DECREF(t);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The whole call, for every case: parse, pack, In/Out copies, events. */
+static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *args,
+                                             Py_ssize_t nargs, launch_opts *o)
+{
+    _Alignas(16) char stackbuf[STACK_ARGS];
+    char *buf = stackbuf;
+    pcc_call_state cs = {0};
+    PyObject *result = NULL;
+    CUevent ev0 = NULL, ev1 = NULL;
+    unsigned int g[3], b[3], shared = 0;
+    CUstream stream = NULL;
+    CUresult rc;
+
+    if (PCC_UNLIKELY(pcc_ready() < 0))
+        return NULL;
+    if (PCC_UNLIKELY(o->block == NULL)) {
+        PyErr_Format(PyExc_ValueError, "kernel '%U': the block size must be given "
+                     "(block=(x, y, z))", f->name);
+        return NULL;
+    }
+    if (PCC_UNLIKELY(dims_of(f, o->block, b, 0) < 0))
+        return NULL;
+    if (o->grid == NULL)
+        g[0] = g[1] = g[2] = 1;
+    else if (PCC_UNLIKELY(dims_of(f, o->grid, g, 1) < 0))
+        return NULL;
+    if (PCC_UNLIKELY(o->shared != NULL) && parse_shared(f, o->shared, &shared) < 0)
+        return NULL;
+    if (o->stream != NULL && pcc_st.Stream && Py_IS_TYPE(o->stream, pcc_st.Stream))
+        stream = ((PccStream *)o->stream)->stream; /* the common case, inline */
+    else if (o->stream != NULL && o->stream != Py_None &&
+             pcc_stream_arg(o->stream, &stream, "stream") < 0)
+        return NULL;
+    if (PCC_UNLIKELY(f->argsize > STACK_ARGS)) {
+        buf = PyMem_Malloc(f->argsize);
+        if (buf == NULL)
+            return PyErr_NoMemory();
+    }
+    if (f->ngap_words != 0)
+        memset(buf, 0, f->argsize); /* the padding between parameters */
+    if (PCC_UNLIKELY(pcc_pack_args(f, args, nargs, buf, &cs) < 0))
+        goto done;
+    int async = o->stream != NULL && o->stream != Py_None;
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_in(&cs, async, o->stream, stream) < 0)
+        goto done;
+    if (PCC_UNLIKELY(o->time_kernel)) {
+        if (pcc_check(pcc_drv.cuEventCreate(&ev0, CU_EVENT_DEFAULT), "cuEventCreate") < 0 ||
+            pcc_check(pcc_drv.cuEventCreate(&ev1, CU_EVENT_DEFAULT), "cuEventCreate") < 0 ||
+            pcc_check(pcc_drv.cuEventRecord(ev0, stream), "cuEventRecord") < 0)
+            goto done;
+    }
+    size_t size = f->argsize;
+    void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     PCC_LAUNCH_PARAM_END};
+    if (PCC_UNLIKELY(pcc_hot.backend == PCC_BACKEND_SIM)) {
+        /* The simulator runs the whole kernel inside the launch: a blocking
+         * call, so other Python threads must keep running (the GPU's launch
+         * only queues, and stays on the hot path with the GIL held). */
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
+                                    NULL, size ? extra : NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
+                                    NULL, size ? extra : NULL);
+    }
+    if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
+        launch_failed(f, rc);
+        goto done;
+    }
+    pcc_note_launch((PyObject *)f);
+    if (PCC_UNLIKELY(o->stream != NULL && o->stream != Py_None) &&
+        keep_args_if_captured(f, o->stream, args, nargs) < 0)
+        goto done;
+    if (PCC_UNLIKELY(o->time_kernel) &&
+        pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
+        goto done;
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_out(&cs, async, stream) < 0)
+        goto done;
+    if (PCC_UNLIKELY(o->time_kernel)) {
+        float ms = 0;
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuEventSynchronize(ev1);
+        Py_END_ALLOW_THREADS
+        if (pcc_check(rc, "cuEventSynchronize") < 0 ||
+            pcc_check(pcc_drv.cuEventElapsedTime(&ms, ev0, ev1), "cuEventElapsedTime") < 0)
+            goto done;
+        result = PyFloat_FromDouble(ms / 1000.0);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+done:
+    if (ev0 && !pcc_skip_free())
+        pcc_drv.cuEventDestroy(ev0);
+    if (ev1 && !pcc_skip_free())
+        pcc_drv.cuEventDestroy(ev1);
+    if (cs.handlers)
+        pcc_call_state_clear(&cs);
+    if (buf != stackbuf)
+        PyMem_Free(buf);
+    return result;
+}
+
+/* The common call, and only what it needs: the block (and grid) tuples the
+ * last launch parsed, a Stream or no stream, no shared memory, no
+ * time_kernel, parameters pack_fast takes, the CUDA backend. Anything else
+ * takes launch_general, which also makes every error but the driver's.
+ * Short on purpose: the driver's launch evicts the CPU's instruction cache
+ * between calls, so each line of code run here is a miss (see pack_fast). */
+static inline __attribute__((always_inline)) PyObject *
+do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *o)
+{
+    PyObject *st = o->stream;
+    CUstream stream = NULL;
+    if (st != NULL && st != Py_None) {
+        /* a capturing stream: launch_general keeps the arguments with the graph */
+        if (!Py_IS_TYPE(st, pcc_hot.stream) || ((PccStream *)st)->capture != NULL)
+            return launch_general(f, args, nargs, o);
+        stream = ((PccStream *)st)->stream;
+    }
+    const unsigned int *g = f->last_parsed[1];
+    static const unsigned int ones[3] = {1, 1, 1};
+    if (o->grid == NULL)
+        g = ones;
+    else if (o->grid != f->last_dims[1])
+        return launch_general(f, args, nargs, o);
+    if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
+                     o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0 ||
+                     pcc_hot.backend == PCC_BACKEND_SIM))
+        return launch_general(f, args, nargs, o);
+    _Alignas(16) char buf[PCC_FAST_ARGS];
+    if (PCC_UNLIKELY(f->ngap_words < 0)) {
+        memset(buf, 0, f->argsize);
+    } else { /* the padding between parameters, a word at a time */
+        const unsigned long long zero = 0;
+        for (int k = 0; k < f->ngap_words; k++)
+            memcpy(buf + f->gap_words[k], &zero, 8);
+    }
+    if (PCC_UNLIKELY(pcc_pack_fast(f, args, buf)))
+        return launch_general(f, args, nargs, o);
+    const unsigned int *b = f->last_parsed[0];
+    size_t size = f->argsize;
+    void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     PCC_LAUNCH_PARAM_END};
+    CUresult rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
+                                         NULL, size ? extra : NULL);
+    if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
+        return launch_failed(f, rc);
+    pcc_note_launch((PyObject *)f);
+    Py_RETURN_NONE;
+}
+
+/* Which of `names` `key` is: by identity first (keywords written in source
+ * are interned, so a launch loop never compares text), then by value. */
+static int kw_index(PyObject *key, PyObject *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (key == names[i])
+            return i;
+    for (int i = 0; i < n; i++)
+        if (PyUnicode_Compare(key, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int kw_match(PyObject *key, PyObject *interned)
+{
+    return key == interned || PyUnicode_Compare(key, interned) == 0;
+}
+
+/* The launch keywords, in the order of their slots below. */
+#define N_LAUNCH_KW 6
+
+/* Where each launch keyword is in `kwnames`, into at[] (in the order of
+ * the slots above; -1: not given). 0, or -1 with a TypeError naming the
+ * first unexpected keyword. */
+static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUNCH_KW])
+{
+    PyObject *const names[N_LAUNCH_KW] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
+                                          s_texrefs};
+    memset(at, -1, N_LAUNCH_KW);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int which = kw_index(key, names, N_LAUNCH_KW);
+        /* a tuple of more than N_LAUNCH_KW names repeats one (only a C
+         * caller can pass that) */
+        if (which < 0 || k >= N_LAUNCH_KW) {
+            PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
+                         "'%U' (expected block, grid, shared, stream, time_kernel)",
+                         f->name, key);
+            return -1;
+        }
+        at[which] = (signed char)k;
+    }
+    return 0;
+}
+
+/* pcc_hot.kw_cached: the keyword names of the last call whose keywords all
+ * matched, and where each launch keyword is in them: a launch loop passes
+ * the same constant tuple on every call, so one identity test replaces the
+ * search. Held strongly, so that no other tuple can take its address.
+ * kw_cached_plain: they name only block, grid and stream (the fast path's
+ * keywords). */
+_Static_assert(sizeof pcc_hot.kw_cached_at == N_LAUNCH_KW, "one slot per launch keyword");
+
+/* block, grid and stream (the fast path's keywords) from the keyword values
+ * kv by their slots at[]; block falls back to prepare()'s. */
+static inline void opts_from_slots(PccFunction *f, launch_opts *o, PyObject *const *kv,
+                                   const signed char at[N_LAUNCH_KW])
+{
+    o->block = at[0] >= 0 ? kv[at[0]] : f->prepared_block;
+    o->grid = at[1] >= 0 ? kv[at[1]] : NULL;
+    o->stream = at[2] >= 0 ? kv[at[2]] : NULL;
+}
+
+/* time_kernel= and texrefs=, when given (their truth may run Python code). */
+static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
+                                     const signed char at[N_LAUNCH_KW], launch_opts *o)
+{
+    if (at[4] >= 0 && (o->time_kernel = PyObject_IsTrue(kv[at[4]])) < 0)
+        return -1;
+    if (at[5] >= 0) {
+        int t = PyObject_IsTrue(kv[at[5]]);
+        if (t < 0)
+            return -1;
+        if (t) {
+            PyErr_Format(PyExc_TypeError, "kernel '%U': texture references are not "
+                         "supported (texrefs must be empty)", f->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Whether `kwnames`, another tuple than kw_cached, holds the same names:
+ * f(*args, block=...) gets a new tuple on every call, of the same
+ * (interned) strings. */
+static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
+{
+    if (kwnames == NULL || pcc_hot.kw_cached == NULL ||
+        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(pcc_hot.kw_cached))
+        return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
+        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(pcc_hot.kw_cached, k))
+            return 0;
+    return 1;
+}
+
+/* A call whose keywords are not the cached plain ones: finds (and caches)
+ * where each keyword is, then launches. */
+static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
+                                                 Py_ssize_t nargs, PyObject *kwnames)
+{
+    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    if (kwnames) {
+        /* a copy: a time_kernel's __bool__ may launch with other keywords */
+        signed char at[N_LAUNCH_KW];
+        if (kwnames == pcc_hot.kw_cached || kw_same_names(kwnames)) {
+            memcpy(at, pcc_hot.kw_cached_at, sizeof at);
+        } else {
+            if (kw_positions(f, kwnames, at) < 0)
+                return NULL;
+            memcpy(pcc_hot.kw_cached_at, at, sizeof at);
+            pcc_hot.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
+            Py_INCREF(kwnames);
+            Py_XSETREF(pcc_hot.kw_cached, kwnames);
+        }
+        PyObject *const *kv = args + nargs;
+        opts_from_slots(f, &o, kv, at);
+        o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
+        if ((at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
+            return NULL;
+    } else {
+        o.block = f->prepared_block;
+    }
+    return launch_general(f, args, nargs, &o);
+}
+
+PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                          PyObject *kwnames)
+{
+    PccFunction *f = (PccFunction *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (PCC_UNLIKELY(!pcc_hot.kw_cached_plain ||
+                     (kwnames != pcc_hot.kw_cached && !kw_same_names(kwnames))))
+        return call_with_keywords(f, args, nargs, kwnames);
+    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    opts_from_slots(f, &o, args + nargs, pcc_hot.kw_cached_at);
+    return do_launch(f, args, nargs, &o);
+}
+
+/* ------------------------------------------------------------ methods */
+
+PyObject *pcc_function_pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PccFunction *f = (PccFunction *)self;
+    pcc_call_state cs = {PCC_PACK_ONLY_BYTES, 0, NULL};
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)f->argsize);
+    if (out == NULL)
+        return NULL;
+    char *buf = PyBytes_AS_STRING(out);
+    memset(buf, 0, f->argsize);
+    if (pcc_pack_args(f, args, nargs, buf, &cs) < 0) {
+        pcc_call_state_clear(&cs);
+        Py_DECREF(out);
+        return NULL;
+    }
+    pcc_call_state_clear(&cs);
+    return out;
+}
+
+int pcc_function_node_params(PyObject *func, PyObject *args, PyObject *block, PyObject *grid,
+                             PyObject *shared, const char *what, CUDA_KERNEL_NODE_PARAMS *p,
+                             char **buf, size_t *size)
+{
+    *buf = NULL;
+    *size = 0;
+    if (func == NULL || !PyObject_TypeCheck(func, pcc_st.Function)) {
+        PyErr_Format(PyExc_TypeError, "%s: func must be a Function (from "
+                     "SourceModule.get_function), not %.100s", what,
+                     func ? Py_TYPE(func)->tp_name : "nothing");
+        return -1;
+    }
+    PccFunction *f = (PccFunction *)func;
+    unsigned int g[3] = {1, 1, 1}, b[3], sh = 0;
+    if (block == NULL || block == Py_None)
+        block = f->prepared_block;
+    if (block == NULL) {
+        PyErr_Format(PyExc_ValueError, "kernel '%U': the block size must be given "
+                     "(block=(x, y, z))", f->name);
+        return -1;
+    }
+    if (parse_dims(f, block, b, 0) < 0 ||
+        (grid != NULL && grid != Py_None && parse_dims(f, grid, g, 1) < 0) ||
+        parse_shared(f, shared, &sh) < 0)
+        return -1;
+    char *mem = NULL;
+    if (f->argsize > 0) {
+        mem = PyMem_Calloc(1, f->argsize);
+        if (mem == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    pcc_call_state cs = {PCC_PACK_ONLY_NODE, 0, NULL};
+    int rc = pcc_pack_args(f, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), mem, &cs);
+    pcc_call_state_clear(&cs);
+    if (rc < 0) {
+        PyMem_Free(mem);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->func = f->fn;
+    p->gridDimX = g[0], p->gridDimY = g[1], p->gridDimZ = g[2];
+    p->blockDimX = b[0], p->blockDimY = b[1], p->blockDimZ = b[2];
+    p->sharedMemBytes = sh;
+    *buf = mem;
+    *size = f->argsize;
+    return 0;
+}
+
+PyObject *pcc_function_prepare(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    PccFunction *f = (PccFunction *)self;
+    static char *kwlist[] = {"arg_types", "block", "shared", "texrefs", NULL};
+    PyObject *types, *block = Py_None, *shared = Py_None, *texrefs = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:prepare", kwlist, &types, &block,
+                                     &shared, &texrefs))
+        return NULL;
+    if (pcc_plan_prepare(f, types) < 0)
+        return NULL;
+    if (block != Py_None) {
+        unsigned int b[3];
+        if (parse_dims(f, block, b, 0) < 0)
+            return NULL;
+        Py_INCREF(block);
+        Py_XSETREF(f->prepared_block, block);
+    }
+    (void)shared;
+    (void)texrefs;
+    return Py_NewRef(self);
+}
+
+/* prepared_*: (grid, [block,] [stream,] *args, shared_size=0) */
+static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
+                          PyObject *kwnames, int with_stream, int timed, const char *name)
+{
+    PccFunction *f = (PccFunction *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    launch_opts o = {NULL, NULL, NULL, NULL, timed};
+    Py_ssize_t fixed = 1 + (f->prepared_block ? 0 : 1) + (with_stream ? 1 : 0);
+    if (nargs < fixed) {
+        PyErr_Format(PyExc_TypeError, "%s() takes (grid, %s%s*args)", name,
+                     f->prepared_block ? "" : "block, ", with_stream ? "stream, " : "");
+        return NULL;
+    }
+    o.grid = args[0];
+    o.block = f->prepared_block ? f->prepared_block : args[1];
+    if (with_stream)
+        o.stream = args[fixed - 1];
+    if (kwnames) {
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+            PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+            if (kw_match(key, s_shared_size) || kw_match(key, s_shared)) {
+                o.shared = args[nargs + k];
+            } else if (!kw_match(key, s_texrefs)) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                             name, key);
+                return NULL;
+            }
+        }
+    }
+    PyObject *r = do_launch(f, args + fixed, nargs - fixed, &o);
+    if (r == NULL || !timed)
+        return r;
+    double secs = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    return seconds_callable(secs);
+}
+
+PyObject *pcc_function_prepared_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames)
+{
+    return prepared(self, args, nargsf, kwnames, 0, 0, "prepared_call");
+}
+
+PyObject *pcc_function_prepared_async_call(PyObject *self, PyObject *const *args,
+                                           size_t nargsf, PyObject *kwnames)
+{
+    return prepared(self, args, nargsf, kwnames, 1, 0, "prepared_async_call");
+}
+
+PyObject *pcc_function_prepared_timed_call(PyObject *self, PyObject *const *args,
+                                           size_t nargsf, PyObject *kwnames)
+{
+    return prepared(self, args, nargsf, kwnames, 0, 1, "prepared_timed_call");
+}
+
+static PyObject *seconds_return(PyObject *secs, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(secs);
+}
+
+static PyMethodDef seconds_def = {"elapsed", seconds_return, METH_NOARGS,
+                                  "Seconds the timed launch took."};
+
+static PyObject *seconds_callable(double secs)
+{
+    PyObject *v = PyFloat_FromDouble(secs);
+    if (v == NULL)
+        return NULL;
+    PyObject *fn = PyCFunction_New(&seconds_def, v);
+    Py_DECREF(v);
+    return fn;
+}
+
+int pcc_function_launch_init(PyObject *module)
+{
+    (void)module;
+#define INTERN(var, text)                                                                      \
+    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
+        return -1;
+    INTERN(s_block, "block");
+    INTERN(s_grid, "grid");
+    INTERN(s_shared, "shared");
+    INTERN(s_stream, "stream");
+    INTERN(s_time_kernel, "time_kernel");
+    INTERN(s_texrefs, "texrefs");
+    INTERN(s_shared_size, "shared_size");
+#undef INTERN
+    return 0;
+}

@@ -1,0 +1,550 @@
+/*
+ * backend_sim_build.c — one compile of the CPU simulator: scan the program
+ * and every header it can include (kernels to register, constructs a CPU
+ * cannot run, barrier use), fill a private temporary directory (prelude,
+ * stand-ins for CUDA's headers, the program's headers, the translation unit:
+ * the source with its `extern __shared__` rewritten, line numbers kept, then
+ * a generated registration table), run the host compiler there, and wrap the
+ * shared object it makes in a pcc_sim_image (sim_abi.h): the "CUBIN".
+ *
+ * The NVRTC-like calls around it are backend_sim_compile.c; the compiler
+ * itself and its command line are backend_sim_cxx.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/cc/cc.h"
+#include "util/crc32c.h"
+#include "pycudac/sim_abi.h"
+#include "sim/env.h"
+
+/* ---- files ------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    pcc_sbuf b = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (64u << 20))
+        pcc_sb_add(&b, chunk, got);
+    fclose(f);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    if (b.p == NULL)
+        b.p = calloc(1, 1);
+    if (len)
+        *len = b.len;
+    return b.p;
+}
+
+static int write_file(const char *path, const char *data, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, data + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return close(fd);
+}
+
+/* mkdir -p for the directories of `path` below `root`. */
+static int make_parents(const char *path, size_t root_len)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + root_len + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Header names must stay inside the temporary directory. */
+static int safe_name(const char *n)
+{
+    if (n[0] == '\0' || n[0] == '/' || strlen(n) > 200)
+        return 0;
+    for (const char *p = n; *p; p++)
+        if (p[0] == '.' && p[1] == '.' && (p == n || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+            return 0;
+    return 1;
+}
+
+/* ---- the job ------------------------------------------------------------------ */
+
+/* Everything one compile owns; released by job_free. */
+typedef struct {
+    pcc_sim_options O;
+    pcc_sim_analysis A;
+    pcc_sim_edits E;   /* of the main source */
+    pcc_sim_toks T;    /* of the main source */
+    pcc_slist argv;    /* the compiler's command line */
+    char *drop;        /* per discovered kernel: 1 when left out of the table */
+    char tmp[512];     /* the private directory ("" until made) */
+    size_t tl;
+} job;
+
+/* ---- the scan ----------------------------------------------------------------- */
+
+/* Whether `name` is one of our stand-ins for CUDA's own headers. */
+static int is_stub(const char *name)
+{
+    for (size_t i = 0; i < pcc_sim_n_stubs; i++)
+        if (strcmp(pcc_sim_stubs[i][0], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Scans every header the program can include (program headers, then -I
+ * dirs, then the includer's own dir), transitively. */
+static void scan_includes(pcc_sim_analysis *A, struct _nvrtcProgram *P, const pcc_sim_options *O,
+                          const pcc_sim_toks *T, const char *includer_dir, pcc_slist *seen, int level)
+{
+    if (level > 32)
+        return;
+    for (int i = 0; i < T->includes.n; i++) {
+        const char *inc = T->includes.v[i] + 1;
+        int hi = pcc_sl_find(&P->hdr_names, inc);
+        if (hi < 0 && is_stub(inc))
+            continue; /* ours wins over any CUDA toolkit dir given with -I */
+        char path[PATH_MAX] = "";
+        const char *text = NULL;
+        char *owned = NULL;
+        size_t len = 0;
+        if (hi >= 0) {
+            snprintf(path, sizeof path, "<program header %s>", inc);
+            text = P->hdr_srcs.v[hi];
+            len = strlen(text);
+        } else {
+            int found = 0;
+            if (includer_dir && T->includes.v[i][0] == '"') {
+                snprintf(path, sizeof path, "%s/%s", includer_dir, inc);
+                found = access(path, R_OK) == 0;
+            }
+            for (int d = 0; !found && d < O->inc_dirs.n; d++) {
+                snprintf(path, sizeof path, "%s/%s", O->inc_dirs.v[d], inc);
+                found = access(path, R_OK) == 0;
+            }
+            if (!found)
+                continue;
+            struct stat st;
+            if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+                continue;
+        }
+        if (pcc_sl_find(seen, path) >= 0)
+            continue;
+        pcc_sl_adds(seen, path);
+        if (text == NULL) {
+            owned = read_file(path, &len);
+            if (owned == NULL)
+                continue;
+            text = owned;
+        }
+        pcc_sim_toks H = {0};
+        pcc_sim_tokenize(&H, text, len, inc);
+        pcc_sim_check_tokens(A, &H);
+        if (pcc_sim_mentions_sync(&H))
+            A->sync_unsure = 1; /* kept simple: a header's barriers count for every kernel */
+        char dir[PATH_MAX];
+        const char *sub = NULL;
+        if (hi < 0) {
+            snprintf(dir, sizeof dir, "%s", path);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            sub = dir;
+        }
+        scan_includes(A, P, O, &H, sub, seen, level + 1);
+        pcc_sim_toks_free(&H);
+        free(owned);
+    }
+}
+
+/* Refusals, kernels, extern __shared__ rewrites, barrier use: of the source
+ * and of every header it can include. */
+static nvrtcResult scan_program(struct _nvrtcProgram *P, job *J)
+{
+    pcc_slist seen = {0};
+    pcc_sim_tokenize(&J->T, P->src, strlen(P->src), P->name);
+    if (J->T.oom)
+        return NVRTC_ERROR_OUT_OF_MEMORY;
+    pcc_sim_check_tokens(&J->A, &J->T);
+    pcc_sim_analyze(&J->A, &J->T, P->src, &J->E);
+    pcc_sim_sync_analysis(&J->A, &J->T);
+    scan_includes(&J->A, P, &J->O, &J->T, NULL, &seen, 0);
+    if (J->O.pre.n) { /* --pre-include headers are scanned like #include "..." */
+        pcc_sim_toks pre = {0};
+        for (int i = 0; i < J->O.pre.n; i++) {
+            pcc_sbuf q = {0};
+            pcc_sb_printf(&q, "\"%s", J->O.pre.v[i]);
+            if (q.p)
+                pcc_sl_adds(&pre.includes, q.p);
+            free(q.p);
+        }
+        scan_includes(&J->A, P, &J->O, &pre, NULL, &seen, 0);
+        pcc_sim_toks_free(&pre);
+    }
+    pcc_sl_free(&seen);
+    if (J->A.nerrors == 0)
+        return NVRTC_SUCCESS;
+    pcc_sb_add(&P->log, J->A.errors.p, J->A.errors.len);
+    if (J->A.nerrors > 20)
+        pcc_sb_printf(&P->log, "(%d more)\n", J->A.nerrors - 20);
+    return NVRTC_ERROR_COMPILATION;
+}
+
+/* ---- the generated parts of the translation unit ---------------------------- */
+
+/* A C string literal's body for `s` (quotes and backslashes escaped). */
+static void sb_cstr(pcc_sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            pcc_sb_add(b, "\\", 1);
+        if (*s == '\n')
+            pcc_sb_puts(b, "\\n");
+        else
+            pcc_sb_add(b, s, 1);
+    }
+}
+
+/* The generated tail: the dynamic-shared setter, the kernel table and the
+ * module's init. */
+/* Entry lines carry #line markers so that a compiler error on one of them
+ * says which: 1000+i for discovered kernel i, 2000+i for name expression i. */
+#define PCC_LINE_KERNEL 1000
+#define PCC_LINE_EXPR 2000
+
+static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _nvrtcProgram *P, const char *drop)
+{
+    pcc_sb_puts(out, "\n#line 1 \"<pycudac-sim-registration>\"\n#pragma GCC visibility pop\n");
+    pcc_sb_puts(out, "static void __pcc_set_dyn_shared(void *p)\n{\n    (void)p;\n");
+    for (int i = 0; i < A->dyn_setters.n; i++)
+        pcc_sb_puts(out, A->dyn_setters.v[i]);
+    pcc_sb_puts(out, "}\nstatic pcc_sim_kernel __pcc_kernels[] = {\n");
+    for (int i = 0; i < P->exprs.n; i++) {
+        const char *e = P->exprs.v[i];
+        while (*e == ' ' || *e == '\t' || *e == '&')
+            e++;
+        pcc_sb_printf(out, "#line %d\n    __pcc_kernel< &%s >(\"", PCC_LINE_EXPR + i, e);
+        sb_cstr(out, P->exprs.v[i]);
+        pcc_sb_printf(out, "\", %d),\n", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
+    }
+    for (int i = 0; i < A->kernel_names.n; i++) {
+        if (drop[i] || pcc_sl_find(&P->exprs, A->kernel_names.v[i]) >= 0)
+            continue;
+        pcc_sb_printf(out, "#line %d\n    __pcc_kernel< &%s >(\"%s\", %d),\n", PCC_LINE_KERNEL + i,
+                  A->kernel_exprs.v[i], A->kernel_names.v[i], pcc_sim_kernel_syncs(A, A->kernel_names.v[i]));
+    }
+    pcc_sb_puts(out, "#line 3000\n");
+    pcc_sb_puts(out,
+            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0}};\n"
+            "extern \"C\" __attribute__((visibility(\"default\"))) int\n"
+            "pcc_sim_module_init(const pcc_sim_api *api, const pcc_sim_kernel **kernels, int *count)\n"
+            "{\n"
+            "    static int n = -1;\n"
+            "    __pcc_api = api;\n"
+            "    if (n < 0) { /* name expressions that are not kernels have no entry */\n"
+            "        int m = 0;\n"
+            "        for (size_t i = 0; __pcc_kernels[i].name; i++)\n"
+            "            if (__pcc_kernels[i].entry)\n"
+            "                __pcc_kernels[m++] = __pcc_kernels[i];\n"
+            "        n = m;\n"
+            "    }\n"
+            "    *kernels = __pcc_kernels;\n"
+            "    *count = n;\n"
+            "    return PCC_SIM_ABI_VERSION;\n"
+            "}\n");
+}
+
+static void sb_line_name(pcc_sbuf *b, const char *name)
+{
+    pcc_sb_puts(b, "#line 1 \"");
+    sb_cstr(b, name);
+    pcc_sb_puts(b, "\"\n");
+}
+
+/* ---- the private directory and the compiler run ------------------------------ */
+
+/* Writes program header i under hdr/, with the same extern __shared__
+ * rewrite as the source; its kernels join the table. */
+static int write_program_header(struct _nvrtcProgram *P, job *J, int i)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/hdr/%s", J->tmp, P->hdr_names.v[i]);
+    if (make_parents(path, J->tl + 4) != 0)
+        return -1;
+    pcc_sim_toks H = {0};
+    pcc_sim_edits HE = {0};
+    pcc_sim_analysis HA = {0};
+    pcc_sbuf h = {0};
+    const char *hs = P->hdr_srcs.v[i];
+    pcc_sim_tokenize(&H, hs, strlen(hs), P->hdr_names.v[i]);
+    pcc_sim_analyze(&HA, &H, hs, &HE);
+    pcc_sim_apply_edits(hs, strlen(hs), &HE, &h);
+    for (int k = 0; k < HA.kernel_names.n; k++)
+        if (pcc_sl_find(&J->A.kernel_names, HA.kernel_names.v[k]) < 0) {
+            pcc_sl_adds(&J->A.kernel_names, HA.kernel_names.v[k]);
+            pcc_sl_adds(&J->A.kernel_exprs, HA.kernel_exprs.v[k]);
+        }
+    for (int k = 0; k < HA.dyn_setters.n; k++)
+        pcc_sl_adds(&J->A.dyn_setters, HA.dyn_setters.v[k]);
+    int rc = h.oom || H.oom ? -1 : write_file(path, h.p ? h.p : "", h.len);
+    free(h.p);
+    pcc_sim_toks_free(&H);
+    pcc_sim_edits_free(&HE);
+    pcc_sim_analysis_free(&HA);
+    return rc;
+}
+
+/* The private directory: pcc/ (prelude, sim_abi.h), stub/ (CUDA's header
+ * names), hdr/ (program headers), src/ (the translation unit). */
+static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
+{
+    for (int i = 0; i < P->hdr_names.n; i++)
+        if (!safe_name(P->hdr_names.v[i])) {
+            pcc_sb_printf(&P->log, "error: header name '%s' must be a relative path inside the program\n",
+                          P->hdr_names.v[i]);
+            return NVRTC_ERROR_COMPILATION;
+        }
+    char *tmpenv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
+    const char *tmpdir = tmpenv;
+    if (tmpdir == NULL || *tmpdir == '\0' || strlen(tmpdir) > 400)
+        tmpdir = "/tmp";
+    snprintf(J->tmp, sizeof J->tmp, "%s/pycudac-sim-XXXXXX", tmpdir);
+    free(tmpenv);
+    if (mkdtemp(J->tmp) == NULL) {
+        snprintf(J->tmp, sizeof J->tmp, "/tmp/pycudac-sim-XXXXXX");
+        if (mkdtemp(J->tmp) == NULL) {
+            J->tmp[0] = '\0';
+            pcc_sb_printf(&P->log, "error: cannot create a temporary directory: %s\n", strerror(errno));
+            return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+        }
+    }
+    J->tl = strlen(J->tmp);
+    char path[PATH_MAX];
+    int ok = 1;
+    static const char *const subdirs[] = {"pcc", "stub", "hdr", "src"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", J->tmp, subdirs[i]);
+        ok = ok && mkdir(path, 0700) == 0;
+    }
+    snprintf(path, sizeof path, "%s/pcc/pcc_sim_prelude.h", J->tmp);
+    ok = ok && write_file(path, pcc_sim_prelude, strlen(pcc_sim_prelude)) == 0;
+    snprintf(path, sizeof path, "%s/pcc/sim_abi.h", J->tmp);
+    ok = ok && write_file(path, pcc_sim_abi, strlen(pcc_sim_abi)) == 0;
+    for (size_t i = 0; ok && i < pcc_sim_n_stubs; i++) {
+        pcc_sbuf s = {0};
+        /* assert.h re-defines assert every time it is included: no #pragma once */
+        int is_assert = strcmp(pcc_sim_stubs[i][0], "assert.h") == 0 ||
+                        strcmp(pcc_sim_stubs[i][0], "cassert") == 0;
+        pcc_sb_printf(&s, "%s%s#include \"%s/pcc/pcc_sim_prelude.h\"\n",
+                      is_assert ? "" : "#pragma once\n", pcc_sim_stubs[i][1], J->tmp);
+        snprintf(path, sizeof path, "%s/stub/%s", J->tmp, pcc_sim_stubs[i][0]);
+        ok = !s.oom && make_parents(path, J->tl + 5) == 0 && write_file(path, s.p, s.len) == 0;
+        free(s.p);
+    }
+    for (int i = 0; ok && i < P->hdr_names.n; i++)
+        ok = write_program_header(P, J, i) == 0;
+    if (ok)
+        return NVRTC_SUCCESS;
+    pcc_sb_printf(&P->log, "error: cannot write the simulator's sources under %s: %s\n", J->tmp,
+                  strerror(errno));
+    return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+}
+
+/* The compiler's output with the private directory's name taken out (it
+ * means nothing to the user). Owned by the caller. */
+static pcc_sbuf read_log(const job *J, const char *path)
+{
+    pcc_sbuf clean = {0};
+    char *log = read_file(path, NULL);
+    if (log == NULL)
+        return clean;
+    const char *at = log, *hit;
+    while ((hit = strstr(at, J->tmp)) != NULL) {
+        pcc_sb_add(&clean, at, (size_t)(hit - at));
+        pcc_sb_puts(&clean, "<pycudac-sim>");
+        at = hit + J->tl;
+    }
+    pcc_sb_puts(&clean, at);
+    free(log);
+    return clean;
+}
+
+/* Writes the translation unit and runs the compiler. A kernel found in the
+ * text may be compiled out (#ifdef): the compiler then rejects its table
+ * entry, which is dropped, and the compile runs once more. */
+static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
+{
+    const char *cxx_path = pcc_sim_cxx_get()->path;
+    char src_path[PATH_MAX], log_path[PATH_MAX];
+    snprintf(src_path, sizeof src_path, "%s/src/kernel.cpp", J->tmp);
+    snprintf(log_path, sizeof log_path, "%s/log.txt", J->tmp);
+    pcc_sim_cxx_command(&J->O, J->tmp, &J->argv);
+    J->drop = calloc((size_t)J->A.kernel_names.n + 1, 1);
+    if (J->argv.oom || J->drop == NULL)
+        return NVRTC_ERROR_OUT_OF_MEMORY;
+    for (int attempt = 0;; attempt++) {
+        /* prelude, the user's source in its own line numbers, the table */
+        pcc_sbuf text = {0};
+        pcc_sb_printf(&text, "#include \"%s/pcc/pcc_sim_prelude.h\"\n"
+                             "#pragma GCC visibility push(default)\n", J->tmp);
+        sb_line_name(&text, P->name);
+        pcc_sim_apply_edits(P->src, strlen(P->src), &J->E, &text);
+        write_tail(&text, &J->A, P, J->drop);
+        int wrote = !text.oom && write_file(src_path, text.p, text.len) == 0;
+        free(text.p);
+        if (!wrote) {
+            pcc_sb_printf(&P->log, "error: cannot write %s: %s\n", src_path, strerror(errno));
+            return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+        }
+        int status = pcc_sim_cxx_run(J->argv.v, log_path);
+        int spawn_errno = errno;
+        pcc_sbuf log = read_log(J, log_path);
+        if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            if (log.p)
+                pcc_sb_add(&P->log, log.p, log.len);
+            free(log.p);
+            return NVRTC_SUCCESS;
+        }
+        int retry = 0;
+        pcc_sbuf why = {0};
+        static const char marker[] = "<pycudac-sim-registration>:";
+        for (const char *at = log.p ? strstr(log.p, marker) : NULL; at; at = strstr(at + 1, marker)) {
+            long line = strtol(at + sizeof marker - 1, NULL, 10);
+            long k = line - PCC_LINE_KERNEL, e = line - PCC_LINE_EXPR;
+            if (k >= 0 && k < J->A.kernel_names.n && !J->drop[k]) {
+                J->drop[k] = 1;
+                retry = 1;
+            } else if (e >= 0 && e < P->exprs.n && (why.p == NULL || !strstr(why.p, P->exprs.v[e]))) {
+                pcc_sb_printf(&why, "error: name expression '%s' does not name a __global__ function "
+                                    "(or a template instance of one) in the program\n", P->exprs.v[e]);
+            }
+        }
+        if (attempt == 0 && retry && why.p == NULL) {
+            free(log.p);
+            continue;
+        }
+        if (log.p)
+            pcc_sb_add(&P->log, log.p, log.len);
+        if (why.p)
+            pcc_sb_add(&P->log, why.p, why.len);
+        free(log.p);
+        free(why.p);
+        if (status < 0)
+            pcc_sb_printf(&P->log, "error: could not run the C++ compiler %s: %s\n", cxx_path,
+                          strerror(spawn_errno));
+        else if (WIFSIGNALED(status))
+            pcc_sb_printf(&P->log, "error: the C++ compiler %s was killed by signal %d\n", cxx_path,
+                          WTERMSIG(status));
+        else if (P->log.len == 0)
+            pcc_sb_printf(&P->log, "error: the C++ compiler %s failed (exit status %d)\n", cxx_path,
+                          WEXITSTATUS(status));
+        return NVRTC_ERROR_COMPILATION;
+    }
+}
+
+/* The shared object, wrapped in a pcc_sim_image: the program's "CUBIN". */
+static nvrtcResult take_image(struct _nvrtcProgram *P, job *J)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/kernel.so", J->tmp);
+    size_t so_len = 0;
+    char *so = read_file(path, &so_len);
+    if (so == NULL) {
+        pcc_sb_printf(&P->log, "error: the compiler made no shared object\n");
+        return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+    }
+    pcc_sim_image_header hdr;
+    memset(&hdr, 0, sizeof hdr);
+    memcpy(hdr.magic, PCC_SIM_IMAGE_MAGIC, 8);
+    hdr.abi_version = PCC_SIM_ABI_VERSION;
+    hdr.size = so_len;
+    hdr.crc32c = pcc_crc32c(so, so_len, 1);
+    P->image = malloc(sizeof hdr + so_len);
+    if (P->image == NULL) {
+        free(so);
+        return NVRTC_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(P->image, &hdr, sizeof hdr);
+    memcpy(P->image + sizeof hdr, so, so_len);
+    P->image_len = sizeof hdr + so_len;
+    free(so);
+    return NVRTC_SUCCESS;
+}
+
+static void job_free(job *J, struct _nvrtcProgram *P)
+{
+    char *keep = pcc_sim_env_dup("PYCUDAC_SIM_KEEP_TMP");
+    free(keep);
+    if (J->tmp[0] && keep == NULL)
+        nftw(J->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else if (J->tmp[0])
+        pcc_sb_printf(&P->log, "note: sources kept in %s (PYCUDAC_SIM_KEEP_TMP)\n", J->tmp);
+    pcc_sl_free(&J->O.args);
+    pcc_sl_free(&J->O.inc_dirs);
+    pcc_sl_free(&J->O.pre);
+    pcc_sim_analysis_free(&J->A);
+    pcc_sim_edits_free(&J->E);
+    pcc_sim_toks_free(&J->T);
+    pcc_sl_free(&J->argv);
+    free(J->drop);
+}
+
+/* Scan, private directory, compiler run, image; the directory is removed
+ * after (unless PYCUDAC_SIM_KEEP_TMP). */
+nvrtcResult pcc_sim_build(struct _nvrtcProgram *P, int nopt, const char *const *opts)
+{
+    const pcc_sim_cxx *cxx = pcc_sim_cxx_get();
+    job J;
+    memset(&J, 0, sizeof J);
+    nvrtcResult rc;
+    if (pcc_sim_parse_options(nopt, opts, &J.O, &P->log) < 0) {
+        rc = NVRTC_ERROR_INVALID_OPTION;
+    } else if (cxx->path[0] == '\0') {
+        pcc_sb_printf(&P->log, "error: %s\n", cxx->missing);
+        rc = NVRTC_ERROR_COMPILATION;
+    } else if ((rc = scan_program(P, &J)) == NVRTC_SUCCESS &&
+               (rc = make_private_dir(P, &J)) == NVRTC_SUCCESS &&
+               (rc = run_build(P, &J)) == NVRTC_SUCCESS) {
+        rc = take_image(P, &J);
+    }
+    job_free(&J, P);
+    return rc;
+}

@@ -1,0 +1,81 @@
+/*
+ * backend_sim_compile.h — internals shared by the CPU simulator's compiler
+ * files: src/backend_sim_compile.c (the NVRTC-like table and the program
+ * object), src/backend_sim_build.c (one compile: scan, private directory,
+ * host compiler run, image), src/backend_sim_cxx.c (the host C++ compiler,
+ * its fixed inputs and the identity) and src/backend_sim_options.c (NVRTC's
+ * options translated).
+ *
+ * Not part of the simulator's ABI (that is sim_abi.h): nothing outside
+ * src/backend_sim_*.c includes this. Pure C, no Python objects.
+ */
+#ifndef PYCUDAC_BACKEND_SIM_COMPILE_H
+#define PYCUDAC_BACKEND_SIM_COMPILE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "sim/cc/scan.h"
+#include "pycudac/rtc.h"
+
+/* Bump when the generated code changes (scan, rewrites, registration tail):
+ * it is part of the identity, hence of the cache key. */
+#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 3"
+
+/* ---- backend_sim_compile.c ---- */
+
+/* The program: NVRTC's nvrtcProgram. */
+struct _nvrtcProgram {
+    char *src, *name;
+    pcc_slist hdr_names, hdr_srcs;
+    pcc_slist exprs;
+    int compiled; /* 1 after a successful compile */
+    pcc_sbuf log;
+    unsigned char *image;
+    size_t image_len;
+};
+
+/* ---- backend_sim_build.c ---- */
+
+/* Compiles P with NVRTC's options into P->image, the log into P->log. */
+nvrtcResult pcc_sim_build(struct _nvrtcProgram *P, int nopt, const char *const *opts);
+
+/* ---- backend_sim_options.c ---- */
+
+typedef struct {
+    pcc_slist args;     /* for the compiler */
+    pcc_slist inc_dirs; /* -I, for the header scan */
+    pcc_slist pre;      /* --pre-include headers, for the header scan */
+    const char *std;
+} pcc_sim_options;
+
+/* Translates NVRTC options; -1 with the log naming the bad one. */
+int pcc_sim_parse_options(int n, const char *const *opts, pcc_sim_options *O, pcc_sbuf *log);
+
+/* ---- backend_sim_cxx.c ---- */
+
+/* The host C++ compiler, found once. */
+typedef struct {
+    char path[PATH_MAX];   /* empty: none found */
+    pcc_slist extra;       /* words after the program in $CXX */
+    int is_clang;
+    char identity[2 * PATH_MAX + 256];
+    char missing[1024];    /* why none was found */
+} pcc_sim_cxx;
+
+/* Finds the compiler on first use (thread-safe); never NULL. */
+const pcc_sim_cxx *pcc_sim_cxx_get(void);
+/* The prelude and sim_abi.h as setup.py embedded them. */
+extern const char *const pcc_sim_prelude;
+extern const char *const pcc_sim_abi;
+/* Stub headers: CUDA's own header names, each with the text that goes
+ * before the prelude's #include (sections to enable, or an #error). */
+extern const char *const pcc_sim_stubs[][2];
+extern const size_t pcc_sim_n_stubs;
+/* The command line compiling <tmp>/src/kernel.cpp into <tmp>/kernel.so. */
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *argv);
+/* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
+ * or -1 with errno. */
+int pcc_sim_cxx_run(char *const *argv, const char *log_path);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * backend_sim_cxx.c — the host C++ compiler the CPU simulator compiles
+ * with, and what every compile feeds it besides the program: the prelude,
+ * sim_abi.h, the stand-ins for CUDA's own headers and the base flags. Found
+ * once ($CXX, else c++, g++, clang++ on PATH) and hashed into the identity
+ * that keys the compile cache; then the command line of one compile and
+ * running it by posix_spawn (no shell).
+ *
+ * Apart from the compile job (backend_sim_build.c) because this is what
+ * stays the same from compile to compile; the one place that includes the
+ * embedded prelude, so it is in the extension once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/cc/cc.h"
+#include "sim/env.h"
+#include "sim_prelude_blob.h"
+
+
+/* Flags every compile gets; part of the identity, so changing them changes
+ * the cache key. */
+static const char *const base_flags[] = {
+    "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-pipe", "-fno-exceptions", "-fno-rtti",
+    "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s"};
+#define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
+
+/* The embedded texts, for the private directory (backend_sim_build.c). */
+const char *const pcc_sim_prelude = pcc_sim_prelude_text;
+const char *const pcc_sim_abi = pcc_sim_abi_text;
+
+/* Stub headers: CUDA's own header names, mapped onto prelude sections. */
+const char *const pcc_sim_stubs[][2] = {
+    {"cuda_runtime.h", ""},
+    {"cuda_runtime_api.h", ""},
+    {"cuda.h", ""},
+    {"device_launch_parameters.h", ""},
+    {"device_functions.h", ""},
+    {"device_atomic_functions.h", ""},
+    {"sm_20_atomic_functions.h", ""},
+    {"sm_60_atomic_functions.h", ""},
+    {"vector_types.h", ""},
+    {"vector_functions.h", ""},
+    {"builtin_types.h", ""},
+    {"math_functions.h", ""},
+    {"cuda_fp16.h", "#define PCC_SECTION_FP16 1\n"},
+    {"cuda_fp16.hpp", "#define PCC_SECTION_FP16 1\n"},
+    {"math_constants.h", "#define PCC_SECTION_MATH_CONSTANTS 1\n"},
+    {"cuda_bf16.h", "#define PCC_SECTION_BF16 1\n"},
+    {"cuda_bf16.hpp", "#define PCC_SECTION_BF16 1\n"},
+    {"cooperative_groups.h", "#define PCC_SECTION_CG 1\n"},
+    {"cooperative_groups/reduce.h", "#define PCC_SECTION_CG 1\n"},
+    {"cooperative_groups/scan.h", "#define PCC_SECTION_CG 1\n"},
+    {"mma.h", "#error \"mma.h (tensor cores) is not supported by the pycudac CPU simulator\"\n"},
+    {"curand_kernel.h", "#error \"curand_kernel.h is not supported by the pycudac CPU simulator\"\n"},
+    {"cuda_pipeline.h", "#error \"cuda_pipeline.h is not supported by the pycudac CPU simulator\"\n"},
+    {"assert.h", ""},
+    {"cassert", ""},
+};
+const size_t pcc_sim_n_stubs = sizeof pcc_sim_stubs / sizeof pcc_sim_stubs[0];
+
+/* ---- the compiler and the identity -------------------------------------- */
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static pcc_sim_cxx cxx;
+
+static int is_exe(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* Finds `prog` (a path, or a name looked up on PATH) into out. */
+static int find_program(const char *prog, char *out, size_t len)
+{
+    if (strchr(prog, '/')) {
+        if (!is_exe(prog))
+            return 0;
+        snprintf(out, len, "%s", prog);
+        return 1;
+    }
+    char *pathenv = pcc_sim_env_dup("PATH"); /* no getenv without the GIL */
+    const char *path = pathenv;
+    if (path == NULL || *path == '\0')
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int found = 0;
+    while (*path && !found) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        char cand[PATH_MAX];
+        if (n > 0 && n + strlen(prog) + 2 < sizeof cand) {
+            memcpy(cand, path, n);
+            cand[n] = '/';
+            strcpy(cand + n + 1, prog);
+            if (is_exe(cand)) {
+                snprintf(out, len, "%s", cand);
+                found = 1;
+            }
+        }
+        if (end == NULL)
+            break;
+        path = end + 1;
+    }
+    free(pathenv);
+    return found;
+}
+
+static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void setup(void)
+{
+    char *env = pcc_sim_env_dup("CXX");
+    const char *names[] = {"c++", "g++", "clang++"};
+    if (env && *env) {
+        /* $CXX may carry words: "ccache g++ -m64" */
+        char *copy = strdup(env), *save = NULL;
+        char *word = copy ? strtok_r(copy, " \t", &save) : NULL;
+        if (word && find_program(word, cxx.path, sizeof cxx.path)) {
+            while ((word = strtok_r(NULL, " \t", &save)) != NULL)
+                pcc_sl_adds(&cxx.extra, word);
+        } else {
+            snprintf(cxx.missing, sizeof cxx.missing,
+                     "the C++ compiler named by CXX=%s was not found or is not executable", env);
+        }
+        free(copy);
+    } else {
+        for (size_t i = 0; i < 3 && cxx.path[0] == '\0'; i++)
+            find_program(names[i], cxx.path, sizeof cxx.path);
+        if (cxx.path[0] == '\0') {
+            char *path = pcc_sim_env_dup("PATH");
+            snprintf(cxx.missing, sizeof cxx.missing,
+                     "no C++ compiler found for the CPU simulator: looked for c++, g++ and clang++ "
+                     "on PATH=%s; install one (e.g. g++) or set CXX",
+                     path ? path : "(unset)");
+            free(path);
+        }
+    }
+    free(env);
+    unsigned long long h = 1469598103934665603ULL;
+    h = fnv1a(h, pcc_sim_prelude_text, sizeof pcc_sim_prelude_text);
+    h = fnv1a(h, pcc_sim_abi_text, sizeof pcc_sim_abi_text);
+    h = fnv1a(h, PCC_SIM_COMPILER_VERSION, sizeof PCC_SIM_COMPILER_VERSION);
+    for (size_t i = 0; i < N_BASE_FLAGS; i++)
+        h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
+    for (size_t i = 0; i < pcc_sim_n_stubs; i++) {
+        h = fnv1a(h, pcc_sim_stubs[i][0], strlen(pcc_sim_stubs[i][0]) + 1);
+        h = fnv1a(h, pcc_sim_stubs[i][1], strlen(pcc_sim_stubs[i][1]) + 1);
+    }
+    if (cxx.path[0]) {
+        char real[PATH_MAX];
+        const char *shown = realpath(cxx.path, real) ? real : cxx.path;
+        const char *base = strrchr(shown, '/');
+        cxx.is_clang = strstr(base ? base : shown, "clang") != NULL;
+        struct stat st;
+        long long size = 0, mtime = 0;
+        if (stat(cxx.path, &st) == 0) {
+            size = (long long)st.st_size;
+            mtime = (long long)st.st_mtime;
+        }
+        for (int i = 0; i < cxx.extra.n; i++)
+            h = fnv1a(h, cxx.extra.v[i], strlen(cxx.extra.v[i]) + 1);
+        snprintf(cxx.identity, sizeof cxx.identity, "%s (%s) size=%lld mtime=%lld prelude=%016llx",
+                 cxx.path, shown, size, mtime, h);
+    } else {
+        snprintf(cxx.identity, sizeof cxx.identity, "no-compiler prelude=%016llx", h);
+    }
+}
+
+const pcc_sim_cxx *pcc_sim_cxx_get(void)
+{
+    pthread_once(&setup_once, setup);
+    return &cxx;
+}
+
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *argv)
+{
+    char arg[PATH_MAX];
+    pcc_slist *a = argv;
+    pcc_sl_adds(a, cxx.path);
+    for (int i = 0; i < cxx.extra.n; i++)
+        pcc_sl_adds(a, cxx.extra.v[i]);
+    pcc_sl_adds(a, O->std);
+    for (size_t i = 0; i < N_BASE_FLAGS; i++)
+        pcc_sl_adds(a, base_flags[i]);
+    pcc_sl_adds(a, cxx.is_clang ? "-fno-caret-diagnostics" : "-fno-diagnostics-show-caret");
+    if (!cxx.is_clang)
+        pcc_sl_adds(a, "-fno-semantic-interposition");
+    /* program headers, then our stand-ins for CUDA's own headers (they must
+     * win over a CUDA toolkit's include dir given with -I), then -I dirs */
+    snprintf(arg, sizeof arg, "-I%s/hdr", tmp);
+    pcc_sl_adds(a, arg);
+    snprintf(arg, sizeof arg, "-I%s/stub", tmp);
+    pcc_sl_adds(a, arg);
+    for (int i = 0; i < O->args.n; i++)
+        if (strncmp(O->args.v[i], "-I", 2) == 0)
+            pcc_sl_adds(a, O->args.v[i]);
+    if (O->pre.n) { /* the prelude goes before any --pre-include header */
+        pcc_sl_adds(a, "-include");
+        snprintf(arg, sizeof arg, "%s/pcc/pcc_sim_prelude.h", tmp);
+        pcc_sl_adds(a, arg);
+    }
+    for (int i = 0; i < O->args.n; i++) {
+        if (strcmp(O->args.v[i], "-include") == 0 && i + 1 < O->args.n) {
+            pcc_sl_adds(a, O->args.v[i]);
+            pcc_sl_adds(a, O->args.v[++i]);
+        } else if (strncmp(O->args.v[i], "-I", 2) != 0) {
+            pcc_sl_adds(a, O->args.v[i]);
+        }
+    }
+    pcc_sl_adds(a, "-o");
+    snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
+    pcc_sl_adds(a, arg);
+    snprintf(arg, sizeof arg, "%s/src/kernel.cpp", tmp);
+    pcc_sl_adds(a, arg);
+}
+
+/* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
+ * or -1 with errno. */
+int pcc_sim_cxx_run(char *const *argv, const char *log_path)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    pid_t pid;
+    /* the environment copied under the GIL, not `environ`, which another
+     * Python thread may be changing now */
+    char **env = pcc_sim_environ_dup();
+    char *empty[] = {NULL};
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : empty);
+    pcc_sim_environ_free(env);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    return status;
+}
+

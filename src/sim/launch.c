@@ -1,0 +1,704 @@
+/*
+ * backend_sim_launch.c — the simulator's kernel launches, the worker
+ * threads that run blocks, the kernel-facing api that is not about fibers
+ * (trap, printf, clock) and the fault handler.
+ *
+ * cuLaunchKernel runs every block before it returns: blocks are handed out
+ * by an atomic counter to a pool of worker threads (one per CPU core, the
+ * calling thread being one of them). A kernel without barriers or warp
+ * operations runs its threads as a plain loop; otherwise each thread is a
+ * fiber (backend_sim_fiber.c). The launch's check and its run are two
+ * functions (sim_kernel_op, sim_kernel_run) that graph kernel nodes share.
+ *
+ * Errors inside a kernel — a SIGSEGV/SIGBUS at a bad address (SIGFPE and
+ * SIGILL too: an integer division by zero must not kill the process), a trap or
+ * assert, a barrier that can never release — end the block with a
+ * siglongjmp back to its worker; the launch stops handing out blocks and
+ * records a sticky error, which the next call returns, as on a GPU, while
+ * cuLaunchKernel itself succeeds. The process never dies from a kernel's bad
+ * access; faults outside kernels go to the handler that was there before.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sim/sim.h"
+#include "sim/env.h"
+
+/* One OS thread that runs blocks: a pool thread, or slot 0 for the thread
+ * that called cuLaunchKernel. */
+typedef struct sim_worker {
+    pthread_t owner;
+    int pool_index;         /* its slot in workers[], set before its thread starts */
+    int in_kernel; /* atomic: the fault handler of any thread reads it */
+    int fiber_mode;
+    sim_block block;
+    sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
+    void *shared_map;       /* dynamic shared memory, guard page after it */
+    size_t shared_map_len, shared_cap;
+    char *shared;           /* = start of the launch's dynamic shared bytes */
+    sigjmp_buf jmp;
+    /* What ended the block early (written by the fault handler or sim_fail). */
+    CUresult fail_code;
+    uintptr_t fault_addr;
+    int fault_sig, fault_write;
+    pcc_sim_thread fault_thread;
+    char fail_text[1024];
+} sim_worker;
+
+/* ---- launch state (under sim_launch_lock) --------------------------------------------------- */
+
+pthread_mutex_t sim_launch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define SIM_MAX_WORKERS 256
+static sim_worker *workers[SIM_MAX_WORKERS]; /* [0]: the launching thread */
+static int nworkers;                          /* pool threads, not counting slot 0 */
+
+static void set_in_kernel(sim_worker *w, int v)
+{
+    __atomic_store_n(&w->in_kernel, v, __ATOMIC_RELAXED);
+}
+
+static unsigned long long launch_gen;
+static int participants, active;
+
+static struct {
+    CUfunction f;
+    const pcc_sim_kernel *k;
+    pcc_sim_dim3 grid, block;
+    unsigned int shared_bytes;
+    void *const *args;
+    unsigned long long nblocks;
+    atomic_ullong next;
+    atomic_int stop;
+    CUresult err;
+    char detail[2048];
+} L;
+
+static _Thread_local sim_worker *tls_worker;
+
+void sim_flush_output(void)
+{
+    pthread_mutex_lock(&print_lock);
+    fflush(stdout);
+    pthread_mutex_unlock(&print_lock);
+}
+
+/* ---- kernel-facing api shared by both modes ------------------------------------------------ */
+
+_Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
+{
+    sim_worker *w = tls_worker;
+    set_in_kernel(w, 0);
+    w->fail_code = code;
+    w->fault_sig = 0;
+    w->fault_thread = *t;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->fail_text, sizeof w->fail_text, fmt, ap);
+    va_end(ap);
+    if (w->fiber_mode)
+        sim_block_escape(&w->block);
+    siglongjmp(w->jmp, 1);
+}
+
+void sim_api_trap(pcc_sim_thread *t, int code, const char *what)
+{
+    sim_fail(t, code ? code : CUDA_ERROR_ILLEGAL_INSTRUCTION, "%s",
+             what && *what ? what : (code == CUDA_ERROR_ASSERT ? "assertion failed" : "__trap()"));
+}
+
+/* Device printf. Formatted first, outside any lock, so that a fault while
+ * formatting (a bad %s pointer) leaves no lock held; then written whole,
+ * so lines of different threads do not interleave. */
+int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
+{
+    (void)t;
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    char *text = small;
+    if (n >= (int)sizeof small) {
+        text = malloc((size_t)n + 1);
+        if (text)
+            vsnprintf(text, (size_t)n + 1, fmt, again);
+        else
+            text = small; /* truncated */
+    }
+    va_end(again);
+    if (n > 0) {
+        pthread_mutex_lock(&print_lock);
+        size_t len = text == small && n >= (int)sizeof small ? sizeof small - 1 : (size_t)n;
+        fwrite(text, 1, len, stdout); /* fwrite: "%c" may print a NUL */
+        pthread_mutex_unlock(&print_lock);
+    }
+    if (text != small)
+        free(text);
+    return n;
+}
+
+long long sim_api_clock64(void)
+{
+    return sim_now_ns();
+}
+
+/* ---- faults ------------------------------------------------------------------------------ */
+
+/* The signals a kernel can raise, and the handlers that were there before. */
+static const int fault_sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction prev_action[4];
+
+/* The scan reads other threads' slots while they change them (a new pool
+ * thread, another thread's launch): every field it reads is accessed
+ * atomically (lock-free, so safe in a signal handler), and only the
+ * faulting thread's own slot can match. */
+static sim_worker *worker_of_this_thread(void)
+{
+    pthread_t self = pthread_self();
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
+            pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), self))
+            return w;
+    }
+    return NULL;
+}
+
+
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+    /* No TLS here: a thread that never launched may fault, and its first
+     * TLS access could allocate. Workers are found by thread id. */
+    sim_worker *w = worker_of_this_thread();
+    if (w != NULL) {
+        set_in_kernel(w, 0);
+        w->fail_code = sig == SIGILL   ? CUDA_ERROR_ILLEGAL_INSTRUCTION
+                       : sig == SIGFPE ? CUDA_ERROR_LAUNCH_FAILED
+                                       : CUDA_ERROR_ILLEGAL_ADDRESS;
+        w->fault_sig = sig;
+        w->fault_addr = (uintptr_t)si->si_addr;
+        w->fault_write = -1;
+#if defined(__x86_64__) && defined(REG_ERR)
+        ucontext_t *uc = ucv;
+        w->fault_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+        (void)ucv;
+#endif
+        const pcc_sim_thread *t = w->fiber_mode ? (w->block.current ? &w->block.current->t : NULL)
+                                                : &w->plain.t;
+        if (t)
+            w->fault_thread = *t;
+        else
+            memset(&w->fault_thread, 0, sizeof w->fault_thread);
+        if (w->fiber_mode)
+            sim_block_escape(&w->block);
+        siglongjmp(w->jmp, 1);
+    }
+    /* Not ours: hand the signal to whoever had it before, for good. A
+     * handler installed after ours may hand it back (faulthandler restores
+     * its predecessor and re-raises): the second time, die by default. */
+    static volatile sig_atomic_t chaining;
+    struct sigaction *prev = &prev_action[0];
+    for (int i = 1; i < 4; i++)
+        if (fault_sigs[i] == sig)
+            prev = &prev_action[i];
+    if (chaining) {
+        signal(sig, SIG_DFL);
+        return;
+    }
+    chaining = 1;
+    sigaction(sig, prev, NULL);
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction)
+            prev->sa_sigaction(sig, si, ucv);
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+    }
+    /* Returning re-runs the faulting instruction under the previous action. */
+}
+
+/* Installs on_fault for the fault signals unless it is the current handler
+ * (someone — e.g. faulthandler.enable() — may have replaced it since). */
+static void ensure_fault_handler(void)
+{
+    const int *sigs = fault_sigs;
+    struct sigaction *prevs[4] = {&prev_action[0], &prev_action[1], &prev_action[2],
+                                  &prev_action[3]};
+    for (int i = 0; i < 4; i++) {
+        struct sigaction cur;
+        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_fault)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, prevs[i]);
+    }
+}
+
+/* A signal stack for this thread if it has none, so that a fiber's stack
+ * overflow can still be reported. Kept for the thread's life. */
+static pthread_key_t altstack_key;
+static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
+
+static void altstack_free(void *p)
+{
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    free(p);
+}
+
+static void altstack_key_make(void)
+{
+    pthread_key_create(&altstack_key, altstack_free);
+}
+
+static void ensure_altstack(void)
+{
+    static _Thread_local int checked;
+    if (checked)
+        return;
+    checked = 1;
+    stack_t old;
+    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
+        return;
+    size_t size = 64 * 1024;
+    void *mem = malloc(size);
+    if (mem == NULL)
+        return;
+    stack_t ss = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0) {
+        free(mem);
+        return;
+    }
+    pthread_once(&altstack_once, altstack_key_make);
+    pthread_setspecific(altstack_key, mem);
+}
+
+/* Turns what the worker recorded into the launch's error text (first wins). */
+static void record_failure(sim_worker *w)
+{
+    const pcc_sim_thread *t = &w->fault_thread;
+    char where[256], what[1200];
+    snprintf(where, sizeof where, "kernel '%s', block (%u,%u,%u), thread (%u,%u,%u)",
+             L.k->name, t->blockIdx.x, t->blockIdx.y, t->blockIdx.z, t->threadIdx.x,
+             t->threadIdx.y, t->threadIdx.z);
+    if (w->fault_sig == SIGFPE) {
+        snprintf(what, sizeof what, "arithmetic fault (SIGFPE) at 0x%" PRIxPTR ": an integer "
+                 "division by zero or overflow (on a GPU the result would be undefined)",
+                 w->fault_addr);
+    } else if (w->fault_sig == SIGILL) {
+        snprintf(what, sizeof what, "illegal instruction (SIGILL) at 0x%" PRIxPTR " (the "
+                 "compiler traps there on undefined behaviour, e.g. a non-void function "
+                 "that returns no value)", w->fault_addr);
+    } else if (w->fault_sig) {
+        char near[512];
+        uintptr_t a = w->fault_addr;
+        if (w->fiber_mode && sim_block_is_stack_guard(&w->block, a))
+            snprintf(near, sizeof near, "stack overflow: the simulated thread used more than "
+                                        "its %zu KiB stack (set PYCUDAC_SIM_STACK_KB)",
+                     w->block.stack_size / 1024);
+        else if (w->shared_map && a >= (uintptr_t)w->shared &&
+                 a < (uintptr_t)w->shared_map + w->shared_map_len)
+            snprintf(near, sizeof near, "%" PRIuPTR " bytes past the end of the %u bytes of "
+                                        "dynamic shared memory (extern __shared__)",
+                     a - ((uintptr_t)w->shared + L.shared_bytes), L.shared_bytes);
+        else
+            sim_describe_address(a, near, sizeof near);
+        snprintf(what, sizeof what, "illegal %s address 0x%" PRIxPTR " (%s)",
+                 w->fault_write == 1 ? "write to" : w->fault_write == 0 ? "read from" : "access at",
+                 a, near);
+    } else {
+        snprintf(what, sizeof what, "%s", w->fail_text);
+    }
+    pthread_mutex_lock(&err_lock);
+    if (L.err == 0) {
+        L.err = w->fail_code;
+        snprintf(L.detail, sizeof L.detail, "%s: %s", where, what);
+    }
+    pthread_mutex_unlock(&err_lock);
+    atomic_store(&L.stop, 1);
+}
+
+/* ---- running blocks --------------------------------------------------------------------- */
+
+/* Dynamic shared memory for this launch, ending at a guard page. */
+static int worker_shared(sim_worker *w, size_t bytes)
+{
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    size_t rounded = (bytes + 15) & ~(size_t)15;
+    if (w->shared_map == NULL || rounded > w->shared_cap) {
+        if (w->shared_map)
+            munmap(w->shared_map, w->shared_map_len);
+        size_t cap = (rounded + ps - 1) & ~(ps - 1);
+        if (cap == 0)
+            cap = ps;
+        size_t len = cap + ps;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            w->shared_map = NULL;
+            return -1;
+        }
+        mprotect((char *)m + cap, ps, PROT_NONE);
+        w->shared_map = m;
+        w->shared_map_len = len;
+        w->shared_cap = cap;
+    }
+    w->shared = (char *)w->shared_map + w->shared_cap - rounded;
+    return 0;
+}
+
+static void run_plain(sim_worker *w, pcc_sim_dim3 bidx)
+{
+    pcc_sim_thread *t = &w->plain.t;
+    const pcc_sim_kernel *k = L.k;
+    void *const *args = L.args;
+    t->blockIdx = bidx;
+    unsigned int lin = 0;
+    for (unsigned int z = 0; z < L.block.z; z++) {
+        t->threadIdx.z = z;
+        for (unsigned int y = 0; y < L.block.y; y++) {
+            t->threadIdx.y = y;
+            for (unsigned int x = 0; x < L.block.x; x++, lin++) {
+                t->threadIdx.x = x;
+                t->linear = lin;
+                t->lane = lin % PCC_SIM_WARP_SIZE;
+                k->entry(t, args);
+            }
+        }
+    }
+}
+
+/* Takes blocks until none are left or the launch stops. */
+static void run_blocks(sim_worker *w)
+{
+    tls_worker = w;
+    __atomic_store_n(&w->owner, pthread_self(), __ATOMIC_RELAXED);
+    w->fiber_mode = L.k->uses_sync != 0;
+    int nthreads = (int)(L.block.x * L.block.y * L.block.z);
+    if ((w->fiber_mode && sim_block_reserve(&w->block, nthreads) < 0) ||
+        worker_shared(w, L.shared_bytes) < 0) {
+        pthread_mutex_lock(&err_lock);
+        if (L.err == 0) {
+            L.err = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+            snprintf(L.detail, sizeof L.detail, "kernel '%s': no memory for %d thread stacks",
+                     L.k->name, nthreads);
+        }
+        pthread_mutex_unlock(&err_lock);
+        atomic_store(&L.stop, 1);
+        return;
+    }
+    w->block.kernel = L.k;
+    w->block.args = L.args;
+    pcc_sim_thread *pt = &w->plain.t;
+    pt->runtime = &w->plain;
+    w->plain.block = NULL;
+    pt->blockDim = L.block;
+    pt->gridDim = L.grid;
+    pt->dynamic_shared = w->shared;
+    if (sigsetjmp(w->jmp, 1) != 0) {
+        set_in_kernel(w, 0);
+        if (w->fiber_mode)
+            sim_block_escaped(&w->block);
+        record_failure(w);
+        return;
+    }
+    unsigned long long gx = L.grid.x, gxy = gx * L.grid.y;
+    while (!atomic_load_explicit(&L.stop, memory_order_relaxed)) {
+        unsigned long long b = atomic_fetch_add_explicit(&L.next, 1, memory_order_relaxed);
+        if (b >= L.nblocks)
+            break;
+        pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
+                             (unsigned int)(b / gxy)};
+        set_in_kernel(w, 1);
+        if (w->fiber_mode)
+            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
+        else
+            run_plain(w, bidx);
+        set_in_kernel(w, 0);
+    }
+}
+
+static void *pool_main(void *arg)
+{
+    sim_worker *w = arg;
+    stack_t ss = {.ss_sp = malloc(64 * 1024), .ss_size = 64 * 1024, .ss_flags = 0};
+    if (ss.ss_sp)
+        sigaltstack(&ss, NULL);
+    /* Not found by scanning workers[]: ensure_pool is still filling it. */
+    int index = w->pool_index;
+    unsigned long long seen = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        while (launch_gen == seen)
+            pthread_cond_wait(&pool_wake, &pool_lock);
+        seen = launch_gen;
+        if (index >= participants)
+            continue;
+        pthread_mutex_unlock(&pool_lock);
+        run_blocks(w);
+        pthread_mutex_lock(&pool_lock);
+        if (--active == 0)
+            pthread_cond_signal(&pool_done);
+    }
+    return NULL;
+}
+
+/* In a child after fork() the pool threads are gone: forget them (their
+ * memory stays), so a launch there runs on the calling thread alone. */
+static void pool_after_fork(void)
+{
+    for (int i = 1; i < SIM_MAX_WORKERS; i++)
+        __atomic_store_n(&workers[i], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&nworkers, 0, __ATOMIC_RELEASE);
+    pthread_mutex_init(&sim_launch_lock, NULL);
+    pthread_mutex_init(&pool_lock, NULL);
+    pthread_mutex_init(&err_lock, NULL);
+    pthread_mutex_init(&print_lock, NULL);
+    pthread_cond_init(&pool_wake, NULL);
+    pthread_cond_init(&pool_done, NULL);
+}
+
+/* Starts the pool on first use: one thread per CPU core besides the caller
+ * (PYCUDAC_SIM_THREADS sets the total). */
+static void ensure_pool(void)
+{
+    if (workers[0] != NULL)
+        return;
+    pthread_atfork(NULL, NULL, pool_after_fork);
+    sim_worker *w0 = calloc(1, sizeof(sim_worker));
+    if (w0 == NULL)
+        return;
+    __atomic_store_n(&workers[0], w0, __ATOMIC_RELEASE);
+    int total = sim_cpu_count();
+    char *env = pcc_sim_env_dup("PYCUDAC_SIM_THREADS"); /* no getenv without the GIL */
+    if (env && atoi(env) > 0)
+        total = atoi(env);
+    free(env);
+    if (total > SIM_MAX_WORKERS)
+        total = SIM_MAX_WORKERS;
+    for (int i = 1; i < total; i++) {
+        sim_worker *w = calloc(1, sizeof *w);
+        if (w == NULL)
+            break;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 8u << 20);
+        pthread_t tid;
+        /* Block signals in pool threads except the faults they report. */
+        sigset_t all, old;
+        sigfillset(&all);
+        sigdelset(&all, SIGSEGV);
+        sigdelset(&all, SIGBUS);
+        sigdelset(&all, SIGFPE);
+        sigdelset(&all, SIGILL);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        w->pool_index = i;
+        pthread_mutex_lock(&pool_lock);
+        __atomic_store_n(&workers[i], w, __ATOMIC_RELEASE);
+        __atomic_store_n(&nworkers, i, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&pool_lock);
+        int rc = pthread_create(&tid, &attr, pool_main, w);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            pthread_mutex_lock(&pool_lock);
+            __atomic_store_n(&workers[i], NULL, __ATOMIC_RELEASE);
+            __atomic_store_n(&nworkers, i - 1, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&pool_lock);
+            free(w);
+            break;
+        }
+        pthread_detach(tid);
+    }
+}
+
+/* Runs every block of the launch in L (launch_lock held). */
+static void run_launch(void)
+{
+    ensure_pool();
+    ensure_fault_handler();
+    ensure_altstack();
+    atomic_store(&L.next, 0);
+    atomic_store(&L.stop, 0);
+    L.err = 0;
+    L.detail[0] = '\0';
+    int helpers = nworkers;
+    if ((unsigned long long)helpers > L.nblocks - 1)
+        helpers = (int)(L.nblocks - 1);
+    if (helpers > 0) {
+        pthread_mutex_lock(&pool_lock);
+        participants = helpers + 1; /* pool indices 1..helpers */
+        active = helpers;
+        launch_gen++;
+        pthread_cond_broadcast(&pool_wake);
+        pthread_mutex_unlock(&pool_lock);
+    }
+    run_blocks(workers[0]);
+    tls_worker = NULL;
+    if (helpers > 0) {
+        pthread_mutex_lock(&pool_lock);
+        while (active > 0)
+            pthread_cond_wait(&pool_done, &pool_lock);
+        pthread_mutex_unlock(&pool_lock);
+    }
+    sim_flush_output();
+    if (L.err != 0)
+        sim_set_sticky(L.err, L.detail);
+}
+
+/* ---- launch ----------------------------------------------------------------------------- */
+
+/* Where f's parameters end: the size of its packed parameter buffer. */
+static size_t params_end(const pcc_sim_kernel *k)
+{
+    size_t end = 0;
+    for (int i = 0; i < k->nparams; i++)
+        if (k->param_offsets[i] + k->param_sizes[i] > end)
+            end = k->param_offsets[i] + k->param_sizes[i];
+    return end;
+}
+
+CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int gy,
+                       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                       unsigned int shared, void **kernelParams, void **extra)
+{
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 ||
+        gx > SIM_MAX_GRID_X || gy > SIM_MAX_GRID_YZ || gz > SIM_MAX_GRID_YZ ||
+        bx > SIM_MAX_BLOCK_X || by > SIM_MAX_BLOCK_Y || bz > SIM_MAX_BLOCK_Z ||
+        (unsigned long long)bx * by * bz > SIM_MAX_THREADS_PER_BLOCK)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (shared > (unsigned int)f->max_dynamic_shared)
+        return CUDA_ERROR_INVALID_VALUE;
+    const pcc_sim_kernel *k = f->k;
+    const char *buf = NULL;
+    if (extra != NULL) {
+        size_t buf_size = 0;
+        int have_buf = 0, have_size = 0;
+        if (kernelParams != NULL)
+            return CUDA_ERROR_INVALID_VALUE;
+        for (int i = 0; extra[i] != PCC_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == PCC_LAUNCH_PARAM_BUFFER_POINTER) {
+                buf = extra[i + 1];
+                have_buf = 1;
+            } else if (extra[i] == PCC_LAUNCH_PARAM_BUFFER_SIZE) {
+                if (extra[i + 1] == NULL)
+                    return CUDA_ERROR_INVALID_VALUE;
+                buf_size = *(const size_t *)extra[i + 1];
+                have_size = 1;
+            } else {
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+        if (!have_buf || !have_size)
+            return CUDA_ERROR_INVALID_VALUE;
+        size_t end = params_end(k);
+        /* The driver refuses a buffer longer than the parameters; a short
+         * one it takes silently — the simulator refuses both. */
+        if (buf_size != end || (end > 0 && buf == NULL))
+            return CUDA_ERROR_INVALID_VALUE;
+    } else if (kernelParams == NULL && k->nparams > 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    op->type = CU_GRAPH_NODE_TYPE_KERNEL;
+    op->u.kernel.f = f;
+    op->u.kernel.grid = (pcc_sim_dim3){gx, gy, gz};
+    op->u.kernel.block = (pcc_sim_dim3){bx, by, bz};
+    op->u.kernel.shared = shared;
+    op->u.kernel.params = extra != NULL ? NULL : kernelParams;
+    op->u.kernel.packed = buf;
+    op->u.kernel.size = params_end(k);
+    op->u.kernel.ctx = f->mod->ctx;
+    return CUDA_SUCCESS;
+}
+
+/* The packed form is copied as bytes, without looking at f (whose module
+ * may have been unloaded since: the copy is then refused at run time). */
+char *sim_kernel_pack(const sim_op *op)
+{
+    size_t size = op->u.kernel.size;
+    char *copy = malloc(size ? size : 1);
+    if (copy == NULL)
+        return NULL;
+    if (op->u.kernel.params == NULL) {
+        if (size)
+            memcpy(copy, op->u.kernel.packed, size);
+        return copy;
+    }
+    const pcc_sim_kernel *k = op->u.kernel.f->k;
+    memset(copy, 0, size);
+    for (int i = 0; i < k->nparams; i++)
+        memcpy(copy + k->param_offsets[i], op->u.kernel.params[i], k->param_sizes[i]);
+    return copy;
+}
+
+CUresult sim_kernel_run(const sim_op *op)
+{
+    CUfunction f = op->u.kernel.f;
+    pthread_mutex_lock(&sim_launch_lock);
+    if (!sim_func_ok(f)) { /* unloaded meanwhile */
+        pthread_mutex_unlock(&sim_launch_lock);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    const pcc_sim_kernel *k = f->k;
+    if (op->u.kernel.params == NULL) {
+        for (int i = 0; i < k->nparams; i++)
+            f->argv[i] = (void *)(op->u.kernel.packed + k->param_offsets[i]);
+        L.args = (void *const *)f->argv;
+    } else {
+        L.args = (void *const *)op->u.kernel.params;
+    }
+    L.f = f;
+    L.k = k;
+    L.grid = op->u.kernel.grid;
+    L.block = op->u.kernel.block;
+    L.shared_bytes = op->u.kernel.shared;
+    L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
+    run_launch();
+    pthread_mutex_unlock(&sim_launch_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                   unsigned int bx, unsigned int by, unsigned int bz,
+                                   unsigned int sharedMemBytes, CUstream s, void **kernelParams,
+                                   void **extra)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_stream_ok(s))
+        return CUDA_ERROR_INVALID_HANDLE;
+    sim_op op;
+    rc = sim_kernel_op(&op, f, gx, gy, gz, bx, by, bz, sharedMemBytes, kernelParams, extra);
+    if (rc != CUDA_SUCCESS)
+        return sim_capture_refused(s, rc);
+    rc = sim_stream_submit(s, &op);
+    return rc == SIM_RUN_NOW ? sim_kernel_run(&op) : rc;
+}
+
+void sim_fill_launch_table(pcc_driver_table *t)
+{
+    t->cuLaunchKernel = sim_cuLaunchKernel;
+    sim_fill_module_table(t);
+}

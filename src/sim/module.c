@@ -1,0 +1,351 @@
+/*
+ * backend_sim_module.c — the simulator's modules and functions: loading a
+ * pcc_sim_image (a host shared object, written to a memfd and dlopen'ed),
+ * the kernel table it hands back, globals, parameter layout, function
+ * attributes and the occupancy query. Launching is backend_sim_launch.c.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim/sim.h"
+#include "util/crc32c.h"
+#include "sim/env.h"
+
+/* ---- modules ---------------------------------------------------------------------------- */
+
+static int module_ok(CUmodule m)
+{
+    return m != NULL && m->magic == SIM_MODULE_MAGIC;
+}
+
+int sim_func_ok(CUfunction f)
+{
+    return f != NULL && f->magic == SIM_FUNC_MAGIC && module_ok(f->mod);
+}
+
+/* Writes the shared object to an anonymous file (memfd) and opens it.
+ * NULL when the loader refuses it. The loader knows a library by the name
+ * it was opened under, and "/proc/self/fd/N" comes back as soon as N is
+ * closed — while the first library may still be loaded (C++ unique symbols
+ * keep one past dlclose): dlopen would hand back the old one. So each
+ * module is opened through its own, never reused name, a symlink in
+ * $TMPDIR removed right after dlopen. Where no symlink can be made, the
+ * memfd stays open with the module, which keeps its name unique. */
+static void *open_image(const void *so, size_t size, int *keep_fd)
+{
+    static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
+    static unsigned long counter;
+    char fdpath[64], link[512];
+    *keep_fd = -1;
+    int fd = memfd_create("pycudac-sim-module", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    const char *p = so;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            close(fd);
+            return NULL;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+    char *direnv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
+    const char *dir = direnv && *direnv ? direnv : "/tmp";
+    int linked = 0;
+    pthread_mutex_lock(&name_lock);
+    for (int tries = 0; tries < 100 && !linked; tries++) {
+        snprintf(link, sizeof link, "%s/pycudac-sim-%ld-%lu.so", dir, (long)getpid(), ++counter);
+        if (symlink(fdpath, link) == 0)
+            linked = 1;
+        else if (errno != EEXIST)
+            break;
+    }
+    pthread_mutex_unlock(&name_lock);
+    free(direnv);
+    void *h = dlopen(linked ? link : fdpath, RTLD_NOW | RTLD_LOCAL);
+    if (linked) {
+        unlink(link);
+        close(fd);
+    } else if (h) {
+        *keep_fd = fd;
+    } else {
+        close(fd);
+    }
+    return h;
+}
+
+const char *pcc_sim_image_problem(const void *image, size_t len)
+{
+    pcc_sim_image_header hdr;
+    if (len < 8 || memcmp(image, PCC_SIM_IMAGE_MAGIC, 8) != 0)
+        return NULL; /* not a simulator image: the loader refuses it */
+    if (len < sizeof hdr + SELFMAG)
+        return "the simulator image is truncated (shorter than its header)";
+    memcpy(&hdr, image, sizeof hdr);
+    if (hdr.size > len - sizeof hdr)
+        return "the simulator image is truncated (its header counts more bytes than it has)";
+    return NULL;
+}
+
+static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (pm == NULL || image == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* No length comes with the image: compare the magic byte by byte first,
+     * so that a short garbage buffer (NUL-terminated bytes) is not read past
+     * its end by the header copy below. */
+    for (int i = 0; i < 8; i++)
+        if (((const unsigned char *)image)[i] != (unsigned char)PCC_SIM_IMAGE_MAGIC[i])
+            return CUDA_ERROR_INVALID_IMAGE;
+    pcc_sim_image_header hdr;
+    memcpy(&hdr, image, sizeof hdr);
+    const unsigned char *so = (const unsigned char *)image + sizeof hdr;
+    if (memcmp(hdr.magic, PCC_SIM_IMAGE_MAGIC, 8) != 0 || hdr.abi_version != PCC_SIM_ABI_VERSION ||
+        hdr.size < 64 || hdr.size > ((unsigned long long)1 << 34) || memcmp(so, ELFMAG, SELFMAG) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    /* the shared object goes to dlopen, which trusts it: a damaged one
+     * (module_from_buffer of changed bytes) is refused here. The caller
+     * (module.c) has checked that `size` bytes are there. */
+    if (pcc_crc32c(so, (size_t)hdr.size, 1) != hdr.crc32c)
+        return CUDA_ERROR_INVALID_IMAGE;
+    CUmodule m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    m->dl = open_image(so, (size_t)hdr.size, &m->fd);
+    if (m->dl == NULL) {
+        free(m);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    pcc_sim_module_init_fn init = (pcc_sim_module_init_fn)dlsym(m->dl, PCC_SIM_MODULE_INIT);
+    Dl_info info;
+    if (init == NULL || dladdr((void *)init, &info) == 0)
+        goto bad;
+    m->fbase = info.dli_fbase;
+    if (init(&sim_api_fiber, &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
+        (m->count > 0 && m->kernels == NULL))
+        goto bad;
+    m->funcs = calloc((size_t)m->count + 1, sizeof *m->funcs);
+    if (m->funcs == NULL)
+        goto bad;
+    for (int i = 0; i < m->count; i++) {
+        struct CUfunc_st *f = &m->funcs[i];
+        f->magic = SIM_FUNC_MAGIC;
+        f->mod = m;
+        f->k = &m->kernels[i];
+        f->max_dynamic_shared = SIM_SHARED_PER_BLOCK;
+        f->carveout = -1;
+        if (f->k->nparams > 0) {
+            f->argv = calloc((size_t)f->k->nparams, sizeof(void *));
+            if (f->argv == NULL)
+                goto bad;
+        }
+    }
+    m->magic = SIM_MODULE_MAGIC;
+    m->ctx = sim_current_ctx();
+    *pm = m;
+    return CUDA_SUCCESS;
+bad:
+    if (m->funcs)
+        for (int i = 0; i < m->count; i++)
+            free(m->funcs[i].argv);
+    free(m->funcs);
+    dlclose(m->dl);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m);
+    return CUDA_ERROR_INVALID_IMAGE;
+}
+
+static CUresult sim_cuModuleUnload(CUmodule m)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!module_ok(m))
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&sim_launch_lock); /* not while one of its kernels runs */
+    m->magic = 0;
+    for (int i = 0; i < m->count; i++) {
+        m->funcs[i].magic = 0;
+        free(m->funcs[i].argv);
+    }
+    sim_registry_remove_owner(m);
+    dlclose(m->dl);
+    if (m->fd >= 0) {
+        /* A library that stays loaded keeps its name: then so does the fd. */
+        char fdpath[64];
+        snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", m->fd);
+        void *still = dlopen(fdpath, RTLD_LAZY | RTLD_NOLOAD);
+        if (still)
+            dlclose(still);
+        else
+            close(m->fd);
+    }
+    pthread_mutex_unlock(&sim_launch_lock);
+    free(m->funcs);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuModuleGetFunction(CUfunction *pf, CUmodule m, const char *name)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (pf == NULL || name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!module_ok(m))
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (int i = 0; i < m->count; i++)
+        if (m->kernels[i].name && strcmp(m->kernels[i].name, name) == 0) {
+            *pf = &m->funcs[i];
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult sim_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule m,
+                                      const char *name)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!module_ok(m))
+        return CUDA_ERROR_INVALID_HANDLE;
+    void *addr = dlsym(m->dl, name);
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (addr == NULL || dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL ||
+        info.dli_fbase != m->fbase || ELF64_ST_TYPE(sym->st_info) != STT_OBJECT)
+        return CUDA_ERROR_NOT_FOUND; /* absent, a function, or a dependency's symbol */
+    size_t size = (size_t)sym->st_size;
+    if (sim_registry_add_global((uintptr_t)addr, size, m) < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (dptr)
+        *dptr = (CUdeviceptr)(uintptr_t)addr;
+    if (bytes)
+        *bytes = size;
+    return CUDA_SUCCESS;
+}
+
+/* ---- functions -------------------------------------------------------------------------- */
+
+static CUresult sim_cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (index >= (size_t)f->k->nparams)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (offset)
+        *offset = f->k->param_offsets[index];
+    if (size)
+        *size = f->k->param_sizes[index];
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (pi == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = SIM_MAX_THREADS_PER_BLOCK; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 90; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+    case 7: *pi = 0; break; /* CACHE_MODE_CA */
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
+    case 9: *pi = f->carveout; break; /* PREFERRED_SHARED_MEMORY_CARVEOUT */
+    case 10: case 11: case 12: case 13: case 14: case 15: *pi = 0; break; /* clusters */
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuFuncSetAttribute(CUfunction f, int attrib, int value)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (value < 0 || value > SIM_SHARED_OPTIN)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->max_dynamic_shared = value;
+        return CUDA_SUCCESS;
+    case 9:
+        if (value < -1 || value > 100)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->carveout = value;
+        return CUDA_SUCCESS;
+    case 14: case 15:
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult sim_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                     CUfunction f, CUoccupancyB2DSize fn,
+                                                     size_t dynamicSMemSize, int blockSizeLimit)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (minGridSize == NULL || blockSize == NULL || blockSizeLimit < 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    int bs = blockSizeLimit > 0 && blockSizeLimit < SIM_MAX_THREADS_PER_BLOCK
+                 ? blockSizeLimit : SIM_MAX_THREADS_PER_BLOCK;
+    if (bs >= PCC_SIM_WARP_SIZE)
+        bs -= bs % PCC_SIM_WARP_SIZE;
+    while (bs > PCC_SIM_WARP_SIZE &&
+           (fn ? fn(bs) : dynamicSMemSize) > (size_t)f->max_dynamic_shared)
+        bs -= PCC_SIM_WARP_SIZE;
+    *blockSize = bs;
+    int per_sm = 2048 / bs;
+    *minGridSize = sim_cpu_count() * (per_sm > 0 ? per_sm : 1);
+    return CUDA_SUCCESS;
+}
+
+void sim_fill_module_table(pcc_driver_table *t)
+{
+    t->cuModuleLoadData = sim_cuModuleLoadData;
+    t->cuModuleUnload = sim_cuModuleUnload;
+    t->cuModuleGetFunction = sim_cuModuleGetFunction;
+    t->cuModuleGetGlobal = sim_cuModuleGetGlobal;
+    t->cuFuncGetAttribute = sim_cuFuncGetAttribute;
+    t->cuFuncSetAttribute = sim_cuFuncSetAttribute;
+    t->cuFuncGetParamInfo = sim_cuFuncGetParamInfo;
+    t->cuOccupancyMaxPotentialBlockSize = sim_cuOccupancyMaxPotentialBlockSize;
+}

@@ -1,0 +1,342 @@
+/*
+ * backend_sim.h — internals shared by the CPU simulator's runtime files:
+ * src/backend_sim.c (init, device, contexts, streams, events, errors, the
+ * table), src/backend_sim_mem.c (allocation registry, memory and copies),
+ * src/backend_sim_launch.c (modules, functions, launch, workers, faults),
+ * src/backend_sim_fiber.c (fibers, barriers and warp operations),
+ * src/backend_sim_capture.c (stream capture) and src/backend_sim_graph.c
+ * (graphs and their launch).
+ *
+ * Not part of the simulator's ABI (that is sim_abi.h): nothing outside
+ * src/backend_sim*.c includes this.
+ */
+#ifndef PYCUDAC_BACKEND_SIM_H
+#define PYCUDAC_BACKEND_SIM_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pycudac/cudadrv.h"
+#include "pycudac/sim_abi.h"
+
+/* Handle magics: a handle is checked before use, as the driver does. */
+#define SIM_CTX_MAGIC 0x53435458u    /* "SCTX" */
+#define SIM_STREAM_MAGIC 0x53535452u /* "SSTR" */
+#define SIM_EVENT_MAGIC 0x53455654u  /* "SEVT" */
+#define SIM_MODULE_MAGIC 0x534d4f44u /* "SMOD" */
+#define SIM_FUNC_MAGIC 0x5346554eu   /* "SFUN" */
+#define SIM_GRAPH_MAGIC 0x53475248u  /* "SGRH" */
+#define SIM_NODE_MAGIC 0x534e4f44u   /* "SNOD" */
+#define SIM_EXEC_MAGIC 0x53455843u   /* "SEXC" */
+
+/* The stream handles that name no created stream. */
+#define SIM_STREAM_LEGACY ((CUstream)0x1)
+#define SIM_STREAM_PER_THREAD ((CUstream)0x2)
+
+/* The device's limits, shared by the attribute table and launch checks. */
+#define SIM_MAX_THREADS_PER_BLOCK 1024
+#define SIM_MAX_BLOCK_X 1024
+#define SIM_MAX_BLOCK_Y 1024
+#define SIM_MAX_BLOCK_Z 64
+#define SIM_MAX_GRID_X 2147483647u
+#define SIM_MAX_GRID_YZ 65535u
+#define SIM_SHARED_PER_BLOCK (48 * 1024)
+#define SIM_SHARED_OPTIN (227 * 1024)
+#define SIM_DRIVER_VERSION 13000
+
+struct CUctx_st {
+    unsigned int magic;
+    int device;
+    int primary;      /* the device's primary context */
+    int alive;        /* 0 after cuCtxDestroy / last primary release */
+    int refcount;     /* primary: retain count */
+    unsigned int flags;
+};
+
+struct sim_capture;
+
+/* The capture fields of streams and events are read and written under the
+ * capture lock (backend_sim_capture.c). */
+struct CUstream_st {
+    unsigned int magic;
+    unsigned int flags;
+    CUcontext ctx;
+    struct sim_capture *capture; /* the capture sequence it takes part in, or NULL */
+    CUgraphNode *deps;           /* while capturing: what its next node depends on */
+    size_t ndeps;
+};
+
+struct CUevent_st {
+    unsigned int magic;
+    unsigned int flags;
+    int recorded;
+    long long ns; /* host monotonic time of the last record */
+    unsigned long long capture_id; /* nonzero: last recorded in that capture sequence */
+    CUgraphNode *deps;             /* then: the stream's dependency set at the record */
+    size_t ndeps;
+};
+
+/* One piece of stream-ordered work: what a stream call does at once, or
+ * what a graph node does each time its graph is launched. */
+enum { SIM_COPY_HTOD = 1, SIM_COPY_DTOH, SIM_COPY_DTOD };
+
+typedef struct sim_op {
+    int type; /* CU_GRAPH_NODE_TYPE_* */
+    union {
+        struct {
+            CUfunction f;
+            pcc_sim_dim3 grid, block;
+            unsigned int shared;
+            void **params;      /* kernelParams form, or NULL ... */
+            const char *packed; /* ... the CU_LAUNCH_PARAM_BUFFER_POINTER form */
+            size_t size;        /* bytes of the packed form */
+            CUcontext ctx;      /* the context of f's module */
+        } kernel;
+        struct {
+            int dir; /* SIM_COPY_* */
+            uintptr_t dst, src;
+            size_t n;
+        } copy;
+        struct {
+            CUdeviceptr d;
+            unsigned int value;
+            size_t n, elem;
+        } set;
+        struct {
+            CUhostFn fn;
+            void *data;
+        } host;
+    } u;
+} sim_op;
+
+/* ---- backend_sim.c ---- */
+int sim_initialized(void);
+/* CUDA_SUCCESS when a driver call that needs a context may go ahead: the
+ * backend is initialized, no sticky error is pending, a live context is
+ * current. Otherwise the code to return. */
+CUresult sim_enter(void);
+CUcontext sim_current_ctx(void);
+/* A stream handle passed to an async call: NULL, the legacy/per-thread
+ * handles, or a live stream. */
+int sim_stream_ok(CUstream s);
+long long sim_now_ns(void);
+int sim_cpu_count(void);
+/* Records a sticky error with its description (first one wins). */
+void sim_set_sticky(CUresult code, const char *detail);
+CUresult sim_sticky_code(void);
+
+/* ---- backend_sim_mem.c ---- */
+enum { SIM_ALLOC_DEVICE = 1, SIM_ALLOC_MANAGED, SIM_ALLOC_HOST, SIM_ALLOC_REGISTERED,
+       SIM_ALLOC_GLOBAL };
+
+typedef struct sim_alloc {
+    uintptr_t base;      /* what the user sees */
+    size_t size;         /* bytes the user asked for */
+    void *map;           /* the mmap'd region incl. guard pages (NULL: not ours) */
+    size_t map_len;
+    int kind;            /* SIM_ALLOC_* */
+    unsigned int flags;
+    CUcontext ctx;
+    const void *owner;   /* SIM_ALLOC_GLOBAL: the module */
+} sim_alloc;
+
+/* Registers a range the runtime did not mmap (module globals). */
+int sim_registry_add_global(uintptr_t base, size_t size, const void *owner);
+void sim_registry_remove_owner(const void *owner);
+/* Describes `addr` relative to the nearest allocation ("4 bytes past the end
+ * of the 4000-byte device allocation at 0x..."), into buf. */
+void sim_describe_address(uintptr_t addr, char *buf, size_t len);
+void sim_fill_mem_table(pcc_driver_table *t);
+/* Runs a memcpy or memset op, checking its ranges again first (they may
+ * have been freed since the op was captured). */
+CUresult sim_mem_op_run(const sim_op *op);
+
+/* ---- backend_sim_module.c ---- */
+struct CUfunc_st {
+    unsigned int magic;
+    CUmodule mod;
+    const pcc_sim_kernel *k;
+    int max_dynamic_shared;
+    int carveout;
+    void **argv; /* scratch for launches with a packed buffer (under sim_launch_lock) */
+};
+
+struct CUmod_st {
+    unsigned int magic;
+    CUcontext ctx;
+    void *dl;
+    const void *fbase; /* load address, to tell its symbols from its dependencies' */
+    int fd;            /* the memfd, when kept open to keep the name unique (else -1) */
+    const pcc_sim_kernel *kernels;
+    int count;
+    struct CUfunc_st *funcs;
+};
+
+int sim_func_ok(CUfunction f);
+void sim_fill_module_table(pcc_driver_table *t);
+
+/* ---- backend_sim_launch.c ---- */
+/* Held while a launch runs; a module is unloaded only under it. */
+extern pthread_mutex_t sim_launch_lock;
+void sim_fill_launch_table(pcc_driver_table *t);
+/* Checks a launch as cuLaunchKernel does (function, dimensions, shared
+ * memory, parameters) and, when it is valid, describes it in *op. */
+CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int gy,
+                       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                       unsigned int shared, void **kernelParams, void **extra);
+/* A malloc'd copy of op's parameters in the packed form (NULL: out of
+ * memory); the caller points op->u.kernel.packed at it and owns it. */
+char *sim_kernel_pack(const sim_op *op);
+/* Runs every block of a kernel op; CUDA_ERROR_INVALID_HANDLE when its
+ * module was unloaded. A fault is recorded as the sticky error. */
+CUresult sim_kernel_run(const sim_op *op);
+/* Flushes device printf output (called at synchronizing points). */
+void sim_flush_output(void);
+
+/* ---- backend_sim_capture.c ---- */
+/* What sim_stream_submit returns when the stream is not capturing: the
+ * caller runs the work now. */
+#define SIM_RUN_NOW ((CUresult)-1)
+/* Routes one stream-ordered operation on s (after its arguments were
+ * checked): SIM_RUN_NOW, CUDA_SUCCESS when it became a node of s's capture,
+ * or the error to return (legacy stream against a blocking capture, an
+ * invalidated capture). op NULL: work the simulator does not capture (it
+ * fails on a capturing stream). */
+CUresult sim_stream_submit(CUstream s, const sim_op *op);
+/* The error a stream call whose arguments were refused returns: a refused
+ * launch also invalidates the capture it was meant for, as on the GPU. */
+CUresult sim_capture_refused(CUstream s, CUresult rc);
+/* cuStreamSynchronize / cuStreamQuery, cuCtxSynchronize and the calls
+ * stream capture forbids ("potentially unsafe": allocation, event waits,
+ * instantiation ...): CUDA_SUCCESS or the error, invalidating the captures
+ * that forbid it. */
+CUresult sim_capture_stream_sync(CUstream s);
+CUresult sim_capture_ctx_sync(void);
+CUresult sim_capture_unsafe_call(void);
+CUresult sim_capture_event_record(CUevent e, CUstream s); /* SIM_RUN_NOW: a plain record */
+CUresult sim_capture_stream_wait(CUstream s, CUevent e);
+/* An event handed to cuEventQuery / cuEventSynchronize (wait != 0) or to
+ * cuEventElapsedTime (wait == 0). */
+CUresult sim_capture_event_use(CUevent e, int wait);
+void sim_capture_stream_destroyed(CUstream s);
+void sim_capture_event_destroyed(CUevent e);
+void sim_fill_capture_table(pcc_driver_table *t);
+
+/* ---- backend_sim_graph.c ---- */
+/* All graph state (graphs, nodes, the capture sequences that build them)
+ * is guarded by this lock. */
+extern pthread_mutex_t sim_graph_lock;
+
+struct CUgraph_st {
+    unsigned int magic;
+    CUgraphNode *nodes; /* in the order they were added */
+    size_t n, cap;
+    struct sim_capture *capture; /* the capture sequence building it, or NULL */
+};
+
+struct CUgraphNode_st {
+    unsigned int magic;
+    CUgraph graph;
+    size_t index;       /* its place in graph->nodes */
+    sim_op op;          /* CU_GRAPH_NODE_TYPE_GRAPH and _EMPTY: op.type alone */
+    char *params;       /* kernel: its own copy of the parameters */
+    CUgraph child;      /* CU_GRAPH_NODE_TYPE_GRAPH: its own copy of the child graph */
+    CUgraphNode *deps;  /* in the order they were added */
+    size_t ndeps, deps_cap;
+    unsigned long long mark; /* graph walks (under sim_graph_lock) */
+};
+
+/* Under sim_graph_lock: */
+CUgraph sim_graph_new(void);
+void sim_graph_free(CUgraph g);
+/* Adds a node doing op (a copy; a kernel's parameters are copied) after
+ * deps; NULL when memory is short. */
+CUgraphNode sim_graph_add(CUgraph g, const sim_op *op, CUgraphNode const *deps, size_t ndeps);
+int sim_node_ok(CUgraphNode n);
+unsigned long long sim_graph_new_mark(void);
+void sim_fill_graph_table(pcc_driver_table *t);
+
+/* ---- backend_sim_fiber.c ---- */
+
+struct sim_block;
+
+/* One simulated thread run as a fiber. */
+typedef struct sim_fiber {
+    pcc_sim_thread t;      /* first: t.runtime points back here */
+    void *sp;              /* saved stack pointer (asm switch) */
+    void *uctx;            /* ucontext_t * (fallback switch) */
+    void *asan_fake;       /* AddressSanitizer's fake stack while switched out */
+    void *tsan_fiber;      /* ThreadSanitizer's state of this fiber (TSan builds) */
+    struct sim_block *block;
+    int index;
+    int state;             /* SIM_F_* */
+    unsigned long long wait_gen;
+} sim_fiber;
+
+enum { SIM_F_READY = 0, SIM_F_BARRIER, SIM_F_WARP, SIM_F_DONE };
+
+typedef struct sim_warp {
+    unsigned int live;     /* lanes that exist and have not exited */
+    unsigned int waiting;  /* lanes parked in a warp op */
+    unsigned int mask[PCC_SIM_WARP_SIZE];
+    unsigned long long value[PCC_SIM_WARP_SIZE];
+    unsigned long long result[PCC_SIM_WARP_SIZE];
+    int src[PCC_SIM_WARP_SIZE];
+    int pred[PCC_SIM_WARP_SIZE];
+    int op[PCC_SIM_WARP_SIZE];
+} sim_warp;
+
+/* The fibers of the block a worker runs, reused from block to block. */
+typedef struct sim_block {
+    sim_fiber *fibers;
+    sim_warp *warps;
+    void *stacks;          /* one mmap: per fiber a guard page + stack */
+    size_t stack_size;
+    int capacity;          /* fibers allocated */
+    int nthreads;
+    int live;
+    int exited;
+    int bar_waiting;
+    unsigned long long bar_gen;
+    int bar_acc;           /* predicate count of the barrier being filled */
+    int bar_result;        /* count of the barrier released last */
+    void *main_sp;         /* the worker's own context */
+    void *main_uctx;
+    void *main_fake;       /* AddressSanitizer bookkeeping of the worker's stack */
+    const void *main_bottom;
+    size_t main_size;
+    int from_main;
+    sim_fiber *asan_from;
+    void *tsan_main;       /* ThreadSanitizer's state of the worker (TSan builds) */
+    sim_fiber *current;
+    const pcc_sim_kernel *kernel;
+    void *const *args;
+} sim_block;
+
+/* Makes room for n fibers (0, or -1 when memory is short). */
+int sim_block_reserve(sim_block *b, int n);
+void sim_block_release(sim_block *b);
+/* Runs one block of `b->kernel` with all threads as fibers; returns when
+ * every thread exited. Errors longjmp to the worker (sim_fail). */
+void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
+                   pcc_sim_dim3 grid_dim, void *dynamic_shared);
+/* Around a siglongjmp from inside a fiber back to the worker (fault or
+ * sim_fail): tells AddressSanitizer about the stack change; no-ops else. */
+void sim_block_escape(sim_block *b);
+void sim_block_escaped(sim_block *b);
+/* True when addr lies in a guard page of b's fiber stacks. */
+int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr);
+extern const pcc_sim_api sim_api_fiber;
+
+/* Ends the current block with an error (from a kernel's thread, never
+ * returns): records code and text, longjmps to the worker. */
+_Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The api shared by both modes (trap, printf, clock). */
+void sim_api_trap(pcc_sim_thread *t, int code, const char *what);
+int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap);
+long long sim_api_clock64(void);
+
+#endif

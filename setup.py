@@ -1,8 +1,13 @@
 """Build pycudac's C core: one extension module, no CUDA toolkit needed.
 
-The CUDA driver and NVRTC are opened at run time (src/driver/loader.c), so building
-needs only a C compiler, Python's headers and NumPy. PYCUDAC_CFLAGS adds
-flags (CI passes -Werror; the sanitizer build passes -fsanitize=...).
+The CUDA driver and NVRTC are opened at run time (src/driver/loader.c), so
+building needs only a C compiler, Python's headers and NumPy. PYCUDAC_CFLAGS
+adds flags (CI passes -Werror; the sanitizer build passes -fsanitize=...).
+
+Two parts of src/ are plain C and are built first as static libraries with
+no Python or NumPy header on their include path, so that the build itself
+proves they use neither: src/util/ and the CPU simulator, src/sim/. The
+extension (every other folder of src/) links them.
 """
 import glob
 import os
@@ -10,6 +15,7 @@ import shlex
 
 import numpy
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -22,8 +28,7 @@ def embed_prelude():
     parts = []
     for var, rel in (("pcc_sim_prelude_text", "src/sim/prelude/prelude.h"),
                      ("pcc_sim_abi_text", "include/pycudac/sim_abi.h")):
-        path = os.path.join(HERE, rel)
-        text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        text = open(os.path.join(HERE, rel), encoding="utf-8").read()
         data = text.encode("utf-8")
         body = ",".join(str(b) for b in data + b"\0")
         parts.append(f"static const char {var}[] = {{{body}}};\n")
@@ -35,19 +40,63 @@ def embed_prelude():
     return out_dir
 
 
-extra = ["-std=c11", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden"]
-extra += shlex.split(os.environ.get("PYCUDAC_CFLAGS", ""))
-link_extra = shlex.split(os.environ.get("PYCUDAC_LDFLAGS", ""))
+def sources(*folders):
+    return sorted(f for d in folders for f in glob.glob(f"src/{d}/**/*.c", recursive=True))
+
+
+CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden"]
+CFLAGS += shlex.split(os.environ.get("PYCUDAC_CFLAGS", ""))
+LDFLAGS = shlex.split(os.environ.get("PYCUDAC_LDFLAGS", ""))
+GENERATED = embed_prelude()
+HEADERS = sorted(glob.glob("include/pycudac/*.h") + glob.glob("src/**/*.h", recursive=True))
+# The plain-C libraries, in link order (sim uses util): name -> folders.
+C_LIBRARIES = [("pcc_sim", ("sim",)), ("pcc_util", ("util",))]
+C_ONLY = {d for _, folders in C_LIBRARIES for d in folders}
+# Python.h's include guard, predefined: should a compiler flag put Python's
+# headers on the path after all, an include of Python.h there declares
+# nothing, and the first use of the C API fails to compile.
+NO_PYTHON = ("Py_PYTHON_H", "1")
+
+
+class BuildExt(build_ext):
+    """Builds the plain-C libraries, then the extension against them."""
+
+    def build_extensions(self):
+        try:
+            from setuptools._distutils.ccompiler import new_compiler
+            from setuptools._distutils.sysconfig import customize_compiler
+        except ImportError:  # an older setuptools: the standard library's
+            from distutils.ccompiler import new_compiler
+            from distutils.sysconfig import customize_compiler
+
+        cc = new_compiler(compiler=self.compiler.compiler_type)
+        customize_compiler(cc)  # no include directories of Python's or NumPy's
+        out = os.path.join(self.build_temp, "c-libraries")
+        for name, folders in C_LIBRARIES:
+            srcs = sources(*folders)
+            lib = cc.library_filename(name, output_dir=out)
+            if self.force or not os.path.exists(lib) or any(
+                    os.path.getmtime(p) > os.path.getmtime(lib)
+                    for p in srcs + HEADERS + [os.path.join(GENERATED, "sim_prelude_blob.h")]):
+                objs = cc.compile(srcs, output_dir=out, include_dirs=["include", "src", GENERATED],
+                                  macros=[("_GNU_SOURCE", "1"), NO_PYTHON], extra_postargs=CFLAGS)
+                cc.create_static_lib(objs, name, output_dir=out)
+            for ext in self.extensions:
+                ext.depends.append(lib)
+        for ext in self.extensions:
+            ext.library_dirs.append(out)
+        super().build_extensions()
+
 
 ext = Extension(
     "pycudac._driver",
-    sources=sorted(glob.glob("src/**/*.c", recursive=True)),
-    include_dirs=["include", "src", embed_prelude(), numpy.get_include()],
+    sources=[s for s in sources("*") if s.split("/")[1] not in C_ONLY],
+    include_dirs=["include", "src", numpy.get_include()],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"), ("_GNU_SOURCE", "1")],
-    extra_compile_args=extra,
-    extra_link_args=link_extra,
-    libraries=["dl", "pthread"],
-    depends=sorted(glob.glob("include/pycudac/*.h") + glob.glob("src/**/*.h", recursive=True)),
+    extra_compile_args=CFLAGS,
+    extra_link_args=LDFLAGS,
+    libraries=[name for name, _ in C_LIBRARIES] + ["dl", "pthread"],
+    depends=HEADERS,
 )
 
-setup(ext_modules=[ext])
+setup(ext_modules=[ext], cmdclass={"build_ext": BuildExt})

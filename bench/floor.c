@@ -3,7 +3,7 @@
  *
  * The same driver and NVRTC calls pycudac makes, written directly: dlopen
  * libcuda.so.1 and libnvrtc, resolve the versioned symbols named in
- * include/pycudac/cudadrv.h and rtc.h (as src/loader.c does), and time them
+ * include/pycudac/cudadrv.h and rtc.h (as src/driver/loader.c does), and time them
  * with the device method's discipline: warm-up first, the median of many
  * batches, the host clock read after a synchronize or device events. No CUDA
  * header is needed.

@@ -2,7 +2,7 @@
  * stub_libcuda.c — a do-nothing CUDA driver, for measuring pycudac's own host
  * time per launch on a machine without a GPU (bench/launch_overhead.py).
  *
- * It exports every entry point src/loader.c resolves (the X-macro list of
+ * It exports every entry point src/driver/loader.c resolves (the X-macro list of
  * include/pycudac/cudadrv.h, under the same versioned symbol names) and
  * answers like one H100 would: compute capability 9.0, 132 SMs, 1024 threads
  * per block, the usual grid limits, driver version 13000 (so the parameter

@@ -4,7 +4,7 @@
 before the launch and back after it (In: only before, Out: only after).
 Without a stream the copies are synchronous (PyCUDA's behaviour); with
 `stream=s` they are queued on `s`, and the array and the temporary buffer are
-kept alive until the stream gets past them. The launch path (src/function_ptr.c)
+kept alive until the stream gets past them. The launch path (src/launch/pointer.c)
 reads `array`, `copy_in` and `copy_out`; the array must export a C-contiguous
 buffer, writable for Out/InOut.
 """

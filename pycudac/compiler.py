@@ -34,7 +34,7 @@ from pycudac import _driver, _pycuda_headers
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
 # The cache key's SHA-256 is OpenSSL's, found through hashlib
-# (src/cache.c): set it up with this module, not inside the first lookup.
+# (src/compile/cache.c): set it up with this module, not inside the first lookup.
 _driver.sha256_setup()
 
 
@@ -469,7 +469,7 @@ def _key_args(source, options, name_expressions, target, arch, compiler, backend
 def cache_key(source, options, name_expressions, target, arch, compiler, backend,
               no_extern_c, include_dirs=()):
     """SHA-256 hex digest over everything that can change the compiled image
-    (src/cache_key.c: tagged, length-prefixed fields, so no two field lists
+    (src/compile/cache_key.c: tagged, length-prefixed fields, so no two field lists
     hash alike)."""
     includes = _include_files(include_dirs) if include_dirs else None
     return _driver.cache_key(*_key_args(source, options, name_expressions, target, arch,
@@ -477,7 +477,7 @@ def cache_key(source, options, name_expressions, target, arch, compiler, backend
 
 
 # ---------------------------------------------------------------------------
-# The on-disk cache (the store itself is src/cache.c)
+# The on-disk cache (the store itself is src/compile/cache.c)
 
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
           "compiles": 0}
@@ -487,7 +487,7 @@ _warned = set()        # (path, kind) pairs already warned about
 
 def cache_path(cache_dir=None):
     """The cache directory: cache_dir, else $PYCUDAC_CACHE_DIR, else
-    $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac (src/cache_key.c)."""
+    $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac (src/compile/cache_key.c)."""
     return _driver.cache_path(cache_dir)
 
 
@@ -539,7 +539,7 @@ def _usable_dir(cache_dir, check=True):
 
 
 def _encode_payload(result, target, arch):
-    """A compile result as the bytes of a cache entry (format: src/cache_key.c)."""
+    """A compile result as the bytes of a cache entry (format: src/compile/cache_key.c)."""
     return _driver.cache_encode(target, arch, result.get("log"), result["image"],
                                 result.get("ptx"), result["options"], result.get("lowered"))
 
@@ -739,7 +739,7 @@ class SourceModule:
                  name_expressions=None):
         if nvcc is not None:
             _warn_nvcc()
-        # the common case in one C call (src/cache_warm.c): the memo, then the
+        # the common case in one C call (src/compile/cache_warm.c): the memo, then the
         # disk cache, under the key built below; None: this path decides
         fast = (options is None and name_expressions is None and arch is None and code is None
                 and not keep and not include_dirs)
@@ -779,7 +779,7 @@ class SourceModule:
         mod = None
         if (not fast and arch is None and code is None and not incs and not keep
                 and isinstance(source, str)):
-            # the warm start from disk in one C call (src/cache_warm.c); None:
+            # the warm start from disk in one C call (src/compile/cache_warm.c); None:
             # a miss, or a case only the general path (_build_module) decides
             nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts
                                                         else ([], None, None, ()))

@@ -1,4 +1,4 @@
-"""The on-disk compile cache (src/cache.c + pycudac/compiler.py): keys, safe
+"""The on-disk compile cache (src/compile/cache.c + pycudac/compiler.py): keys, safe
 directories, atomic entries, recovery from bad entries, eviction, and the
 warnings when the cache cannot be used. Compiles go through NVRTC with an
 explicit arch, so none of this needs a GPU or the simulator."""
@@ -110,7 +110,7 @@ def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
 
 
 def test_key_is_sha256_of_the_documented_fields(tmp_path):
-    """src/cache_key.c hashes tag NUL length NUL bytes for each field in a
+    """src/compile/cache_key.c hashes tag NUL length NUL bytes for each field in a
     fixed order; recomputed here with hashlib from that description."""
     import hashlib
     inc = tmp_path / "inc"
@@ -129,7 +129,7 @@ def test_key_is_sha256_of_the_documented_fields(tmp_path):
     for tag, data in fields:
         data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         h.update(b"%s\0%d\0" % (tag, len(data)) + data)
-    # both ways of reaching OpenSSL's SHA-256 (src/cache.c) give that digest;
+    # both ways of reaching OpenSSL's SHA-256 (src/compile/cache.c) give that digest;
     # the direct one is used wherever hashlib brought a libcrypto.so along
     with open("/proc/self/maps") as fh:
         mapped = any("/libcrypto.so" in line for line in fh)
@@ -396,7 +396,7 @@ def test_crc32c_both_paths_match_the_definition():
 
 def test_crc32c_three_stripes_join_right():
     """The instruction path runs three 4096-byte stripes side by side and
-    joins them (src/crc32c.c): at lengths around one and two 12 KB blocks
+    joins them (src/util/crc32c.c): at lengths around one and two 12 KB blocks
     and at odd alignments it agrees with the table path (itself held to the
     definition above), and a flipped byte in any stripe changes it."""
     rng = random.Random(11)

@@ -1,4 +1,4 @@
-"""The CPU simulator's runtime (src/backend_sim*.c): what only the simulator
+"""The CPU simulator's runtime (src/sim/): what only the simulator
 does or says. Faults inside kernels — out-of-bounds accesses, a barrier
 not reached by every thread, a simulated thread's stack overflow, assert —
 become the sticky CUDA error at the next synchronizing call, with a

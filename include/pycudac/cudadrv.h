@@ -4,7 +4,7 @@
  *
  * No NVIDIA header is needed to build pycudac: types and enum values are
  * declared here from the Driver API documentation. The table is filled at
- * run time by a backend (src/loader.c for libcuda, src/backend_sim*.c for the
+ * run time by a backend (src/driver/loader.c for libcuda, src/sim/ for the
  * CPU simulator); nothing outside the backends calls libcuda directly.
  */
 #ifndef PYCUDAC_CUDADRV_H

@@ -1,10 +1,10 @@
 /*
  * rtc.h — our own declarations of the NVRTC subset pycudac uses, and the
- * compiler table that src/compile.c calls through.
+ * compiler table that src/compile/compile.c calls through.
  *
  * Two implementations fill a pcc_rtc_table: the real NVRTC library, opened
- * with dlopen (src/loader.c, pcc_rtc_load_nvrtc), and the simulator's
- * compiler (src/backend_sim_compile.c), which turns the same CUDA C source
+ * with dlopen (src/driver/loader.c, pcc_rtc_load_nvrtc), and the simulator's
+ * compiler (src/sim/cc/compile.c), which turns the same CUDA C source
  * into a host shared object. The calls have NVRTC's meaning in both.
  */
 #ifndef PYCUDAC_RTC_H

@@ -1,7 +1,7 @@
 /*
  * sim_abi.h — the contract between the CPU simulator's runtime (in the C
- * extension, src/backend_sim*.c) and a kernel module it compiled (a host
- * shared object built from the user's CUDA C source plus sim_prelude.h).
+ * extension, src/sim/) and a kernel module it compiled (a host
+ * shared object built from the user's CUDA C source plus sim/prelude/prelude.h).
  *
  * Plain C, included by both sides. The module exports one function,
  * pcc_sim_module_init, which receives the runtime's api and hands back its

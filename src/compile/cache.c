@@ -1,11 +1,11 @@
 /*
- * cache.c — the on-disk compile cache store: one file per entry, safe against
+ * compile/cache.c — the on-disk compile cache store: one file per entry, safe against
  * other users, torn writes and concurrent writers.
  *
  * An entry is `<key hex>.pcc` in the cache directory: a fixed header (magic,
  * format version, the 32-byte key digest, payload length, the payload's
  * CRC-32C in a 32-byte field) and the payload. What the payload means is
- * cache_key.c's business.
+ * compile/cache_key.c's business.
  *
  * Safety rules (DESIGN.md "Compile and cache"):
  * - The directory is checked on every use: ours (owner = effective uid), a
@@ -30,9 +30,9 @@
  * The checksum catches damaged files (a torn write cannot happen, see
  * above; disks and copies can still corrupt); keeping others out is the
  * directory check's job, not the checksum's. So it is CRC-32C
- * (src/crc32c.c), not a cryptographic hash: a warm start verifies the whole
+ * (src/util/crc32c.c), not a cryptographic hash: a warm start verifies the whole
  * entry, and on the H100 host SHA-256 of a 14 KB CUBIN took 16-22 µs.
- * The key's SHA-256 is OpenSSL's (src/sha256.c); file I/O runs with the
+ * The key's SHA-256 is OpenSSL's (src/compile/sha256.c); file I/O runs with the
  * GIL released.
  */
 #include <dirent.h>
@@ -708,4 +708,39 @@ int pcc_cache_init(PyObject *module)
     if (PyModule_AddIntConstant(module, "CACHE_FORMAT", PCC_CACHE_FORMAT) < 0)
         return -1;
     return PyModule_AddFunctions(module, cache_methods);
+}
+
+/* ---- the checksum, for the tests (util/crc32c.c) ---- */
+
+/* _driver._crc32c(data, hw=True) -> int: for the tests (both paths). */
+static PyObject *py_crc32c(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer data;
+    int hw = 1;
+    if (!PyArg_ParseTuple(args, "y*|p:_crc32c", &data, &hw))
+        return NULL;
+    uint32_t c = pcc_crc32c(data.buf, (size_t)data.len, hw);
+    PyBuffer_Release(&data);
+    return PyLong_FromUnsignedLong(c);
+}
+
+static PyObject *py_crc32c_hw(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pcc_crc32c_hw());
+}
+
+static PyMethodDef crc32c_methods[] = {
+    {"_crc32c", py_crc32c, METH_VARARGS,
+     "_crc32c(data, hw=True) -> int: CRC-32C of data, the cache entry checksum (hw=False: "
+     "the table-driven path even where the CPU has the instruction)."},
+    {"_crc32c_hw", py_crc32c_hw, METH_NOARGS,
+     "Whether the CRC-32C instruction is used on this CPU."},
+    {NULL, NULL, 0, NULL}};
+
+int pcc_crc32c_init(PyObject *module) /* _crc32c, _crc32c_hw */
+{
+    return PyModule_AddFunctions(module, crc32c_methods);
 }

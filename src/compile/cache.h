@@ -1,6 +1,6 @@
 /*
- * cache.h — the on-disk compile cache: the entry store (src/cache.c) and the
- * lookup side (src/cache_key.c: directory, key and payload codec).
+ * compile/cache.h — the on-disk compile cache: the entry store (src/compile/cache.c) and the
+ * lookup side (src/compile/cache_key.c: directory, key and payload codec).
  */
 #ifndef PYCUDAC_CACHE_H
 #define PYCUDAC_CACHE_H
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "util/crc32c.h"
+#include "util/le.h"
 #include "module/errors.h"
 #include "core/module.h"
 
@@ -15,40 +16,6 @@
 #define PCC_CACHE_SUFFIX ".pcc"
 /* "<64 hex digits>.pcc" and its NUL */
 #define PCC_ENTRY_NAME_LEN (PCC_KEY_HEX + sizeof PCC_CACHE_SUFFIX)
-
-/* Little-endian integers of the entry header and the payload. */
-static inline void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline unsigned get_u16(const unsigned char *p)
-{
-    return (unsigned)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static inline uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
 
 /* SHA-256 of [p, p+n) into out[32] (hashlib's). 0, or -1 with an exception. */
 int pcc_sha256(const void *p, size_t n, unsigned char out[32]);
@@ -68,7 +35,7 @@ PyObject *pcc_cache_load(const char *dir, const unsigned char key[32], const cha
 int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char *name,
                        char **out, size_t *len, const char **why);
 
-/* The cache key's fields (src/cache_key.c documents the recipe). identity
+/* The cache key's fields (src/compile/cache_key.c documents the recipe). identity
  * None: NVRTC's own, found from C. includes: NULL, None or a list of
  * (directory index, relative path, bytes). */
 typedef struct {

@@ -1,6 +1,6 @@
 /*
- * cache_key.c — the lookup side of the compile cache: which directory, which
- * key, and what an entry's payload holds. The store itself is cache.c.
+ * compile/cache_key.c — the lookup side of the compile cache: which directory, which
+ * key, and what an entry's payload holds. The store itself is compile/cache.c.
  *
  * A warm start (source → loaded module in a fresh process) pays for every
  * first call of Python code, so the whole lookup is one C call, cache_find:

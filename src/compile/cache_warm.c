@@ -1,5 +1,5 @@
 /*
- * cache_warm.c — a warm start in one call: source → loaded module from the
+ * compile/cache_warm.c — a warm start in one call: source → loaded module from the
  * disk cache, for SourceModule's common case (NVRTC on the CUDA backend, the
  * current device's architecture, no include directories).
  *
@@ -8,7 +8,7 @@
  * there, against a ~100 µs module load. So this does in C what
  * compiler.py's general path does in several Python calls (guess the
  * target, build the key's fields, look up, load, set the attributes), with
- * the same key recipe (cache_key.c) and the same attributes (module.c's
+ * the same key recipe (compile/cache_key.c) and the same attributes (core/module.c's
  * module_from_parts). Anything else is a miss here and compiler.py's
  * general path takes over: another backend, no current context, a target
  * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
@@ -56,7 +56,8 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
     if (pcc_ready() < 0)
         return NULL;
     char arch[32], arch_opt[64];
-    if (pcc_hot.backend != PCC_BACKEND_CUDA || device_arch(context, arch, sizeof arch) < 0)
+    /* NVRTC's CUBIN only (the backend has no compiler of its own) */
+    if (pcc_hot.backend->compiler != NULL || device_arch(context, arch, sizeof arch) < 0)
         Py_RETURN_NONE;
     pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
     pcc_fb_str(&opt, "--gpu-architecture=");

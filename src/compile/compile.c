@@ -1,7 +1,7 @@
 /*
- * compile.c — CUDA C source → CUBIN, PTX or a simulator image, through a
+ * compile/compile.c — CUDA C source → CUBIN, PTX or a simulator image, through a
  * pcc_rtc_table: the real NVRTC (pcc_rtc_nvrtc) or the simulator's compiler
- * (pcc_sim_rtc_get), which both speak NVRTC's calls.
+ * (the backend's, pycudac/backend.h), which both speak NVRTC's calls.
  *
  * The one place that wraps user source in `extern "C" { ... }`: a `#line 1`
  * directive right after the opening line keeps the user's own line numbers
@@ -27,28 +27,6 @@
 #define PCC_PROGRAM_NAME "kernel.cu"
 
 enum { TARGET_CUBIN = 0, TARGET_PTX = 1, TARGET_SIM = 2 };
-
-/* ---- the compiler table by name ---------------------------------------------- */
-
-/* Borrowed table for "nvrtc" or "sim"; NULL with an exception otherwise. */
-static const pcc_rtc_table *rtc_by_name(const char *compiler)
-{
-    const pcc_rtc_table *rtc;
-    if (strcmp(compiler, "nvrtc") == 0) {
-        rtc = pcc_rtc_nvrtc();
-    } else if (strcmp(compiler, "sim") == 0) {
-        rtc = pcc_sim_rtc_get();
-        if (rtc == NULL || rtc->nvrtcCreateProgram == NULL) {
-            PyErr_SetString(pcc_st.RuntimeError,
-                            "the CPU simulator's compiler is not built into this copy of pycudac");
-            return NULL;
-        }
-    } else {
-        PyErr_Format(PyExc_ValueError, "compiler must be 'nvrtc' or 'sim', not '%s'", compiler);
-        return NULL;
-    }
-    return rtc;
-}
 
 /* ---- one compile job, run without the GIL ---------------------------------- */
 
@@ -628,7 +606,7 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
                      target, compiler);
         return NULL;
     }
-    if ((job.rtc = rtc_by_name(compiler)) == NULL)
+    if ((job.rtc = pcc_rtc_by_name(compiler)) == NULL)
         return NULL;
     if ((job.src = wrap_source(source, no_extern_c)) == NULL)
         goto done;
@@ -686,7 +664,7 @@ static PyObject *py_compiler_info(PyObject *self, PyObject *args)
     const char *compiler = "nvrtc";
     if (!PyArg_ParseTuple(args, "|s:compiler_info", &compiler))
         return NULL;
-    const pcc_rtc_table *rtc = rtc_by_name(compiler);
+    const pcc_rtc_table *rtc = pcc_rtc_by_name(compiler);
     if (rtc == NULL)
         return NULL;
     int major = 0, minor = 0;

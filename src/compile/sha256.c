@@ -1,5 +1,5 @@
 /*
- * sha256.c — the cache key's SHA-256: a well-kept implementation (OpenSSL's,
+ * compile/sha256.c — the cache key's SHA-256: a well-kept implementation (OpenSSL's,
  * which hashlib uses), never one of our own.
  */
 #include <dlfcn.h>

@@ -1,9 +1,9 @@
 /*
- * context.c — Context objects and "which context is current".
+ * core/context.c — Context objects and "which context is current".
  *
  * One Python object per CUcontext (a small registry, GIL-protected), so
  * Context.get_current() returns the same object that make_context or
- * retain_primary_context gave out. Kinds (context.h): a retained primary
+ * retain_primary_context gave out. Kinds (core/context.h): a retained primary
  * context is released when its object dies, a created one destroyed, a
  * borrowed one (made current by someone else) never freed.
  *
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "core/memory.h"
 #include "core/stream.h"

@@ -1,5 +1,5 @@
 /*
- * context.h — Device and Context objects (src/device.c, src/context.c).
+ * core/context.h — Device and Context objects (src/core/device.c, src/core/context.c).
  */
 #ifndef PYCUDAC_CONTEXT_H
 #define PYCUDAC_CONTEXT_H
@@ -26,11 +26,11 @@ typedef struct {
     int kind;
     int released; /* detach()ed or destroyed already */
     PyObject *weakreflist;
-    void *staging; /* pinned staging buffers for pageable copies (memcpy.c), or NULL */
+    void *staging; /* pinned staging buffers for pageable copies (core/memcpy.c), or NULL */
 } PccContext;
 
 /* dev's compute capability into *major and *minor: CUDA_SUCCESS or the
- * driver's code, nothing raised (src/device.c). */
+ * driver's code, nothing raised (src/core/device.c). */
 CUresult pcc_device_cc(CUdevice dev, int *major, int *minor);
 
 /* Context.get_current(): the calling thread's current Context object (new

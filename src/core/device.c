@@ -1,10 +1,11 @@
 /*
- * device.c — Device objects (one CUdevice each), init() and
+ * core/device.c — Device objects (one CUdevice each), init() and
  * get_driver_version(). A Device is a plain value: it owns no driver
  * resource, so it needs no context and frees nothing.
  */
 #include <string.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "core/memory.h"
 #include "structmember.h"

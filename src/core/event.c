@@ -1,7 +1,8 @@
 /*
- * event.c — Event objects: markers recorded into a stream, waited on, and
+ * core/event.c — Event objects: markers recorded into a stream, waited on, and
  * timed against each other (milliseconds, as cuEventElapsedTime).
  */
+#include "driver/loader.h"
 #include "core/context.h"
 #include "core/memory.h"
 #include "core/stream.h"

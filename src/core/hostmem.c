@@ -1,11 +1,12 @@
 /*
- * hostmem.c — page-locked host memory: HostAllocation owns one
+ * core/hostmem.c — page-locked host memory: HostAllocation owns one
  * cuMemHostAlloc block or one cuMemHostRegister registration, and exports
  * it through the buffer protocol so driver.pagelocked_empty and
  * driver.register_host_memory can hand out NumPy arrays whose .base it is.
  */
 #include <string.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "graph/graph.h"
 #include "core/memory.h"

@@ -1,5 +1,5 @@
 /*
- * memcpy.c — copies between host buffers and device memory.
+ * core/memcpy.c — copies between host buffers and device memory.
  *
  * The host side is any buffer-protocol object (NumPy arrays through a fast
  * path); it must be contiguous, hold no Python objects, and be writable when
@@ -275,7 +275,7 @@ static int staged_wanted(size_t n, const void *host, int to_device)
             return 0;
         force = strcmp(mode, "force") == 0;
     }
-    if (!force && pcc_hot.backend != PCC_BACKEND_CUDA)
+    if (!force && !pcc_hot.backend->stage_pageable_copies)
         return 0;
     size_t min = env_size("PYCUDAC_STAGED_MIN_BYTES", (size_t)8 << 20);
     if (n < min)

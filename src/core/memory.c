@@ -1,10 +1,10 @@
 /*
- * memory.c — device memory: DeviceAllocation (and its managed subtype,
+ * core/memory.c — device memory: DeviceAllocation (and its managed subtype,
  * which NumPy can read and write through the buffer protocol), mem_alloc,
  * mem_get_info, memset, managed allocation and prefetch, and the argument
  * helpers (sizes, device pointers) the copy functions share.
  *
- * Copies live in memcpy.c, pinned and registered host memory in hostmem.c.
+ * Copies live in core/memcpy.c, pinned and registered host memory in core/hostmem.c.
  */
 #include <limits.h>
 #include <math.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "graph/graph.h"
 #include "core/memory.h"

@@ -1,5 +1,5 @@
 /*
- * memory.h — device, pinned and managed memory, copies (src/memory.c).
+ * core/memory.h — device, pinned and managed memory, copies (src/core/memory.c).
  */
 #ifndef PYCUDAC_MEMORY_H
 #define PYCUDAC_MEMORY_H
@@ -91,7 +91,7 @@ int pcc_freed_int_pointer(PyObject *obj);
  * reach the device. */
 int pcc_holds_objects(PyObject *obj, const Py_buffer *view);
 
-/* Frees a context's pinned staging buffers (memcpy.c); called with that
+/* Frees a context's pinned staging buffers (core/memcpy.c); called with that
  * context current. */
 void pcc_staging_free(void *staging);
 

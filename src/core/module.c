@@ -1,12 +1,12 @@
 /*
- * module.c — Module objects: one loaded CUBIN, PTX or simulator image
+ * core/module.c — Module objects: one loaded CUBIN, PTX or simulator image
  * (cuModuleLoadData), unloaded in its own context when the object dies.
  *
  * get_function maps a name expression ("axpy<float>") to its lowered name
  * through the module's `lowered` dict, finds the kernel, and hands it to
- * pcc_function_new (src/function.c) with the kernel's parsed signature, when
+ * pcc_function_new (src/launch/function.c) with the kernel's parsed signature, when
  * compiler.py left one in `signatures`. get_global returns a non-owning
- * DeviceAllocation view (memory.c) that keeps the module, and so the
+ * DeviceAllocation view (core/memory.c) that keeps the module, and so the
  * variable's memory, alive.
  * The instance __dict__ carries what compiler.py attaches (ptx, log, source).
  */
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "compile/cache.h"
 #include "core/context.h"
 #include "launch/function.h"
 #include "driver/loader.h"
@@ -29,43 +28,11 @@ static PyObject *signature_for_fn; /* pycudac._sigparse.signature_for, once impo
 
 /* ---- Module --------------------------------------------------------------------- */
 
-/* Why `image` must not go to cuModuleLoadData, which is given no length:
- * a truncated simulator image or CUBIN would be read past its end. NULL
- * when it may go (the loader still refuses garbage of its own). */
-static const char *image_problem(const unsigned char *p, size_t len)
-{
-    if (pcc_hot.backend == PCC_BACKEND_SIM)
-        return pcc_sim_image_problem(p, len);
-    if (len < 4 || memcmp(p, "\x7f" "ELF", 4) != 0)
-        return NULL;
-    if (len < 64)
-        return "the CUBIN (ELF) image is truncated: shorter than its header";
-    if (p[4] != 2 || p[5] != 1) /* not ELF64 little-endian: the driver says */
-        return NULL;
-    uint64_t phoff = get_u64(p + 32), shoff = get_u64(p + 40);
-    unsigned shentsize = get_u16(p + 58), shnum = get_u16(p + 60);
-    uint64_t phsize = (uint64_t)get_u16(p + 54) * get_u16(p + 56);
-    uint64_t shsize = (uint64_t)shentsize * shnum;
-    if (phoff > len || phsize > len - phoff || shoff > len || shsize > len - shoff)
-        return "the CUBIN (ELF) image is truncated: its header tables reach past its end";
-    /* every section with bytes in the file lies inside it (the driver's
-     * parser trusts these offsets) */
-    if (shnum > 0 && shentsize < 64)
-        return "the CUBIN (ELF) image is damaged: its section headers are too small";
-    for (unsigned i = 0; i < shnum; i++) {
-        const unsigned char *sh = p + shoff + (uint64_t)i * shentsize;
-        uint64_t off = get_u64(sh + 24), size = get_u64(sh + 32);
-        if (get_u32(sh + 4) != 8 /* SHT_NOBITS */ && (off > len || size > len - off))
-            return "the CUBIN (ELF) image is truncated or damaged: a section lies past its end";
-    }
-    return NULL;
-}
-
 /* Loads `image` (bytes; kept) into the current context. New reference. */
 static PyObject *module_load(PyObject *image)
 {
-    const char *why = image_problem((const unsigned char *)PyBytes_AS_STRING(image),
-                                    (size_t)PyBytes_GET_SIZE(image));
+    const char *why = pcc_hot.backend->image_problem(PyBytes_AS_STRING(image),
+                                                     (size_t)PyBytes_GET_SIZE(image));
     if (why != NULL) {
         PyErr_Format(PyExc_ValueError, "cannot load the module: %s", why);
         return NULL;
@@ -76,8 +43,8 @@ static PyObject *module_load(PyObject *image)
     CUmodule m = NULL;
     CUresult rc;
     const char *data = PyBytes_AS_STRING(image);
-    if (pcc_hot.backend == PCC_BACKEND_SIM)
-        pcc_sim_env_refresh(); /* what the load reads without the GIL */
+    if (pcc_hot.backend->before_load)
+        pcc_hot.backend->before_load();
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);
     Py_END_ALLOW_THREADS
@@ -320,7 +287,7 @@ static PyObject *Module_get_function(PyObject *op, PyObject *name)
     Py_DECREF(sig);
     if (f == NULL && !PyErr_Occurred())
         PyErr_SetString(pcc_st.RuntimeError, "kernel launches are not built into this copy of "
-                                             "pycudac (src/function.c)");
+                                             "pycudac (src/launch/function.c)");
     return f;
 }
 
@@ -757,12 +724,7 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     if (pcc_drv.cuLinkCreate == NULL || pcc_drv.cuLinkAddData == NULL ||
         pcc_drv.cuLinkAddFile == NULL || pcc_drv.cuLinkComplete == NULL ||
         pcc_drv.cuLinkDestroy == NULL) {
-        PyErr_SetString(pcc_st.LogicError,
-                        pcc_hot.backend == PCC_BACKEND_SIM
-                            ? "linking device code (DynamicModule, DynamicSourceModule) needs a "
-                              "CUDA GPU: the simulator has no linker and runs no device-side "
-                              "launches"
-                            : "linking device code: this driver has no cuLink* functions");
+        PyErr_SetString(pcc_st.LogicError, pcc_hot.backend->no_linker);
         return NULL;
     }
     if (pcc_context_ensure() < 0)

@@ -1,6 +1,6 @@
 /*
- * module.h — Module objects: a loaded CUBIN/PTX/sim image (src/module.c),
- * and the compile entry point over the compiler table (src/compile.c).
+ * core/module.h — Module objects: a loaded CUBIN/PTX/sim image (src/core/module.c),
+ * and the compile entry point over the compiler table (src/compile/compile.c).
  */
 #ifndef PYCUDAC_MODULE_H
 #define PYCUDAC_MODULE_H
@@ -37,7 +37,7 @@ PyObject *pcc_module_from_parts(const pcc_result_parts *parts, PyObject *source,
                                 PyObject *keep_dir, const pcc_result_facts *facts);
 
 /* A compile result dict loaded into the current context, with its fields
- * as the module's attributes (src/module.c: module_from_result). `facts`
+ * as the module's attributes (src/core/module.c: module_from_result). `facts`
  * given: those instead of the dict's target, arch, key and from_cache.
  * The module takes the result's `lowered` dict itself. New reference, or
  * NULL with an exception. */

@@ -1,5 +1,5 @@
 /*
- * stream.c — Stream objects, the `stream=` argument, and keep-alive:
+ * core/stream.c — Stream objects, the `stream=` argument, and keep-alive:
  * holding Python objects (host buffers of async copies, kernel arguments)
  * until the stream work queued before them has completed.
  *
@@ -12,6 +12,7 @@
  */
 #include <pthread.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "graph/graph.h"
 #include "core/memory.h"

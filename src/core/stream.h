@@ -1,5 +1,5 @@
 /*
- * stream.h — Stream and Event objects (src/stream.c, src/event.c).
+ * core/stream.h — Stream and Event objects (src/core/stream.c, src/core/event.c).
  */
 #ifndef PYCUDAC_STREAM_H
 #define PYCUDAC_STREAM_H
@@ -10,7 +10,7 @@ typedef struct {
     PyObject_HEAD
     CUstream stream;
     /* The Graph of a capture this stream is part of (strong), or NULL; stale
-     * once that Graph's `capturing` is 0 (graph.c). Next to `stream`: the
+     * once that Graph's `capturing` is 0 (graph/graph.c). Next to `stream`: the
      * launch's fast path reads both. */
     PyObject *capture;
     PyObject *context;

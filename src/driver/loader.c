@@ -1,5 +1,5 @@
 /*
- * loader.c — picks the backend and fills the tables at first use.
+ * driver/loader.c — picks the backend and fills the tables at first use.
  *
  * The cuda backend opens libcuda.so.1 with dlopen and resolves the versioned
  * symbols named in cudadrv.h; the sim backend takes the CPU simulator's
@@ -25,17 +25,16 @@ static pcc_rtc_table nvrtc_table;
 static int nvrtc_loaded;
 static char nvrtc_path[1024];
 
-const char *pcc_backend_name(void)
-{
-    switch (pcc_hot.backend) {
-    case PCC_BACKEND_CUDA:
-        return "cuda";
-    case PCC_BACKEND_SIM:
-        return "sim";
-    default:
-        return NULL;
-    }
-}
+static const pcc_backend cuda_backend = {
+    .name = "cuda",
+    .launch_blocks = 0,
+    .stage_pageable_copies = 1, /* the driver's own pageable path: a few GB/s */
+    .compiler = NULL,           /* NVRTC: pcc_rtc_nvrtc */
+    .image_problem = pcc_cubin_problem,
+    .before_load = NULL,
+    .fault_detail = NULL,
+    .no_linker = "linking device code: this driver has no cuLink* functions",
+};
 
 /* Opens libcuda. NULL with `why` filled on failure. */
 static void *open_libcuda(char *why, size_t len)
@@ -113,21 +112,19 @@ int pcc_backend_load(void)
     const char *choice = getenv("PYCUDAC_BACKEND");
     if (choice == NULL || *choice == '\0')
         choice = "auto";
+    const pcc_backend *be;
     if (strcmp(choice, "sim") == 0) {
-        pcc_sim_fill_driver_table(&pcc_drv);
-        pcc_hot.backend = PCC_BACKEND_SIM;
+        be = pcc_sim_backend(&pcc_drv);
     } else if (strcmp(choice, "cuda") == 0 || strcmp(choice, "auto") == 0) {
         char why[1024];
         int no_device;
         if (try_cuda(why, sizeof why, &no_device)) {
-            pcc_hot.backend = PCC_BACKEND_CUDA;
+            be = &cuda_backend;
         } else if (strcmp(choice, "cuda") == 0) {
-            PyErr_Format(no_device ? pcc_st.RuntimeError : pcc_st.RuntimeError,
-                         "PYCUDAC_BACKEND=cuda: %s", why);
+            PyErr_Format(pcc_st.RuntimeError, "PYCUDAC_BACKEND=cuda: %s", why);
             return -1;
         } else {
-            pcc_sim_fill_driver_table(&pcc_drv);
-            pcc_hot.backend = PCC_BACKEND_SIM;
+            be = pcc_sim_backend(&pcc_drv);
             PySys_FormatStderr("pycudac: %s; running kernels on the CPU simulator "
                                "(PYCUDAC_BACKEND=sim silences this notice).\n",
                                why);
@@ -137,13 +134,19 @@ int pcc_backend_load(void)
                      "PYCUDAC_BACKEND must be 'cuda', 'sim' or 'auto', not '%s'", choice);
         return -1;
     }
-    if (pcc_drv.cuInit == NULL) {
-        PyErr_SetString(pcc_st.RuntimeError, "the CPU simulator backend is not built into this "
-                                             "copy of pycudac");
-        pcc_hot.backend = PCC_BACKEND_NONE;
-        return -1;
-    }
     if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
+        return -1;
+    pcc_hot.backend = be;
+    return 0;
+}
+
+int pcc_ready_slow(void)
+{
+    if (pcc_hot.forked)
+        return pcc_raise_forked();
+    if (pcc_hot.poison_code)
+        return pcc_raise_poisoned();
+    if (pcc_hot.backend == NULL && pcc_backend_load() < 0)
         return -1;
     return 0;
 }
@@ -443,7 +446,17 @@ const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
         return NULL;
-    return pcc_hot.backend == PCC_BACKEND_SIM ? pcc_sim_rtc_get() : pcc_rtc_nvrtc();
+    return pcc_hot.backend->compiler ? pcc_hot.backend->compiler() : pcc_rtc_nvrtc();
+}
+
+const pcc_rtc_table *pcc_rtc_by_name(const char *name)
+{
+    if (strcmp(name, "nvrtc") == 0)
+        return pcc_rtc_nvrtc();
+    if (strcmp(name, "sim") == 0)
+        return pcc_sim_rtc_get();
+    PyErr_Format(PyExc_ValueError, "compiler must be 'nvrtc' or 'sim', not '%s'", name);
+    return NULL;
 }
 
 static PyObject *py_get_backend(PyObject *self, PyObject *unused)
@@ -452,7 +465,7 @@ static PyObject *py_get_backend(PyObject *self, PyObject *unused)
     (void)unused;
     if (pcc_ready() < 0)
         return NULL;
-    return PyUnicode_FromString(pcc_backend_name());
+    return PyUnicode_FromString(pcc_hot.backend->name);
 }
 
 static PyObject *py_nvrtc_path(PyObject *self, PyObject *unused)

@@ -1,8 +1,10 @@
 /*
- * loader.h — choosing the backend and filling the tables (src/loader.c).
+ * driver/loader.h — choosing the backend and filling the tables (src/driver/loader.c).
  *
  * PYCUDAC_BACKEND=cuda|sim|auto. cuda: dlopen("libcuda.so.1") and resolve
  * the versioned entry points of cudadrv.h. sim: the CPU simulator's table.
+ * Either way pcc_hot.backend then answers the questions of
+ * pycudac/backend.h, so that no other file asks which backend it runs on.
  * NVRTC is loaded separately and lazily, since compile() with an explicit
  * arch needs it even where no driver exists.
  */
@@ -10,17 +12,27 @@
 #define PYCUDAC_LOADER_H
 
 #include "module/errors.h"
+#include "pycudac/backend.h"
 #include "pycudac/rtc.h"
-#include "sim/env.h"
 
-/* The backend in use: pcc_hot.backend (errors.h). */
-enum { PCC_BACKEND_NONE = 0, PCC_BACKEND_CUDA = 1, PCC_BACKEND_SIM = 2 };
-
-/* Loads the backend (GIL held). 0, or -1 with an exception naming what is
- * missing and where it looked. Called through pcc_ready(). */
+/* Loads the backend on first use (GIL held) and sets pcc_hot.backend. 0, or
+ * -1 with an exception naming what is missing and where it looked. Called
+ * through pcc_ready(). */
 int pcc_backend_load(void);
-const char *pcc_backend_name(void);
 int pcc_loader_init(PyObject *module);
+
+/* Slow path of pcc_ready: loads the backend on first use; refuses in a
+ * forked child or a poisoned process. */
+int pcc_ready_slow(void);
+
+/* 0 when driver calls may be made now; -1 with an exception set otherwise.
+ * Every public entry point that calls the driver starts here. */
+static inline int pcc_ready(void)
+{
+    if (pcc_hot.backend != NULL && !pcc_hot.poison_code && !pcc_hot.forked)
+        return 0;
+    return pcc_ready_slow();
+}
 
 /* The real NVRTC (NULL + exception listing every place tried). */
 const pcc_rtc_table *pcc_rtc_nvrtc(void);
@@ -35,19 +47,11 @@ int pcc_nvrtc_identity(char *out, size_t len, int allow_load);
 PyObject *pcc_nvrtc_key_identity(void);
 /* The compiler that makes modules for the loaded backend. */
 const pcc_rtc_table *pcc_rtc_for_backend(void);
+/* A compiler by name ("nvrtc" or "sim"), for compile(compiler=...);
+ * NULL with an exception. */
+const pcc_rtc_table *pcc_rtc_by_name(const char *name);
 
-/* Provided by the simulator (src/backend_sim*.c). */
-void pcc_sim_fill_driver_table(pcc_driver_table *t);
-/* The simulator's compiler table; fills its identity (compiler path, version
- * stamp, prelude hash) on first call. Never NULL. */
-const pcc_rtc_table *pcc_sim_rtc_get(void);
-/* After a sticky error on the sim backend: what faulted, where (kernel,
- * block, thread, allocation). NULL when there is nothing to add. */
-const char *pcc_sim_fault_detail(void);
-
-/* Why a simulator image must not reach its loader, which gets no length
- * (backend_sim_module.c): "truncated ..." when its header counts more bytes
- * than `len`; NULL otherwise (also for what is no simulator image). */
-const char *pcc_sim_image_problem(const void *image, size_t len);
+/* The libcuda backend's image check (driver/cubin.c). */
+const char *pcc_cubin_problem(const void *image, size_t len);
 
 #endif

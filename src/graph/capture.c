@@ -1,5 +1,5 @@
 /*
- * stream_capture.c — stream capture: Stream.begin_capture, end_capture,
+ * graph/capture.c — stream capture: Stream.begin_capture, end_capture,
  * is_capturing, get_capture_info_v2 and update_capture_dependencies
  * (PyCUDA's names), and what the rest of pycudac asks of a capture.
  *

@@ -1,9 +1,9 @@
 /*
- * graph.c — CUDA graphs: Graph, GraphNode and GraphExec objects, with
- * PyCUDA's names. Stream capture is src/stream_capture.c.
+ * graph/graph.c — CUDA graphs: Graph, GraphNode and GraphExec objects, with
+ * PyCUDA's names. Stream capture is src/graph/capture.c.
  *
  * A Graph owns its CUgraph, except while a capture builds it: then the
- * capture owns it (src/stream_capture.c).
+ * capture owns it (src/graph/capture.c).
  *
  * A graph's work runs at every replay, long after the Python call that
  * made it: the Graph holds what that work uses (kernel arguments, host
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "driver/loader.h"
 #include "core/context.h"
 #include "launch/function.h"
 #include "graph/graph.h"

@@ -1,6 +1,6 @@
 /*
- * graph.h — CUDA graphs (src/graph.c: Graph, GraphNode, GraphExec) and
- * stream capture (src/stream_capture.c: the Stream methods begin_capture
+ * graph/graph.h — CUDA graphs (src/graph/graph.c: Graph, GraphNode, GraphExec) and
+ * stream capture (src/graph/capture.c: the Stream methods begin_capture
  * ... and what the rest of pycudac asks of a capture).
  */
 #ifndef PYCUDAC_GRAPH_H
@@ -25,7 +25,7 @@ typedef struct {
     PyObject *weakreflist;
 } PccGraph;
 
-/* ---- graph.c, for stream_capture.c ---- */
+/* ---- graph/graph.c, for graph/capture.c ---- */
 
 /* LogicError when the driver lacks `fn` (named `name`); also pcc_ready. 0/-1. */
 int pcc_graph_need(void *fn, const char *name);
@@ -41,7 +41,7 @@ PyObject *pcc_graph_node_list(const CUgraphNode *nodes, size_t n, PyObject *grap
 int pcc_graph_node_array(PyObject *seq, PyObject *graph, CUgraphNode **out, size_t *n,
                          const char *what);
 
-/* ---- stream_capture.c ---- */
+/* ---- graph/capture.c ---- */
 
 /* The capturing Graphs: listed while `capturing`, found by handle. */
 int pcc_capture_list_add(PccGraph *g);
@@ -80,7 +80,7 @@ int pcc_capture_keep(PyObject *stream, PyObject *obj);
 void pcc_capture_drop(PccStream *s);
 
 /* Stream methods (METH_VARARGS | METH_KEYWORDS or METH_NOARGS), listed in
- * stream.c's method table. */
+ * core/stream.c's method table. */
 PyObject *pcc_stream_begin_capture(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *pcc_stream_end_capture(PyObject *self, PyObject *unused);
 PyObject *pcc_stream_is_capturing(PyObject *self, PyObject *unused);

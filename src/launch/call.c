@@ -1,17 +1,17 @@
 /*
- * function_launch.c — the call path of a Function.
+ * launch/call.c — the call path of a Function.
  *
  * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall
  * with two paths. do_launch is the common call, kept short: the keyword
  * tuple of the last call (its slots cached), the block and grid tuples the
  * last launch parsed, a Stream or none, and arguments pack_fast converts
- * (function_pack.c) into a stack buffer, launched with
+ * (launch/pack.c) into a stack buffer, launched with
  * CU_LAUNCH_PARAM_BUFFER_POINTER. Everything else, and every error but the
  * driver's, is launch_general: it parses the launch configuration against
- * the device's limits (read once per device, at creation in function.c),
+ * the device's limits (read once per device, at creation in launch/function.c),
  * so a bad block or grid is a ValueError that leaves the context usable,
- * packs through the whole plan (function_plan.c, function_pack.c,
- * function_ptr.c) and runs In/Out/InOut copies and time_kernel's events.
+ * packs through the whole plan (launch/plan.c, launch/pack.c,
+ * launch/pointer.c) and runs In/Out/InOut copies and time_kernel's events.
  * Also here: PyCUDA's prepare/prepared_*call and pack(), which share the
  * parsing and the packer with the plain call.
  */
@@ -168,6 +168,25 @@ typedef struct {
     int time_kernel;
 } launch_opts;
 
+/* cuLaunchKernel. A backend whose launch runs the whole kernel before it
+ * returns (the simulator) gets the GIL released around it, so other Python
+ * threads keep running; a GPU's launch only queues, and keeps the GIL. */
+static inline CUresult launch_kernel(CUfunction fn, const unsigned int g[3],
+                                     const unsigned int b[3], unsigned int shared,
+                                     CUstream stream, void **extra)
+{
+    CUresult rc;
+    if (PCC_UNLIKELY(pcc_hot.backend->launch_blocks)) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
+                                    NULL, extra);
+        Py_END_ALLOW_THREADS
+        return rc;
+    }
+    return pcc_drv.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, NULL,
+                                  extra);
+}
+
 /* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
 static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
 {
@@ -307,18 +326,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    if (PCC_UNLIKELY(pcc_hot.backend == PCC_BACKEND_SIM)) {
-        /* The simulator runs the whole kernel inside the launch: a blocking
-         * call, so other Python threads must keep running (the GPU's launch
-         * only queues, and stays on the hot path with the GIL held). */
-        Py_BEGIN_ALLOW_THREADS
-        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
-                                    NULL, size ? extra : NULL);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
-                                    NULL, size ? extra : NULL);
-    }
+    rc = launch_kernel(f->fn, g, b, shared, stream, size ? extra : NULL);
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
         launch_failed(f, rc);
         goto done;
@@ -380,8 +388,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     else if (o->grid != f->last_dims[1])
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
-                     o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0 ||
-                     pcc_hot.backend == PCC_BACKEND_SIM))
+                     o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0))
         return launch_general(f, args, nargs, o);
     _Alignas(16) char buf[PCC_FAST_ARGS];
     if (PCC_UNLIKELY(f->ngap_words < 0)) {
@@ -397,8 +404,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    CUresult rc = pcc_drv.cuLaunchKernel(f->fn, g[0], g[1], g[2], b[0], b[1], b[2], 0, stream,
-                                         NULL, size ? extra : NULL);
+    CUresult rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
         return launch_failed(f, rc);
     pcc_note_launch((PyObject *)f);

@@ -1,9 +1,9 @@
 /*
- * function_launch.h — the call path of a Function (src/function_launch.c),
- * as src/function.c wires it into the type: the vectorcall slot, the
+ * launch/call.h — the call path of a Function (src/launch/call.c),
+ * as src/launch/function.c wires it into the type: the vectorcall slot, the
  * launch-related methods, and the init that interns the launch keywords.
  * Private to those two files; the hot helpers stay static in
- * function_launch.c.
+ * launch/call.c.
  */
 #ifndef PYCUDAC_FUNCTION_LAUNCH_H
 #define PYCUDAC_FUNCTION_LAUNCH_H

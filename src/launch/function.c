@@ -1,12 +1,13 @@
 /*
- * function.c — the Function type: a kernel in a loaded Module.
+ * launch/function.c — the Function type: a kernel in a loaded Module.
  *
  * Creation (the device's launch limits, read once per device, and the
- * parameter plan of function_plan.c), GC and dealloc, the attributes
+ * parameter plan of launch/plan.c), GC and dealloc, the attributes
  * (get_attribute/set_attribute, num_regs..., param_layout, layout_note), the
  * occupancy helper, repr, and the type spec. The call path — f(...),
- * prepare/prepared_*call and pack() — is in function_launch.c.
+ * prepare/prepared_*call and pack() — is in launch/call.c.
  */
+#include "driver/loader.h"
 #include "launch/call.h"
 #include "launch/plan.h"
 

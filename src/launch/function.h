@@ -1,6 +1,6 @@
 /*
- * function.h — Function objects (src/function.c) and the launch path
- * (src/function_launch.c).
+ * launch/function.h — Function objects (src/launch/function.c) and the launch path
+ * (src/launch/call.c).
  *
  * A Function holds a per-kernel plan: one entry per parameter with its kind,
  * offset and size, built once (from the driver's cuFuncGetParamInfo and the
@@ -18,7 +18,7 @@
  * declaration (from pycudac._sigparse) or None. New reference. */
 PyObject *pcc_function_new(PyObject *module, CUfunction fn, PyObject *name, PyObject *signature);
 
-/* A kernel node's launch (src/graph.c): block, grid and shared are parsed
+/* A kernel node's launch (src/graph/graph.c): block, grid and shared are parsed
  * and checked as a call's are, the arguments packed into *buf (new, from
  * PyMem_Malloc; NULL for no parameters) and *p filled to point at it.
  * In/Out/InOut are refused: a node has no copies of its own. `func` must

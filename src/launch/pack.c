@@ -1,13 +1,13 @@
 /*
- * function_pack.c — Python arguments to a kernel's parameter bytes.
+ * launch/pack.c — Python arguments to a kernel's parameter bytes.
  *
- * pcc_pack_args converts each argument by its plan entry (function_plan.c)
+ * pcc_pack_args converts each argument by its plan entry (launch/plan.c)
  * straight into the caller's buffer. The common arguments (a float, an
  * int, a DeviceAllocation, a GPUArray or pooled block of a learnt class, an
  * ndarray vector of its remembered dtype, a NumPy scalar of the declared
  * type) take pack_fast, inline; pcc_pack_fast is the launch's fast path,
  * pack_fast alone. Everything else takes conv_one and the converters above
- * it; pointers given any other way are src/function_ptr.c's. Every refusal
+ * it; pointers given any other way are src/launch/pointer.c's. Every refusal
  * names the kernel, the parameter (position, name, declared type) and what
  * was given.
  */
@@ -112,7 +112,7 @@ static inline int small_int(PyObject *o, long long *v)
 #endif
 }
 
-/* Bytes of the integer kinds, without a call into function_plan.c. */
+/* Bytes of the integer kinds, without a call into launch/plan.c. */
 static const unsigned char int_size[] = {[PK_I8] = 1, [PK_U8] = 1, [PK_I16] = 2, [PK_U16] = 2,
                                          [PK_I32] = 4, [PK_U32] = 4, [PK_I64] = 8, [PK_U64] = 8};
 

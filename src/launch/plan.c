@@ -1,5 +1,5 @@
 /*
- * function_plan.c — a Function's parameter plan, built once per Function.
+ * launch/plan.c — a Function's parameter plan, built once per Function.
  *
  * Offsets and sizes come from the driver (cuFuncGetParamInfo), kinds from the
  * kernel's declaration (a pycudac._sigparse.KernelSignature), or the C ABI
@@ -7,7 +7,7 @@
  * disagree the driver's layout wins and the parameter is passed by size,
  * with the reason kept for error messages. prepare() (PyCUDA's argument
  * types) refines or, with no other source, defines the plan. The packer
- * that uses the plan is src/function_pack.c.
+ * that uses the plan is src/launch/pack.c.
  */
 #include "launch/plan.h"
 

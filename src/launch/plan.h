@@ -1,6 +1,6 @@
 /*
- * function_plan.h — private to src/function.c, function_launch.c,
- * function_plan.c, function_pack.c and function_ptr.c: the Function object's
+ * launch/plan.h — private to src/launch/function.c, launch/call.c,
+ * launch/plan.c, launch/pack.c and launch/pointer.c: the Function object's
  * layout, its per-parameter plan, and the packer.
  */
 #ifndef PYCUDAC_FUNCTION_PLAN_H
@@ -62,7 +62,7 @@ typedef struct {
     unsigned int offset;    /* < the 32,764-byte parameter limit */
 } pcc_hot_param;
 
-/* int_size and int_range of a PK_* kind (function_pack.c). */
+/* int_size and int_range of a PK_* kind (launch/pack.c). */
 void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range);
 
 /* The address of an instance of pcc_hot.pooled_int's class whose `freed` is
@@ -156,7 +156,7 @@ int pcc_arg_error_from_current(PccFunction *f, int i, PyObject *exc_type);
  * object pointers (dtype=object). Returns -1. */
 int pcc_arg_objects_error(PccFunction *f, int i);
 /* Parameter i (a pointer, or an untyped 8-byte one) from anything but the
- * inline cases; In/Out/InOut are recorded in `cs`. 0 or -1 (src/function_ptr.c). */
+ * inline cases; In/Out/InOut are recorded in `cs`. 0 or -1 (src/launch/pointer.c). */
 int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs);
 
 /* prepare(): apply PyCUDA-style argument types ("PiP" or dtypes). 0/-1. */

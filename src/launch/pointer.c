@@ -1,8 +1,8 @@
 /*
- * function_ptr.c — a pointer parameter's value from a Python argument.
+ * launch/pointer.c — a pointer parameter's value from a Python argument.
  *
  * DeviceAllocation, int and GPUArray (once learnt: pcc_hot.gpudata_slot) take
- * pack_fast in function_pack.c; here is everything else a pointer may be
+ * pack_fast in launch/pack.c; here is everything else a pointer may be
  * given as: a freed or subclassed DeviceAllocation, None, another GPUArray-
  * like object (gpudata), __cuda_array_interface__,
  * __dlpack__, a mapped pinned or managed numpy array, and In/Out/InOut,

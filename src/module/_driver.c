@@ -1,5 +1,5 @@
 /*
- * _driver.c — assembles the pycudac._driver extension module. Each concept
+ * module/_driver.c — assembles the pycudac._driver extension module. Each concept
  * lives in its own file and adds its types and functions here; this file
  * only calls them in order.
  */

@@ -1,5 +1,5 @@
 /*
- * errors.c — the one error path: CUresult → Python exception, the sticky
+ * module/errors.c — the one error path: CUresult → Python exception, the sticky
  * "poisoned process" state, the fork guard, and the module's state struct.
  *
  * Exception classes (PyCUDA's names): Error ← LogicError, LaunchError,
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "module/errors.h"
-#include "driver/loader.h"
+#include "pycudac/backend.h"
 
 pcc_module_state pcc_st;
 _Alignas(64) pcc_hot_state pcc_hot;
@@ -163,7 +163,9 @@ int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
                      "launch.",
                      kname[0] ? " The kernel launched last was '" : "", kname,
                      kname[0] ? "'." : "");
-        const char *detail = pcc_hot.backend == PCC_BACKEND_SIM ? pcc_sim_fault_detail() : NULL;
+        const char *detail = pcc_hot.backend && pcc_hot.backend->fault_detail
+                                 ? pcc_hot.backend->fault_detail()
+                                 : NULL;
         size_t used = strlen(msg);
         if (detail && used + 8 < sizeof msg)
             snprintf(msg + used, sizeof msg - used, " [simulator: %s]", detail);
@@ -174,30 +176,24 @@ int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
     return -1;
 }
 
-int pcc_ready_slow(void)
+int pcc_raise_forked(void)
 {
-    if (pcc_hot.forked) {
-        raise_with(pcc_st.LogicError, CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED",
-                   "", "CUDA was initialized in the parent process and cannot be used after "
-                   "fork(); start worker processes with multiprocessing's 'spawn' method "
-                   "(multiprocessing.set_start_method('spawn'))");
-        return -1;
-    }
-    if (pcc_hot.poison_code) {
-        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
-        return -1;
-    }
-    if (!pcc_hot.backend_loaded) {
-        if (pcc_backend_load() < 0)
-            return -1;
-        pcc_hot.backend_loaded = 1;
-    }
-    return 0;
+    raise_with(pcc_st.LogicError, CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "",
+               "CUDA was initialized in the parent process and cannot be used after fork(); "
+               "start worker processes with multiprocessing's 'spawn' method "
+               "(multiprocessing.set_start_method('spawn'))");
+    return -1;
+}
+
+int pcc_raise_poisoned(void)
+{
+    raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
+    return -1;
 }
 
 int pcc_skip_free(void)
 {
-    if (pcc_hot.poison_code || pcc_hot.forked || !pcc_hot.backend_loaded) {
+    if (pcc_hot.poison_code || pcc_hot.forked || pcc_hot.backend == NULL) {
         pcc_skipped_frees++;
         return 1;
     }
@@ -219,7 +215,7 @@ void pcc_note_launch_slow(PyObject *func)
 
 static void after_fork_child(void)
 {
-    if (pcc_hot.backend_loaded)
+    if (pcc_hot.backend != NULL)
         pcc_hot.forked = 1;
 }
 

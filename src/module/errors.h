@@ -1,5 +1,5 @@
 /*
- * errors.h — the one error path (src/errors.c) and the module's state.
+ * module/errors.h — the one error path (src/module/errors.c) and the module's state.
  *
  * Every driver and NVRTC result goes through pcc_check/pcc_raise, which turn
  * a CUresult into the right exception class with .code, .name and .call.
@@ -39,7 +39,7 @@ typedef struct pcc_module_state {
 extern pcc_module_state pcc_st;
 
 /* A class whose instances the launch's packer reads without a lookup,
- * learnt by pcc_conv_ptr (function_ptr.c) from the first such argument and
+ * learnt by pcc_conv_ptr (launch/pointer.c) from the first such argument and
  * used while the class's version tag is the one it had then (any change to
  * the class gives it another). */
 typedef struct {
@@ -57,18 +57,18 @@ static inline int pcc_is_learnt(const pcc_learnt_type *l, PyTypeObject *t)
  * arguments and the driver table, together in two cache lines: the
  * driver's launch evicts the caller's data from the nearer caches, and
  * each line read afterwards is a miss (see pcc_hot_param in
- * function_plan.h). */
+ * launch/plan.h). */
 typedef struct {
     /* the process (pcc_ready) */
-    int backend;        /* PCC_BACKEND_* (loader.c) */
-    int backend_loaded;
+    /* the backend in use, NULL until loaded (driver/loader.c) */
+    const struct pcc_backend *backend;
     int poison_code;    /* a sticky error's code: the process is poisoned (DESIGN.md) */
     int forked;         /* set in a child after fork() */
     PyObject *last_launched; /* Function object most recently launched */
     /* classes the packer compares arguments' types with, set at import
      * (PyFloat_Type's address read here rather than from the GOT) */
     PyTypeObject *float_type, *long_type, *array_type, *device_allocation, *stream;
-    /* classes learnt from arguments (function_ptr.c):
+    /* classes learnt from arguments (launch/pointer.c):
      *   gpudata_slot  a slotted array class (pycudac.gpuarray.GPUArray):
      *                 `gpudata` is read straight from its slot at `offset`;
      *   pooled_int    an int subclass whose instances keep `freed` in their
@@ -77,7 +77,7 @@ typedef struct {
     pcc_learnt_type gpudata_slot, pooled_int;
     /* the keyword names of the last launch whose keywords all matched, held
      * strongly, and the place of each launch keyword in them
-     * (function_launch.c) */
+     * (launch/call.c) */
     PyObject *kw_cached;
     signed char kw_cached_at[6];
     signed char kw_cached_plain; /* they name only block, grid and stream */
@@ -98,16 +98,11 @@ static inline int pcc_check(CUresult rc, const char *call)
     return rc == CUDA_SUCCESS ? 0 : pcc_raise(rc, call);
 }
 
-/* Slow path of pcc_ready. */
-int pcc_ready_slow(void);
-
-/* 0 when driver calls may be made now; -1 with an exception set otherwise. */
-static inline int pcc_ready(void)
-{
-    if (pcc_hot.backend_loaded && !pcc_hot.poison_code && !pcc_hot.forked)
-        return 0;
-    return pcc_ready_slow();
-}
+/* The errors pcc_ready (driver/loader.h) raises in a forked child and in a
+ * poisoned process: the "use spawn" message, and the original sticky error
+ * again. Both return -1. */
+int pcc_raise_forked(void);
+int pcc_raise_poisoned(void);
 
 /* True when a destructor must not call the driver (poisoned, forked, or the
  * backend never came up). Counts the skipped free. */

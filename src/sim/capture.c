@@ -1,5 +1,5 @@
 /*
- * backend_sim_capture.c — stream capture in the simulator: capture
+ * sim/capture.c — stream capture in the simulator: capture
  * sequences (cuStreamBeginCapture … cuStreamEndCapture), the hooks through
  * which every stream-ordered call either runs, becomes a node of the graph
  * being captured, or fails, and the rules the driver keeps around a capture:

@@ -1,12 +1,12 @@
 /*
- * backend_sim.c — the CPU simulator's driver table: init, error names, the
+ * sim/driver.c — the CPU simulator's driver table: init, error names, the
  * one simulated device, contexts (primary and created, a per-OS-thread
  * current-context stack), streams, events and the sticky-error state.
  *
- * Memory lives in backend_sim_mem.c, modules and launches in
- * backend_sim_launch.c, the fibers that run a block's threads in
- * backend_sim_fiber.c, stream capture in backend_sim_capture.c and graphs in
- * backend_sim_graph.c. All work is complete when a call returns, so streams
+ * Memory lives in sim/memory.c, modules and launches in
+ * sim/launch.c, the fibers that run a block's threads in
+ * sim/fiber.c, stream capture in sim/capture.c and graphs in
+ * sim/graph.c. All work is complete when a call returns, so streams
  * are trivially ordered and events record host time.
  */
 #include <sched.h>
@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
-#include "driver/loader.h"
+#include "sim/env.h"
+#include "pycudac/backend.h"
 
 static atomic_int initialized;
 static atomic_int sticky_code;
@@ -66,7 +67,7 @@ CUresult sim_sticky_code(void)
     return atomic_load_explicit(&sticky_code, memory_order_acquire);
 }
 
-const char *pcc_sim_fault_detail(void)
+static const char *fault_detail(void)
 {
     if (sim_sticky_code() == 0 || sticky_detail[0] == '\0')
         return NULL;
@@ -589,7 +590,7 @@ static CUresult sim_cuCtxSynchronize(void)
 /* ---- streams ------------------------------------------------------------------------ */
 
 /* What stream capture changes in the calls below is decided in
- * backend_sim_capture.c: the sim_capture_* hooks. */
+ * sim/capture.c: the sim_capture_* hooks. */
 
 int sim_stream_ok(CUstream s)
 {
@@ -769,7 +770,19 @@ static CUresult sim_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 
 /* ---- the table ------------------------------------------------------------------------- */
 
-void pcc_sim_fill_driver_table(pcc_driver_table *t)
+static const pcc_backend sim_backend = {
+    .name = "sim",
+    .launch_blocks = 1,
+    .stage_pageable_copies = 0, /* "device" memory is host memory: nothing to stage */
+    .compiler = pcc_sim_rtc_get,
+    .image_problem = sim_image_problem,
+    .before_load = pcc_sim_env_refresh, /* what the load reads without the GIL */
+    .fault_detail = fault_detail,
+    .no_linker = "linking device code (DynamicModule, DynamicSourceModule) needs a CUDA "
+                 "GPU: the simulator has no linker and runs no device-side launches",
+};
+
+const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
 {
     memset(t, 0, sizeof *t);
     t->cuInit = sim_cuInit;
@@ -809,4 +822,5 @@ void pcc_sim_fill_driver_table(pcc_driver_table *t)
     sim_fill_launch_table(t);
     sim_fill_capture_table(t);
     sim_fill_graph_table(t);
+    return &sim_backend;
 }

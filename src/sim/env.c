@@ -1,5 +1,5 @@
 /*
- * backend_sim_env.c — the environment as the simulator's GIL-free code sees
+ * sim/env.c — the environment as the simulator's GIL-free code sees
  * it. A compile, a module load and a launch on the simulator run with the
  * GIL released, and getenv() there could race with another Python thread
  * changing os.environ (putenv may move the environment while getenv reads

@@ -1,6 +1,6 @@
 /*
- * sim_env.h — the environment the simulator reads with the GIL released
- * (src/backend_sim_env.c). pcc_sim_env_refresh() copies it, with the GIL
+ * sim/env.h — the environment the simulator reads with the GIL released
+ * (src/sim/env.c). pcc_sim_env_refresh() copies it, with the GIL
  * held, before a sim compile or module load (a launch needs a module, and
  * its workers read their two settings once); pcc_sim_env_dup(name)
  * returns a malloc'd copy of one variable (the caller frees it), NULL when

@@ -1,5 +1,5 @@
 /*
- * backend_sim_fiber.c — the threads of one simulated block as user-space
+ * sim/fiber.c — the threads of one simulated block as user-space
  * fibers, and the kernel-facing api calls that switch between them:
  * __syncthreads (+ count/and/or), __syncwarp, shuffles, ballot, activemask.
  *

@@ -1,8 +1,8 @@
 /*
- * backend_sim_graph.c — CUDA graphs in the simulator: graphs and their
+ * sim/graph.c — CUDA graphs in the simulator: graphs and their
  * nodes (kernel, memcpy, memset, host, empty, child graph), executable
  * graphs and their launch, and the DOT dump. Stream capture, which builds
- * graphs from stream calls, is backend_sim_capture.c.
+ * graphs from stream calls, is sim/capture.c.
  *
  * A node holds a sim_op, the same description of work a stream call makes
  * (a kernel node its own copy of the parameters, a child-graph node its own

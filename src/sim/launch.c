@@ -1,5 +1,5 @@
 /*
- * backend_sim_launch.c — the simulator's kernel launches, the worker
+ * sim/launch.c — the simulator's kernel launches, the worker
  * threads that run blocks, the kernel-facing api that is not about fibers
  * (trap, printf, clock) and the fault handler.
  *
@@ -7,7 +7,7 @@
  * by an atomic counter to a pool of worker threads (one per CPU core, the
  * calling thread being one of them). A kernel without barriers or warp
  * operations runs its threads as a plain loop; otherwise each thread is a
- * fiber (backend_sim_fiber.c). The launch's check and its run are two
+ * fiber (sim/fiber.c). The launch's check and its run are two
  * functions (sim_kernel_op, sim_kernel_run) that graph kernel nodes share.
  *
  * Errors inside a kernel — a SIGSEGV/SIGBUS at a bad address (SIGFPE and

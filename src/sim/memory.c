@@ -1,12 +1,12 @@
 /*
- * backend_sim_mem.c — the simulator's memory: the allocation registry,
+ * sim/memory.c — the simulator's memory: the allocation registry,
  * device/managed/pinned allocations, host registration, copies, memsets,
  * pointer queries, the default memory pool and prefetch.
  *
  * Device memory is host memory from mmap with an inaccessible (PROT_NONE)
  * page on both sides, and the block is placed so that its end touches the
  * upper guard page: a kernel that runs past its allocation faults at once
- * and the fault handler (backend_sim_launch.c) names the allocation, using
+ * and the fault handler (sim/launch.c) names the allocation, using
  * the registry kept here. Copies and memsets check device ranges against
  * the registry and refuse a range that runs past its allocation, as the
  * driver does; each is described as a sim_op, so that stream capture can

@@ -1,8 +1,8 @@
 /*
- * backend_sim_module.c — the simulator's modules and functions: loading a
+ * sim/module.c — the simulator's modules and functions: loading a
  * pcc_sim_image (a host shared object, written to a memfd and dlopen'ed),
  * the kernel table it hands back, globals, parameter layout, function
- * attributes and the occupancy query. Launching is backend_sim_launch.c.
+ * attributes and the occupancy query. Launching is sim/launch.c.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -86,7 +86,7 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
     return h;
 }
 
-const char *pcc_sim_image_problem(const void *image, size_t len)
+const char *sim_image_problem(const void *image, size_t len)
 {
     pcc_sim_image_header hdr;
     if (len < 8 || memcmp(image, PCC_SIM_IMAGE_MAGIC, 8) != 0)
@@ -120,7 +120,7 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
         return CUDA_ERROR_INVALID_IMAGE;
     /* the shared object goes to dlopen, which trusts it: a damaged one
      * (module_from_buffer of changed bytes) is refused here. The caller
-     * (module.c) has checked that `size` bytes are there. */
+     * (core/module.c) has checked that `size` bytes are there. */
     if (pcc_crc32c(so, (size_t)hdr.size, 1) != hdr.crc32c)
         return CUDA_ERROR_INVALID_IMAGE;
     CUmodule m = calloc(1, sizeof *m);

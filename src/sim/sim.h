@@ -1,14 +1,14 @@
 /*
- * backend_sim.h — internals shared by the CPU simulator's runtime files:
- * src/backend_sim.c (init, device, contexts, streams, events, errors, the
- * table), src/backend_sim_mem.c (allocation registry, memory and copies),
- * src/backend_sim_launch.c (modules, functions, launch, workers, faults),
- * src/backend_sim_fiber.c (fibers, barriers and warp operations),
- * src/backend_sim_capture.c (stream capture) and src/backend_sim_graph.c
+ * sim/sim.h — internals shared by the CPU simulator's runtime files:
+ * src/sim/driver.c (init, device, contexts, streams, events, errors, the
+ * table), src/sim/memory.c (allocation registry, memory and copies),
+ * src/sim/launch.c (modules, functions, launch, workers, faults),
+ * src/sim/fiber.c (fibers, barriers and warp operations),
+ * src/sim/capture.c (stream capture) and src/sim/graph.c
  * (graphs and their launch).
  *
  * Not part of the simulator's ABI (that is sim_abi.h): nothing outside
- * src/backend_sim*.c includes this.
+ * src/sim/ includes this.
  */
 #ifndef PYCUDAC_BACKEND_SIM_H
 #define PYCUDAC_BACKEND_SIM_H
@@ -58,7 +58,7 @@ struct CUctx_st {
 struct sim_capture;
 
 /* The capture fields of streams and events are read and written under the
- * capture lock (backend_sim_capture.c). */
+ * capture lock (sim/capture.c). */
 struct CUstream_st {
     unsigned int magic;
     unsigned int flags;
@@ -111,7 +111,7 @@ typedef struct sim_op {
     } u;
 } sim_op;
 
-/* ---- backend_sim.c ---- */
+/* ---- sim/driver.c ---- */
 int sim_initialized(void);
 /* CUDA_SUCCESS when a driver call that needs a context may go ahead: the
  * backend is initialized, no sticky error is pending, a live context is
@@ -127,7 +127,7 @@ int sim_cpu_count(void);
 void sim_set_sticky(CUresult code, const char *detail);
 CUresult sim_sticky_code(void);
 
-/* ---- backend_sim_mem.c ---- */
+/* ---- sim/memory.c ---- */
 enum { SIM_ALLOC_DEVICE = 1, SIM_ALLOC_MANAGED, SIM_ALLOC_HOST, SIM_ALLOC_REGISTERED,
        SIM_ALLOC_GLOBAL };
 
@@ -153,7 +153,11 @@ void sim_fill_mem_table(pcc_driver_table *t);
  * have been freed since the op was captured). */
 CUresult sim_mem_op_run(const sim_op *op);
 
-/* ---- backend_sim_module.c ---- */
+/* ---- sim/module.c ---- */
+/* Why a simulator image must not reach cuModuleLoadData, which gets no
+ * length: "truncated ..." when its header counts more bytes than `len`;
+ * NULL otherwise (also for what is no simulator image). */
+const char *sim_image_problem(const void *image, size_t len);
 struct CUfunc_st {
     unsigned int magic;
     CUmodule mod;
@@ -177,7 +181,7 @@ struct CUmod_st {
 int sim_func_ok(CUfunction f);
 void sim_fill_module_table(pcc_driver_table *t);
 
-/* ---- backend_sim_launch.c ---- */
+/* ---- sim/launch.c ---- */
 /* Held while a launch runs; a module is unloaded only under it. */
 extern pthread_mutex_t sim_launch_lock;
 void sim_fill_launch_table(pcc_driver_table *t);
@@ -195,7 +199,7 @@ CUresult sim_kernel_run(const sim_op *op);
 /* Flushes device printf output (called at synchronizing points). */
 void sim_flush_output(void);
 
-/* ---- backend_sim_capture.c ---- */
+/* ---- sim/capture.c ---- */
 /* What sim_stream_submit returns when the stream is not capturing: the
  * caller runs the work now. */
 #define SIM_RUN_NOW ((CUresult)-1)
@@ -224,7 +228,7 @@ void sim_capture_stream_destroyed(CUstream s);
 void sim_capture_event_destroyed(CUevent e);
 void sim_fill_capture_table(pcc_driver_table *t);
 
-/* ---- backend_sim_graph.c ---- */
+/* ---- sim/graph.c ---- */
 /* All graph state (graphs, nodes, the capture sequences that build them)
  * is guarded by this lock. */
 extern pthread_mutex_t sim_graph_lock;
@@ -258,7 +262,7 @@ int sim_node_ok(CUgraphNode n);
 unsigned long long sim_graph_new_mark(void);
 void sim_fill_graph_table(pcc_driver_table *t);
 
-/* ---- backend_sim_fiber.c ---- */
+/* ---- sim/fiber.c ---- */
 
 struct sim_block;
 

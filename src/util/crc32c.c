@@ -1,5 +1,5 @@
 /*
- * crc32c.c — the cache entry checksum: CRC-32C (Castagnoli polynomial,
+ * util/crc32c.c — the cache entry checksum: CRC-32C (Castagnoli polynomial,
  * reflected 0x82F63B78; initial value and final XOR all ones), the CRC that
  * iSCSI, ext4 and btrfs use and that x86's SSE4.2 computes in one
  * instruction per 8 bytes.
@@ -13,9 +13,9 @@
  * Two implementations that must agree (a test checks both against a
  * reference): the instruction where the CPU has it, else slicing-by-8 over
  * tables built once. The checksum protects against damaged files, not
- * against people (cache.c explains why that is the directory check's job).
+ * against people (compile/cache.c explains why that is the directory check's job).
  */
-#include "compile/cache.h"
+#include "util/crc32c.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -133,6 +133,15 @@ static int have_hw(void)
 #define CRC32C_HAVE_HW 0
 #endif
 
+int pcc_crc32c_hw(void)
+{
+#if CRC32C_HAVE_HW
+    return have_hw();
+#else
+    return 0;
+#endif
+}
+
 uint32_t pcc_crc32c(const void *p, size_t n, int allow_hw)
 {
     uint32_t c = 0xFFFFFFFFu;
@@ -143,41 +152,4 @@ uint32_t pcc_crc32c(const void *p, size_t n, int allow_hw)
     (void)allow_hw;
 #endif
     return ~crc32c_soft(c, p, n);
-}
-
-/* _driver._crc32c(data, hw=True) -> int: for the tests (both paths). */
-static PyObject *py_crc32c(PyObject *self, PyObject *args)
-{
-    (void)self;
-    Py_buffer data;
-    int hw = 1;
-    if (!PyArg_ParseTuple(args, "y*|p:_crc32c", &data, &hw))
-        return NULL;
-    uint32_t c = pcc_crc32c(data.buf, (size_t)data.len, hw);
-    PyBuffer_Release(&data);
-    return PyLong_FromUnsignedLong(c);
-}
-
-static PyObject *py_crc32c_hw(PyObject *self, PyObject *unused)
-{
-    (void)self;
-    (void)unused;
-#if CRC32C_HAVE_HW
-    return PyBool_FromLong(have_hw());
-#else
-    Py_RETURN_FALSE;
-#endif
-}
-
-static PyMethodDef crc32c_methods[] = {
-    {"_crc32c", py_crc32c, METH_VARARGS,
-     "_crc32c(data, hw=True) -> int: CRC-32C of data, the cache entry checksum (hw=False: "
-     "the table-driven path even where the CPU has the instruction)."},
-    {"_crc32c_hw", py_crc32c_hw, METH_NOARGS,
-     "Whether the CRC-32C instruction is used on this CPU."},
-    {NULL, NULL, 0, NULL}};
-
-int pcc_crc32c_init(PyObject *module)
-{
-    return PyModule_AddFunctions(module, crc32c_methods);
 }

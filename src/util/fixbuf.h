@@ -1,5 +1,5 @@
 /*
- * fixbuf.h — short strings built in a fixed buffer without snprintf (pcc_fb;
+ * util/fixbuf.h — short strings built in a fixed buffer without snprintf (pcc_fb;
  * the simulator's growable pcc_sbuf is another thing).
  *
  * A warm cache hit in a fresh process builds a handful of short strings

@@ -1,5 +1,5 @@
 /*
- * backend_sim_build.c — one compile of the CPU simulator: scan the program
+ * sim/cc/build.c — one compile of the CPU simulator: scan the program
  * and every header it can include (kernels to register, constructs a CPU
  * cannot run, barrier use), fill a private temporary directory (prelude,
  * stand-ins for CUDA's headers, the program's headers, the translation unit:
@@ -7,8 +7,8 @@
  * a generated registration table), run the host compiler there, and wrap the
  * shared object it makes in a pcc_sim_image (sim_abi.h): the "CUBIN".
  *
- * The NVRTC-like calls around it are backend_sim_compile.c; the compiler
- * itself and its command line are backend_sim_cxx.c.
+ * The NVRTC-like calls around it are sim/cc/compile.c; the compiler
+ * itself and its command line are sim/cc/cxx.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 /*
- * backend_sim_compile.h — internals shared by the CPU simulator's compiler
- * files: src/backend_sim_compile.c (the NVRTC-like table and the program
- * object), src/backend_sim_build.c (one compile: scan, private directory,
- * host compiler run, image), src/backend_sim_cxx.c (the host C++ compiler,
- * its fixed inputs and the identity) and src/backend_sim_options.c (NVRTC's
+ * sim/cc/cc.h — internals shared by the CPU simulator's compiler
+ * files: src/sim/cc/compile.c (the NVRTC-like table and the program
+ * object), src/sim/cc/build.c (one compile: scan, private directory,
+ * host compiler run, image), src/sim/cc/cxx.c (the host C++ compiler,
+ * its fixed inputs and the identity) and src/sim/cc/options.c (NVRTC's
  * options translated).
  *
  * Not part of the simulator's ABI (that is sim_abi.h): nothing outside
- * src/backend_sim_*.c includes this. Pure C, no Python objects.
+ * src/sim/cc/ includes this. Pure C, no Python objects.
  */
 #ifndef PYCUDAC_BACKEND_SIM_COMPILE_H
 #define PYCUDAC_BACKEND_SIM_COMPILE_H
@@ -22,7 +22,7 @@
  * it is part of the identity, hence of the cache key. */
 #define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 3"
 
-/* ---- backend_sim_compile.c ---- */
+/* ---- sim/cc/compile.c ---- */
 
 /* The program: NVRTC's nvrtcProgram. */
 struct _nvrtcProgram {
@@ -35,12 +35,12 @@ struct _nvrtcProgram {
     size_t image_len;
 };
 
-/* ---- backend_sim_build.c ---- */
+/* ---- sim/cc/build.c ---- */
 
 /* Compiles P with NVRTC's options into P->image, the log into P->log. */
 nvrtcResult pcc_sim_build(struct _nvrtcProgram *P, int nopt, const char *const *opts);
 
-/* ---- backend_sim_options.c ---- */
+/* ---- sim/cc/options.c ---- */
 
 typedef struct {
     pcc_slist args;     /* for the compiler */
@@ -52,7 +52,7 @@ typedef struct {
 /* Translates NVRTC options; -1 with the log naming the bad one. */
 int pcc_sim_parse_options(int n, const char *const *opts, pcc_sim_options *O, pcc_sbuf *log);
 
-/* ---- backend_sim_cxx.c ---- */
+/* ---- sim/cc/cxx.c ---- */
 
 /* The host C++ compiler, found once. */
 typedef struct {

@@ -1,11 +1,11 @@
 /*
- * backend_sim_compile.c — the CPU simulator's compiler, behind an NVRTC-like
- * table (rtc.h), so compile.c drives it exactly as it drives NVRTC: the
+ * sim/cc/compile.c — the CPU simulator's compiler, behind an NVRTC-like
+ * table (rtc.h), so compile/compile.c drives it exactly as it drives NVRTC: the
  * program object (source, headers, name expressions, log, image) and the
- * calls on it. The compile itself is backend_sim_build.c (scan, private
- * directory, host compiler run); the host compiler is backend_sim_cxx.c.
+ * calls on it. The compile itself is sim/cc/build.c (scan, private
+ * directory, host compiler run); the host compiler is sim/cc/cxx.c.
  *
- * Pure C, no Python objects: compile.c calls this with the GIL released.
+ * Pure C, no Python objects: compile/compile.c calls this with the GIL released.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "sim/cc/cc.h"
 #include "sim/env.h"
-#include "driver/loader.h"
+#include "pycudac/backend.h"
 
 static pcc_rtc_table sim_table;
 

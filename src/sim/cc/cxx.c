@@ -1,12 +1,12 @@
 /*
- * backend_sim_cxx.c — the host C++ compiler the CPU simulator compiles
+ * sim/cc/cxx.c — the host C++ compiler the CPU simulator compiles
  * with, and what every compile feeds it besides the program: the prelude,
  * sim_abi.h, the stand-ins for CUDA's own headers and the base flags. Found
  * once ($CXX, else c++, g++, clang++ on PATH) and hashed into the identity
  * that keys the compile cache; then the command line of one compile and
  * running it by posix_spawn (no shell).
  *
- * Apart from the compile job (backend_sim_build.c) because this is what
+ * Apart from the compile job (sim/cc/build.c) because this is what
  * stays the same from compile to compile; the one place that includes the
  * embedded prelude, so it is in the extension once.
  */
@@ -34,7 +34,7 @@ static const char *const base_flags[] = {
     "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s"};
 #define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
 
-/* The embedded texts, for the private directory (backend_sim_build.c). */
+/* The embedded texts, for the private directory (sim/cc/build.c). */
 const char *const pcc_sim_prelude = pcc_sim_prelude_text;
 const char *const pcc_sim_abi = pcc_sim_abi_text;
 

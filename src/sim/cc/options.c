@@ -1,9 +1,9 @@
 /*
- * backend_sim_options.c — NVRTC's compile options translated for the host
+ * sim/cc/options.c — NVRTC's compile options translated for the host
  * C++ compiler: -I, -D, -U, --std= and --pre-include carried over, the
  * options that only steer GPU code generation accepted and ignored, any
  * other refused with the log naming it. Apart from the compiler
- * (backend_sim_cxx.c) because it is NVRTC's option language, not the host
+ * (sim/cc/cxx.c) because it is NVRTC's option language, not the host
  * compiler's.
  */
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /*
- * backend_sim_scan.c — reads CUDA C source for the sim compiler
- * (backend_sim_compile.c): the non-template __global__ definitions to
+ * sim/cc/scan.c — reads CUDA C source for the sim compiler
+ * (sim/cc/compile.c): the non-template __global__ definitions to
  * register, `extern __shared__` declarations rewritten into pointers to the
  * launch's dynamic shared memory (line numbers kept), and the constructs a
- * CPU cannot run, with their lines. Tokens come from backend_sim_tokens.c;
- * which kernels need barriers is backend_sim_sync.c.
+ * CPU cannot run, with their lines. Tokens come from sim/cc/tokens.c;
+ * which kernels need barriers is sim/cc/sync.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
- * backend_sim_scan.h — the sim compiler's view of CUDA C source, shared by
- * the files that read it: src/backend_sim_strings.c (the small buffers every
- * sim compiler file uses), src/backend_sim_tokens.c (a tokenizer that knows
- * comments, literals and preprocessor lines), src/backend_sim_scan.c (the
+ * sim/cc/scan.h — the sim compiler's view of CUDA C source, shared by
+ * the files that read it: src/sim/cc/strings.c (the small buffers every
+ * sim compiler file uses), src/sim/cc/tokens.c (a tokenizer that knows
+ * comments, literals and preprocessor lines), src/sim/cc/scan.c (the
  * scan for kernels, `extern __shared__` and what a CPU cannot run) and
- * src/backend_sim_sync.c (which kernels reach a barrier or warp operation).
- * Internal to the sim compiler (src/backend_sim_compile.c and these).
+ * src/sim/cc/sync.c (which kernels reach a barrier or warp operation).
+ * Internal to the sim compiler (src/sim/cc/compile.c and these).
  */
 #ifndef PYCUDAC_BACKEND_SIM_SCAN_H
 #define PYCUDAC_BACKEND_SIM_SCAN_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
-/* ---- backend_sim_strings.c ---- */
+/* ---- sim/cc/strings.c ---- */
 
 /* A growable byte buffer, always NUL-terminated; oom latches. */
 typedef struct {
@@ -38,7 +38,7 @@ int pcc_sl_adds(pcc_slist *l, const char *s);
 int pcc_sl_find(const pcc_slist *l, const char *s); /* index or -1 */
 void pcc_sl_free(pcc_slist *l);
 
-/* ---- backend_sim_tokens.c ---- */
+/* ---- sim/cc/tokens.c ---- */
 
 /* token kinds */
 enum { PCC_TK_ID, PCC_TK_NUM, PCC_TK_STR, PCC_TK_PUNCT };
@@ -92,7 +92,7 @@ static inline int pcc_sim_tk_punct(const pcc_sim_toks *T, int i, char c)
     return i >= 0 && i < T->n && T->v[i].kind == PCC_TK_PUNCT && T->v[i].p[0] == c;
 }
 
-/* ---- backend_sim_scan.c ---- */
+/* ---- sim/cc/scan.c ---- */
 
 /* One replacement of a byte range of the source (text owned). */
 typedef struct {
@@ -124,7 +124,7 @@ void pcc_sim_apply_edits(const char *src, size_t n, const pcc_sim_edits *E, pcc_
 void pcc_sim_edits_free(pcc_sim_edits *E);
 void pcc_sim_analysis_free(pcc_sim_analysis *A);
 
-/* ---- backend_sim_sync.c ---- */
+/* ---- sim/cc/sync.c ---- */
 
 /* Whether t is a barrier or warp operation (or cooperative groups). */
 int pcc_sim_is_sync_token(const pcc_sim_tok *t);

@@ -1,5 +1,5 @@
 /*
- * backend_sim_strings.c — the growable byte buffer (pcc_sbuf) and string
+ * sim/cc/strings.c — the growable byte buffer (pcc_sbuf) and string
  * list (pcc_slist) the sim compiler builds its text and lists with. Apart
  * from the scan because every sim compiler file uses them and they know
  * nothing of C source.

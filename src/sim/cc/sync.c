@@ -1,8 +1,8 @@
 /*
- * backend_sim_sync.c — which kernels of a module reach a barrier or a warp
+ * sim/cc/sync.c — which kernels of a module reach a barrier or a warp
  * operation (directly or through the functions and macros they call), so
  * that only those run their threads as fibers. Apart from the scan
- * (backend_sim_scan.c): it answers a different question over the same
+ * (sim/cc/scan.c): it answers a different question over the same
  * tokens, and needs the whole source's function bodies at once.
  */
 #include <stdlib.h>

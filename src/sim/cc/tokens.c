@@ -1,9 +1,9 @@
 /*
- * backend_sim_tokens.c — the sim compiler's tokenizer for CUDA C source:
+ * sim/cc/tokens.c — the sim compiler's tokenizer for CUDA C source:
  * comments and literals skipped, #line / #include recorded, #define bodies
  * kept and marked, `#if 0` regions dropped; and bracket matching over the
- * tokens. Apart from the scan (backend_sim_scan.c) and the barrier analysis
- * (backend_sim_sync.c), which both read its tokens.
+ * tokens. Apart from the scan (sim/cc/scan.c) and the barrier analysis
+ * (sim/cc/sync.c), which both read its tokens.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * sim_prelude.h — CUDA C's device built-ins as host C++17, for the CPU
- * simulator. The sim compiler (src/backend_sim_compile.c) includes this
+ * sim/prelude/prelude.h — CUDA C's device built-ins as host C++17, for the CPU
+ * simulator. The sim compiler (src/sim/cc/compile.c) includes this
  * before the user's source and compiles both into one shared object that
- * the sim runtime (src/backend_sim*.c) loads; sim_abi.h is the contract.
+ * the sim runtime (src/sim/) loads; sim_abi.h is the contract.
  *
  * Kept light on purpose: every kernel compile parses it, so no <iostream>,
  * no <atomic>, nothing heavier than the C library's math.

@@ -65,3 +65,8 @@ class InOut(ArgumentHandler):
     """Copied in before and back after the launch."""
     copy_in = True
     copy_out = True
+
+
+# The launch path (src/launch/pointer.c) recognizes In/Out/InOut by this class.
+from pycudac import _driver as _drv  # noqa: E402
+_drv._register("argument_handler", ArgumentHandler)

@@ -195,3 +195,4 @@ def signature_for(signatures, name):
         return None
     out = KernelSignature(name, tuple(params), sig.template_params, sig._decls, sig._env)
     return out if out.resolved else None
+

@@ -33,6 +33,23 @@ import warnings
 from pycudac import _driver, _pycuda_headers
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
+
+# A Module (src/core/module.c) reads its kernels' declarations from its
+# source on the first get_function; the parser is imported then, not here
+# (a warm start pays for every import).
+def _parse_kernels(source):
+    from pycudac._sigparse import parse_kernels
+    return parse_kernels(source)
+
+
+def _signature_for(signatures, name):
+    from pycudac._sigparse import signature_for
+    return signature_for(signatures, name)
+
+
+_driver._register("parse_kernels", _parse_kernels)
+_driver._register("signature_for", _signature_for)
+
 # The cache key's SHA-256 is OpenSSL's, found through hashlib
 # (src/compile/cache.c): set it up with this module, not inside the first lookup.
 _driver.sha256_setup()

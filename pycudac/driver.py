@@ -527,3 +527,6 @@ def _at_exit():
 
 import atexit as _atexit  # noqa: E402
 _atexit.register(_at_exit)
+# Device.get_attributes() and attribute access (src/core/device.c) use it.
+from pycudac._driver import _register  # noqa: E402
+_register("device_attribute", device_attribute)

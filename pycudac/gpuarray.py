@@ -47,6 +47,7 @@ import warnings
 
 import numpy as np
 
+from pycudac import _driver
 from pycudac import elementwise as _ew
 from pycudac import tools
 
@@ -75,14 +76,15 @@ from pycudac import _gpuarray_index as _index  # noqa: E402
 # GPUArray
 # ======================================================================
 
-class GPUArray:
+class GPUArray(_driver.ArrayBase):
     """An N-dimensional array in device memory."""
 
     __array_priority__ = 100
     __array_ufunc__ = None  # NumPy operators defer to ours
 
-    __slots__ = ("shape", "dtype", "strides", "size", "gpudata", "ptr", "base", "allocator",
-                 "_layout", "_ctx", "__weakref__")
+    # gpudata, ptr and dtype live in the C base (a launch reads them there)
+    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout", "_ctx",
+                 "__weakref__")
 
     def __init__(self, shape, dtype, allocator=None, strides=None, order="C", gpudata=None,
                  base=None):
@@ -132,7 +134,7 @@ class GPUArray:
 
     @classmethod
     def _make(cls, shape, dtype, strides, layout, gpudata, ptr, base, ctx, allocator=None):
-        self = object.__new__(cls)
+        self = _driver.ArrayBase.__new__(cls)
         self.shape = shape
         self.dtype = dtype
         self.strides = strides

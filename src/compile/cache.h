@@ -68,4 +68,7 @@ int pcc_cache_key_init(PyObject *module);
 int pcc_crc32c_init(PyObject *module);
 int pcc_cache_warm_init(PyObject *module);
 
+/* compile() and its helpers (compile/compile.c). */
+int pcc_compile_init(PyObject *module);
+
 #endif

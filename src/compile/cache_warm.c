@@ -44,9 +44,10 @@ static int device_arch(PyObject *context, char *arch, size_t len)
     return pcc_fb_ok(&b) ? 0 : -1;
 }
 
-/* Strings a warm start uses, made at import: in a fresh process the first
- * interning of each costs a lookup in a cold table. */
-static PyObject *s_nvrtc, *s_cubin, *s_hits, *s_memo_hits, *empty_tuple;
+/* The empty tuple, made at import (the strings a warm start uses are
+ * pcc_st's, interned at import: in a fresh process the first interning of
+ * each costs a lookup in a cold table). */
+static PyObject *empty_tuple;
 
 /* The warm start itself (a->source, exprs, no_extern_c and format set;
  * `options` a list): Module, None, or NULL with an exception. */
@@ -57,7 +58,7 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
         return NULL;
     char arch[32], arch_opt[64];
     /* NVRTC's CUBIN only (the backend has no compiler of its own) */
-    if (pcc_hot.backend->compiler != NULL || device_arch(context, arch, sizeof arch) < 0)
+    if (pcc_st.backend->compiler != NULL || device_arch(context, arch, sizeof arch) < 0)
         Py_RETURN_NONE;
     pcc_fb opt = pcc_fb_at(arch_opt, sizeof arch_opt);
     pcc_fb_str(&opt, "--gpu-architecture=");
@@ -68,9 +69,9 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
     PyObject *path = NULL, *key = NULL, *result = NULL, *out = NULL;
     if (opts == NULL || arch_s == NULL || arch_o == NULL || PyList_Append(opts, arch_o) < 0)
         goto done;
-    a->kind = a->backend = s_nvrtc;
+    a->kind = a->backend = pcc_st.str_nvrtc;
     a->identity = Py_None;
-    a->target = s_cubin;
+    a->target = pcc_st.str_cubin;
     a->arch = arch_s;
     a->options = opts;
     pcc_result_parts parts = {0};
@@ -80,7 +81,7 @@ static PyObject *cache_module(PyObject *cache_dir, pcc_key_args *a, PyObject *op
         out = Py_NewRef(Py_None);
         goto done;
     }
-    pcc_result_facts facts = {s_cubin, arch_s, key, Py_True};
+    pcc_result_facts facts = {pcc_st.str_cubin, arch_s, key, Py_True};
     out = pcc_module_from_parts(&parts, a->source, Py_None, &facts);
     pcc_result_parts_clear(&parts);
 done:
@@ -172,7 +173,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
             goto done;
         }
         Py_XDECREF(path);
-        if (count(stats, s_memo_hits) == 0)
+        if (count(stats, pcc_st.str_memo_hits) == 0)
             out = hit;
         else
             Py_DECREF(hit);
@@ -185,7 +186,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     out = options ? cache_module(cache_dir, &a, options, context) : NULL;
     Py_XDECREF(options);
     if (out != NULL && out != Py_None &&
-        (count(stats, s_hits) < 0 || PyDict_SetItem(memo, key, out) < 0))
+        (count(stats, pcc_st.str_hits) < 0 || PyDict_SetItem(memo, key, out) < 0))
         Py_CLEAR(out);
 done:
     Py_XDECREF(key);
@@ -208,11 +209,7 @@ static PyMethodDef cache_warm_methods[] = {
 
 int pcc_cache_warm_init(PyObject *module)
 {
-    if ((s_nvrtc = PyUnicode_InternFromString("nvrtc")) == NULL ||
-        (s_cubin = PyUnicode_InternFromString("cubin")) == NULL ||
-        (s_hits = PyUnicode_InternFromString("hits")) == NULL ||
-        (s_memo_hits = PyUnicode_InternFromString("memo_hits")) == NULL ||
-        (empty_tuple = PyTuple_New(0)) == NULL)
+    if ((empty_tuple = PyTuple_New(0)) == NULL)
         return -1;
     return PyModule_AddFunctions(module, cache_warm_methods);
 }

@@ -127,12 +127,7 @@ int pcc_sha256(const void *p, size_t n, unsigned char out[32])
     PyObject *h = fn ? call_on_memory(fn, p, n) : NULL;
     if (h == NULL)
         return -1;
-    static PyObject *digest_name;
-    if (digest_name == NULL && (digest_name = PyUnicode_InternFromString("digest")) == NULL) {
-        Py_DECREF(h);
-        return -1;
-    }
-    PyObject *digest = PyObject_CallMethodNoArgs(h, digest_name);
+    PyObject *digest = PyObject_CallMethodNoArgs(h, pcc_st.str_digest);
     Py_DECREF(h);
     if (digest == NULL)
         return -1;

@@ -170,6 +170,49 @@ int pcc_ctx_enter(PyObject *context, pcc_ctx_guard *g)
     return 0;
 }
 
+int pcc_ctx_use(PyObject *context, pcc_ctx_guard *g, const char *what)
+{
+    g->prev = NULL;
+    g->pushed = 0;
+    if (pcc_ready() < 0)
+        return -1;
+    if (pcc_ctx_enter(context, g) == 0)
+        return 0;
+    PyErr_Format(pcc_st.LogicError, "%s: the context it was made in was detached", what);
+    return -1;
+}
+
+PyObject *pcc_handle_alloc(PyTypeObject *type, PyObject *context)
+{
+    pcc_handle *h = (pcc_handle *)type->tp_alloc(type, 0);
+    if (h == NULL) {
+        Py_DECREF(context);
+        return NULL;
+    }
+    h->context = context;
+    h->weakreflist = NULL;
+    return (PyObject *)h;
+}
+
+void pcc_handle_dealloc(PyObject *op, void (*release)(PyObject *op))
+{
+    pcc_handle *h = (pcc_handle *)op;
+    PyTypeObject *tp = Py_TYPE(op);
+    if (h->weakreflist != NULL)
+        PyObject_ClearWeakRefs(op);
+    release(op);
+    Py_CLEAR(h->context);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+PyObject *pcc_ctx_for_new(void)
+{
+    if (pcc_ready() < 0)
+        return NULL;
+    return pcc_context_current();
+}
+
 void pcc_ctx_leave(pcc_ctx_guard *g)
 {
     if (g->pushed) {

@@ -52,7 +52,41 @@ typedef struct {
 int pcc_ctx_enter(PyObject *context, pcc_ctx_guard *g);
 void pcc_ctx_leave(pcc_ctx_guard *g);
 
-/* How every dealloc frees its handle: `result = call` runs with `context`
+/* ---- handles made in a context, used and freed in it (PyCUDA's
+ * context_dependent): every handle object holds a strong reference to its
+ * Context; these three are how each type creates, uses and frees. ---- */
+
+/* The fields every handle object starts with: its Context (strong) and
+ * its weak-reference list. */
+#define PCC_HANDLE_HEAD                                                                        \
+    PyObject_HEAD                                                                              \
+    PyObject *context;                                                                         \
+    PyObject *weakreflist;
+
+typedef struct {
+    PCC_HANDLE_HEAD
+} pcc_handle;
+
+/* A new object of `type` for a handle just made in `context`, whose
+ * reference it takes over (also on failure). NULL: the caller frees its
+ * handle. */
+PyObject *pcc_handle_alloc(PyTypeObject *type, PyObject *context);
+
+/* A handle object's dealloc: weak references cleared, then `release(op)`
+ * (the type frees its handle with PCC_FREE_IN_CONTEXT and drops its own
+ * fields), then the context dropped and the object freed. */
+void pcc_handle_dealloc(PyObject *op, void (*release)(PyObject *op));
+
+/* Creating a handle: pcc_ready, then the current Context object (new
+ * reference) for the new object to hold. NULL with an exception. */
+PyObject *pcc_ctx_for_new(void);
+
+/* Using a handle: pcc_ready, then its context made current for the call
+ * (pcc_ctx_leave after); a LogicError naming `what` when that context was
+ * detached. 0 or -1. */
+int pcc_ctx_use(PyObject *context, pcc_ctx_guard *g, const char *what);
+
+/* Freeing a handle, in every dealloc: `result = call` runs with `context`
  * current (the caller's restored after), unless frees are skipped (poisoned
  * or forked process, see pcc_skip_free) or the context cannot be entered;
  * then `result` is left as it was. */

@@ -10,15 +10,16 @@
 #include "core/memory.h"
 #include "structmember.h"
 
-static PyObject *get_device_attribute_enum(void)
+/* pycudac.driver.device_attribute (new reference), which the package
+ * registers at import. */
+static PyObject *device_attribute_enum(void)
 {
-    /* pycudac.driver.device_attribute (new reference). */
-    PyObject *mod = PyImport_ImportModule("pycudac.driver");
-    if (mod == NULL)
+    if (pcc_st.device_attribute == NULL) {
+        PyErr_SetString(PyExc_ImportError, "pycudac.driver has not registered device_attribute "
+                                           "(import pycudac.driver first)");
         return NULL;
-    PyObject *e = PyObject_GetAttrString(mod, "device_attribute");
-    Py_DECREF(mod);
-    return e;
+    }
+    return Py_NewRef(pcc_st.device_attribute);
 }
 
 PyObject *pcc_device_new(CUdevice dev)
@@ -167,7 +168,7 @@ static PyObject *device_get_attributes(PccDevice *self, PyObject *unused)
     if (pcc_ready() < 0)
         return NULL;
     PyObject *result = NULL, *it = NULL, *member = NULL;
-    PyObject *en = get_device_attribute_enum();
+    PyObject *en = device_attribute_enum();
     if (en == NULL)
         return NULL;
     result = PyDict_New();
@@ -299,7 +300,7 @@ static PyObject *device_getattro(PyObject *self, PyObject *name)
     if (s == NULL || s[0] == '_' || s[0] == '\0')
         return NULL; /* keep the AttributeError (dunder probes end here) */
     PyErr_Clear();
-    PyObject *en = get_device_attribute_enum();
+    PyObject *en = device_attribute_enum();
     PyObject *upper = en ? PyObject_CallMethod(name, "upper", NULL) : NULL;
     PyObject *member = upper ? PyObject_GetAttr(en, upper) : NULL;
     Py_XDECREF(upper);

@@ -20,9 +20,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                      "Event(flags): flags must be a combination of event_flags, got %u", flags);
         return NULL;
     }
-    if (pcc_ready() < 0)
-        return NULL;
-    PyObject *ctx = pcc_context_current();
+    PyObject *ctx = pcc_ctx_for_new();
     if (ctx == NULL)
         return NULL;
     CUevent e = NULL;
@@ -30,45 +28,37 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_DECREF(ctx);
         return NULL;
     }
-    PccEvent *self = (PccEvent *)type->tp_alloc(type, 0);
+    PccEvent *self = (PccEvent *)pcc_handle_alloc(type, ctx);
     if (self == NULL) {
         pcc_drv.cuEventDestroy(e);
-        Py_DECREF(ctx);
         return NULL;
     }
     self->event = e;
-    self->context = ctx;
     self->flags = (int)flags;
-    self->weakreflist = NULL;
     return (PyObject *)self;
 }
 
-static void event_dealloc(PyObject *op)
+static void event_release(PyObject *op)
 {
     PccEvent *self = (PccEvent *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    if (self->weakreflist != NULL)
-        PyObject_ClearWeakRefs(op);
     CUresult rc = CUDA_SUCCESS;
     if (self->event != NULL)
         PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuEventDestroy(self->event));
     (void)rc; /* never raise from dealloc */
     self->event = NULL;
-    Py_CLEAR(self->context);
-    tp->tp_free(op);
-    Py_DECREF(tp);
+}
+
+static void event_dealloc(PyObject *op)
+{
+    pcc_handle_dealloc(op, event_release);
 }
 
 /* Enters the event's context or raises. */
 static int enter(PccEvent *self, pcc_ctx_guard *g, const char *what)
 {
-    if (pcc_ready() < 0)
-        return -1;
-    if (pcc_ctx_enter(self->context, g) < 0) {
-        PyErr_Format(pcc_st.LogicError, "Event.%s: the event's context was detached", what);
-        return -1;
-    }
-    return 0;
+    char call[48];
+    snprintf(call, sizeof call, "Event.%s", what);
+    return pcc_ctx_use(self->context, g, call);
 }
 
 static PyObject *event_record(PccEvent *self, PyObject *args, PyObject *kwds)

@@ -8,7 +8,7 @@
 
 #include "driver/loader.h"
 #include "core/context.h"
-#include "graph/graph.h"
+#include "core/capture.h"
 #include "core/memory.h"
 #include "structmember.h"
 
@@ -69,20 +69,19 @@ static int host_release(PccHostAllocation *h, int raise)
     return 0;
 }
 
-static void host_dealloc(PyObject *op)
+static void host_dealloc_release(PyObject *op)
 {
     PccHostAllocation *h = (PccHostAllocation *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    if (h->weakreflist != NULL)
-        PyObject_ClearWeakRefs(op);
     if (h->deferred)
         h->freed = 0; /* free() waited for the array: release now */
     host_release(h, 0);
     Py_CLEAR(h->array_wr);
     Py_CLEAR(h->registered_base);
-    Py_CLEAR(h->context);
-    tp->tp_free(op);
-    Py_DECREF(tp);
+}
+
+static void host_dealloc(PyObject *op)
+{
+    pcc_handle_dealloc(op, host_dealloc_release);
 }
 
 static PccHostAllocation *host_object(void *ptr, size_t size, PyObject *context, int flags)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
-#include "graph/graph.h"
+#include "core/capture.h"
 #include "driver/loader.h"
 #include "core/memory.h"
 #include "core/stream.h"
@@ -86,34 +86,6 @@ static void hostbuf_release(hostbuf *hb)
         PyBuffer_Release(&hb->view);
         hb->have_view = 0;
     }
-}
-
-/* True when a PEP 3118 format string holds a Python object ('O'); field
- * names (between colons) are skipped. */
-static int format_has_object(const char *f)
-{
-    if (f == NULL)
-        return 0;
-    for (; *f; f++) {
-        if (*f == ':') {
-            const char *end = strchr(f + 1, ':');
-            if (end == NULL)
-                return 0;
-            f = end;
-        } else if (*f == 'O') {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int pcc_holds_objects(PyObject *obj, const Py_buffer *view)
-{
-    if (PyArray_Check(obj))
-        return PyDataType_REFCHK(PyArray_DESCR((PyArrayObject *)obj));
-    if (PyArray_IsScalar(obj, Void) && PyDataType_REFCHK(((PyVoidScalarObject *)obj)->descr))
-        return 1;
-    return view != NULL && format_has_object(view->format);
 }
 
 static int object_error(const char *what)
@@ -275,7 +247,7 @@ static int staged_wanted(size_t n, const void *host, int to_device)
             return 0;
         force = strcmp(mode, "force") == 0;
     }
-    if (!force && !pcc_hot.backend->stage_pageable_copies)
+    if (!force && !pcc_st.backend->stage_pageable_copies)
         return 0;
     size_t min = env_size("PYCUDAC_STAGED_MIN_BYTES", (size_t)8 << 20);
     if (n < min)

@@ -14,7 +14,7 @@
 
 #include "driver/loader.h"
 #include "core/context.h"
-#include "graph/graph.h"
+#include "core/capture.h"
 #include "core/memory.h"
 #include "core/stream.h"
 #include "structmember.h"
@@ -23,151 +23,6 @@ static PyTypeObject *ManagedAllocation_Type;
 
 /* Allocations this large are made with the GIL released. */
 #define PCC_BIG_ALLOC ((size_t)1 << 20)
-
-/* ---- argument helpers ---------------------------------------------------- */
-
-/* 1 when the Python int `v` is negative, 0 when not, -1 on error. */
-static int long_is_negative(PyObject *v)
-{
-    static PyObject *zero;
-    if (zero == NULL && (zero = PyLong_FromLong(0)) == NULL)
-        return -1;
-    return PyObject_RichCompareBool(v, zero, Py_LT);
-}
-
-/* The Python int `v` as an unsigned integer no larger than `max`; `what`
- * names it in the error. 0, or -1 with ValueError (negative) or
- * OverflowError (above max). */
-/* `what` and `what2` make the name an error quotes (put together only then). */
-static int nonnegative_int(PyObject *v, unsigned long long max, unsigned long long *out,
-                           const char *what, const char *what2)
-{
-    int neg = long_is_negative(v);
-    if (neg < 0)
-        return -1;
-    if (neg) {
-        PyErr_Format(PyExc_ValueError, "%s%s must be >= 0, got %S", what, what2, v);
-        return -1;
-    }
-    unsigned long long x = PyLong_AsUnsignedLongLong(v);
-    if (x == (unsigned long long)-1 && PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
-            return -1;
-        PyErr_Clear();
-    } else if (x <= max) {
-        *out = x;
-        return 0;
-    }
-    PyErr_Format(PyExc_OverflowError, "%s%s is too large: %S (at most %llu)", what, what2, v,
-                 max);
-    return -1;
-}
-
-int pcc_size_arg(PyObject *obj, size_t *out, const char *what)
-{
-    if (PyFloat_Check(obj)) {
-        double d = PyFloat_AS_DOUBLE(obj);
-        PyErr_Format(PyExc_TypeError, "%s must be an integer number, not float (%s)", what,
-                     isnan(d) ? "nan" : "got a float");
-        return -1;
-    }
-    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an integer number, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyObject *v = PyNumber_Index(obj);
-    if (v == NULL)
-        return -1;
-    unsigned long long n;
-    int rc = nonnegative_int(v, SIZE_MAX, &n, what, "");
-    Py_DECREF(v);
-    if (rc == 0)
-        *out = (size_t)n;
-    return rc;
-}
-
-int pcc_flags_arg(PyObject *obj, void *out)
-{
-    size_t n;
-    if (pcc_size_arg(obj, &n, "flags") < 0)
-        return 0;
-    if (n > INT_MAX) {
-        PyErr_Format(PyExc_ValueError, "flags = %zu is out of range (0..%d)", n, INT_MAX);
-        return 0;
-    }
-    *(int *)out = (int)n;
-    return 1;
-}
-
-int pcc_freed_int_pointer(PyObject *obj)
-{
-    static PyObject *s_freed;
-    if (PyLong_CheckExact(obj) || !PyLong_Check(obj) || PyBool_Check(obj))
-        return 0;
-    if (s_freed == NULL && (s_freed = PyUnicode_InternFromString("freed")) == NULL)
-        return -1;
-    PyObject *v = PyObject_GetAttr(obj, s_freed);
-    if (v == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return -1;
-        PyErr_Clear();
-        return 0;
-    }
-    int t = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return t;
-}
-
-int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what)
-{
-    if (pcc_is_device_allocation(obj)) {
-        PccDeviceAllocation *a = (PccDeviceAllocation *)obj;
-        if (a->freed) {
-            PyErr_Format(PyExc_ValueError, "%s: the DeviceAllocation was already freed", what);
-            return -1;
-        }
-        *ptr = a->ptr;
-        *avail = a->size;
-        return 0;
-    }
-    PyObject *v = NULL;
-    int freed = pcc_freed_int_pointer(obj);
-    if (freed != 0) {
-        if (freed > 0)
-            PyErr_Format(PyExc_ValueError, "%s: the pooled allocation (%.100s) was already "
-                         "freed", what, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    if (PyLong_Check(obj) && !PyBool_Check(obj)) {
-        v = obj;
-        Py_INCREF(v);
-    } else if (!PyFloat_Check(obj) && !PyBool_Check(obj) && !PyObject_CheckBuffer(obj)) {
-        if (PyIndex_Check(obj))
-            v = PyNumber_Index(obj);
-        else if (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_int)
-            v = PyNumber_Long(obj);
-        if (v == NULL && PyErr_Occurred())
-            return -1;
-    }
-    if (v == NULL) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s must be a device pointer (DeviceAllocation, int address, or an object "
-                     "with __int__), not %.100s%s",
-                     what, Py_TYPE(obj)->tp_name,
-                     PyObject_CheckBuffer(obj) ? " (a host buffer: check the argument order)"
-                                               : "");
-        return -1;
-    }
-    unsigned long long p;
-    int rc = nonnegative_int(v, UINT64_MAX, &p, what, ": the device address");
-    Py_DECREF(v);
-    if (rc < 0)
-        return -1;
-    *ptr = (CUdeviceptr)p;
-    *avail = (size_t)-1;
-    return 0;
-}
 
 /* ---- DeviceAllocation ----------------------------------------------------- */
 
@@ -299,21 +154,20 @@ static int alloc_release(PccDeviceAllocation *a, int raise)
     return 0;
 }
 
-static void alloc_dealloc(PyObject *op)
+static void alloc_dealloc_release(PyObject *op)
 {
     PccDeviceAllocation *a = (PccDeviceAllocation *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    if (a->weakreflist != NULL)
-        PyObject_ClearWeakRefs(op);
     if (a->deferred)
         a->freed = 0; /* free() waited for the array: release now */
     alloc_release(a, 0);
     Py_CLEAR(a->array_wr);
     Py_CLEAR(a->owner);
     Py_CLEAR(a->stream);
-    Py_CLEAR(a->context);
-    tp->tp_free(op);
-    Py_DECREF(tp);
+}
+
+static void alloc_dealloc(PyObject *op)
+{
+    pcc_handle_dealloc(op, alloc_dealloc_release);
 }
 
 static PyObject *alloc_free(PccDeviceAllocation *self, PyObject *unused)
@@ -449,12 +303,8 @@ static PyType_Spec managed_spec = {
 
 /* ---- allocation ----------------------------------------------------------- */
 
-static PyObject *py_mem_alloc(PyObject *mod, PyObject *arg)
+PyObject *pcc_mem_alloc(size_t n)
 {
-    (void)mod;
-    size_t n;
-    if (pcc_size_arg(arg, &n, "mem_alloc(bytes): bytes") < 0)
-        return NULL;
     if (pcc_ready() < 0)
         return NULL;
     PyObject *ctx = pcc_context_current();
@@ -487,6 +337,15 @@ static PyObject *py_mem_alloc(PyObject *mod, PyObject *arg)
         return NULL;
     }
     return (PyObject *)a;
+}
+
+static PyObject *py_mem_alloc(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    size_t n;
+    if (pcc_size_arg(arg, &n, "mem_alloc(bytes): bytes") < 0)
+        return NULL;
+    return pcc_mem_alloc(n);
 }
 
 /* mem_alloc_async(bytes, stream=None): stream-ordered allocation from the

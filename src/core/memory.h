@@ -4,40 +4,37 @@
 #ifndef PYCUDAC_MEMORY_H
 #define PYCUDAC_MEMORY_H
 
-#include "module/errors.h"
+#include "core/context.h"
+#include "core/convert.h"
 
 enum { PCC_MEM_DEVICE = 1, PCC_MEM_MANAGED = 2, PCC_MEM_ASYNC = 3 };
 
 /* Owns one device pointer. int(alloc) is the address. Managed allocations
  * also export the buffer protocol (host-visible bytes). */
 typedef struct {
-    PyObject_HEAD
+    PCC_HANDLE_HEAD    /* the Context the memory lives in */
     CUdeviceptr ptr;
     size_t size;
-    PyObject *context; /* Context the memory lives in (strong) */
     PyObject *stream;  /* for PCC_MEM_ASYNC: the stream it is freed on (strong) */
     PyObject *owner;   /* non-NULL: a view of memory `owner` frees (e.g. a Module global) */
     int kind;
     int freed;
     int deferred;      /* freed while array_wr's array lived: released at dealloc */
     PyObject *array_wr; /* managed: weak reference to driver.py's array over it */
-    PyObject *weakreflist;
 } PccDeviceAllocation;
 
 /* Owns one page-locked host allocation (cuMemHostAlloc) or one
  * registration (cuMemHostRegister); exports the buffer protocol. */
 typedef struct {
-    PyObject_HEAD
+    PCC_HANDLE_HEAD
     void *ptr;
     size_t size;
-    PyObject *context;
     PyObject *registered_base; /* for registrations: the object whose memory it is */
     Py_buffer view;            /* held for registrations */
     int flags;
     int freed;
     int deferred;       /* freed while array_wr's array lived: released at dealloc */
     PyObject *array_wr; /* weak reference to driver.py's array over it, or NULL */
-    PyObject *weakreflist;
 } PccHostAllocation;
 
 static inline int pcc_is_device_allocation(PyObject *o)
@@ -49,18 +46,15 @@ static inline int pcc_is_device_allocation(PyObject *o)
 /* New reference: a DeviceAllocation of `size` bytes at `ptr` in `context`
  * (a Context, or NULL for the current one) that does NOT own the memory:
  * it keeps `owner` alive instead and never frees (Module.get_global). */
+/* mem_alloc(n): a DeviceAllocation of n bytes in the current context (a
+ * collection and one retry when the device is out of memory). New
+ * reference. */
+PyObject *pcc_mem_alloc(size_t n);
+
 PyObject *pcc_device_allocation_view(CUdeviceptr ptr, size_t size, PyObject *context,
                                      PyObject *owner);
 
-/* A byte count or element count argument: a non-negative Python int.
- * float → TypeError, negative → ValueError, too large → OverflowError; the
- * message names `what`. 0 or -1. */
-int pcc_size_arg(PyObject *obj, size_t *out, const char *what);
 
-/* A device pointer argument: DeviceAllocation, int, or an object with
- * __index__/__int__. *avail gets the bytes usable from the pointer to the
- * end of its allocation, or (size_t)-1 when unknown. 0 or -1. */
-int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what);
 
 /* Bytes from `p` to the end of its device allocation (cuMemGetAddressRange;
  * a context must be current), or (size_t)-1 when the driver cannot say. */
@@ -75,21 +69,8 @@ size_t pcc_device_range(CUdeviceptr p);
 PyObject *pcc_track_array(PyObject **slot, PyObject *array);
 int pcc_array_alive(PyObject *slot);
 
-/* PyArg "O&" converter (int *out) for a `flags` argument: an int in
- * 0..INT_MAX, else a TypeError or ValueError that names flags. */
-int pcc_flags_arg(PyObject *obj, void *out);
 
-/* 1 when `obj` is an int subclass that says it was freed (a
- * tools.PooledDeviceAllocation: it *is* its address, and after free() that
- * address may belong to another array), 0 otherwise, -1 with an exception.
- * Plain ints cost one type check. */
-int pcc_freed_int_pointer(PyObject *obj);
 
-/* True when host data would carry Python object pointers: a numpy array or
- * structured scalar whose dtype holds objects, or a buffer whose format
- * (view may be NULL; request PyBUF_FORMAT) has an 'O'. Such bytes must never
- * reach the device. */
-int pcc_holds_objects(PyObject *obj, const Py_buffer *view);
 
 /* Frees a context's pinned staging buffers (core/memcpy.c); called with that
  * context current. */

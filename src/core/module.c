@@ -17,21 +17,18 @@
 #include <sys/stat.h>
 
 #include "core/context.h"
-#include "launch/function.h"
 #include "driver/loader.h"
 #include "core/memory.h"
 #include "core/module.h"
 
 #include <structmember.h>
 
-static PyObject *signature_for_fn; /* pycudac._sigparse.signature_for, once imported */
-
 /* ---- Module --------------------------------------------------------------------- */
 
 /* Loads `image` (bytes; kept) into the current context. New reference. */
 static PyObject *module_load(PyObject *image)
 {
-    const char *why = pcc_hot.backend->image_problem(PyBytes_AS_STRING(image),
+    const char *why = pcc_st.backend->image_problem(PyBytes_AS_STRING(image),
                                                      (size_t)PyBytes_GET_SIZE(image));
     if (why != NULL) {
         PyErr_Format(PyExc_ValueError, "cannot load the module: %s", why);
@@ -43,8 +40,8 @@ static PyObject *module_load(PyObject *image)
     CUmodule m = NULL;
     CUresult rc;
     const char *data = PyBytes_AS_STRING(image);
-    if (pcc_hot.backend->before_load)
-        pcc_hot.backend->before_load();
+    if (pcc_st.backend->before_load)
+        pcc_st.backend->before_load();
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);
     Py_END_ALLOW_THREADS
@@ -172,19 +169,6 @@ static void raise_not_found(PccModule *self, PyObject *name, const char *what, C
     Py_XDECREF(known);
 }
 
-/* Imports pycudac._sigparse.<attr>; NULL without an exception when the
- * parser is not there (launches then go by the driver's layout alone). */
-static PyObject *sigparse_attr(const char *attr)
-{
-    PyObject *mod = PyImport_ImportModule("pycudac._sigparse");
-    PyObject *fn = mod ? PyObject_GetAttrString(mod, attr) : NULL;
-    Py_XDECREF(mod);
-    if (fn == NULL && (PyErr_ExceptionMatches(PyExc_ImportError) ||
-                       PyErr_ExceptionMatches(PyExc_AttributeError)))
-        PyErr_Clear();
-    return fn;
-}
-
 /* Signatures are parsed from the module's `source` (set by compiler.py) on
  * first need, not at load: a warm cache hit then costs no parsing. Py_None
  * in the field means "parsed, nothing known". 0 or -1. */
@@ -195,16 +179,13 @@ static int ensure_signatures(PccModule *self)
     PyObject *source = PyDict_GetItemString(self->dict, "source"); /* borrowed */
     if (source == NULL || !PyUnicode_Check(source))
         return 0;
-    PyObject *parse = sigparse_attr("parse_kernels");
-    if (parse == NULL) {
-        if (PyErr_Occurred())
-            return -1;
-        Py_INCREF(Py_None);
-        self->signatures = Py_None;
+    /* pycudac._sigparse registers its parser at import; without it launches
+     * go by the driver's layout alone */
+    if (pcc_st.parse_kernels == NULL) {
+        self->signatures = Py_NewRef(Py_None);
         return 0;
     }
-    PyObject *sigs = PyObject_CallOneArg(parse, source);
-    Py_DECREF(parse);
+    PyObject *sigs = PyObject_CallOneArg(pcc_st.parse_kernels, source);
     if (sigs == NULL) {
         /* Source the parser cannot read compiled anyway: go by the driver. */
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
@@ -227,15 +208,9 @@ static PyObject *signature_of(PccModule *self, PyObject *name)
         return NULL;
     if (self->signatures == NULL || self->signatures == Py_None)
         Py_RETURN_NONE;
-    if (signature_for_fn == NULL) {
-        signature_for_fn = sigparse_attr("signature_for");
-        if (signature_for_fn == NULL) {
-            if (PyErr_Occurred())
-                return NULL;
-            Py_RETURN_NONE;
-        }
-    }
-    return PyObject_CallFunctionObjArgs(signature_for_fn, self->signatures, name, NULL);
+    if (pcc_st.signature_for == NULL)
+        Py_RETURN_NONE;
+    return PyObject_CallFunctionObjArgs(pcc_st.signature_for, self->signatures, name, NULL);
 }
 
 /* The name to look up in the loaded image for `name`: its lowered (mangled)
@@ -283,11 +258,10 @@ static PyObject *Module_get_function(PyObject *op, PyObject *name)
     PyObject *sig = signature_of(self, name);
     if (sig == NULL)
         return NULL;
-    PyObject *f = pcc_function_new(op, fn, name, sig);
+    /* launch/ registers the Function type's maker at import: a Module knows
+     * nothing of launches */
+    PyObject *f = pcc_st.function_new(op, fn, name, sig);
     Py_DECREF(sig);
-    if (f == NULL && !PyErr_Occurred())
-        PyErr_SetString(pcc_st.RuntimeError, "kernel launches are not built into this copy of "
-                                             "pycudac (src/launch/function.c)");
     return f;
 }
 
@@ -516,9 +490,7 @@ static PyObject *py_module_from_buffer(PyObject *self, PyObject *args, PyObject 
  * import: a warm start sets a dozen of them in a fresh process. */
 enum { A_IMAGE, A_LOWERED, A_OPTIONS, A_TARGET, A_ARCH, A_KEY, A_FROM_CACHE, A_LOG, A_PTX,
        A_SOURCE, A_CUBIN, A_KEEP_DIR, A_CACHE_KEY, A_COUNT };
-static const char *const attr_names[A_COUNT] = {
-    "image", "lowered", "options", "target", "arch", "key", "from_cache", "log", "ptx",
-    "source", "cubin", "keep_dir", "cache_key"};
+/* The attribute names (pcc_st's strings, in the order above; set at init). */
 static PyObject *attr_str[A_COUNT];
 
 /* result[k], borrowed; NULL (no exception) when absent. */
@@ -724,7 +696,7 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     if (pcc_drv.cuLinkCreate == NULL || pcc_drv.cuLinkAddData == NULL ||
         pcc_drv.cuLinkAddFile == NULL || pcc_drv.cuLinkComplete == NULL ||
         pcc_drv.cuLinkDestroy == NULL) {
-        PyErr_SetString(pcc_st.LogicError, pcc_hot.backend->no_linker);
+        PyErr_SetString(pcc_st.LogicError, pcc_st.backend->no_linker);
         return NULL;
     }
     if (pcc_context_ensure() < 0)
@@ -794,9 +766,11 @@ int pcc_module_init(PyObject *module)
     pcc_st.Module = (PyTypeObject *)t;
     if (PyModule_AddObjectRef(module, "Module", t) < 0)
         return -1;
-    for (int k = 0; k < A_COUNT; k++)
-        if (attr_str[k] == NULL &&
-            (attr_str[k] = PyUnicode_InternFromString(attr_names[k])) == NULL)
-            return -1;
+    PyObject *const names[A_COUNT] = {
+        pcc_st.str_image,  pcc_st.str_lowered, pcc_st.str_options,    pcc_st.str_target,
+        pcc_st.str_arch,   pcc_st.str_key,     pcc_st.str_from_cache, pcc_st.str_log,
+        pcc_st.str_ptx,    pcc_st.str_source,  pcc_st.str_cubin,      pcc_st.str_keep_dir,
+        pcc_st.str_cache_key};
+    memcpy(attr_str, names, sizeof names);
     return PyModule_AddFunctions(module, module_functions);
 }

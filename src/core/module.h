@@ -1,6 +1,6 @@
 /*
  * core/module.h — Module objects: a loaded CUBIN/PTX/sim image (src/core/module.c),
- * and the compile entry point over the compiler table (src/compile/compile.c).
+ * and loading a compile result as one.
  */
 #ifndef PYCUDAC_MODULE_H
 #define PYCUDAC_MODULE_H
@@ -45,6 +45,5 @@ PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *k
                                  const pcc_result_facts *facts);
 
 int pcc_module_init(PyObject *module);
-int pcc_compile_init(PyObject *module);
 
 #endif

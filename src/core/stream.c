@@ -14,7 +14,7 @@
 
 #include "driver/loader.h"
 #include "core/context.h"
-#include "graph/graph.h"
+#include "core/capture.h"
 #include "core/memory.h"
 #include "core/stream.h"
 #include "structmember.h"
@@ -56,21 +56,6 @@ void pcc_release_completed(void)
         PyMem_RawFree(list);
         list = next;
     }
-}
-
-int pcc_stream_arg(PyObject *obj, CUstream *out, const char *what)
-{
-    if (obj == NULL || obj == Py_None) {
-        *out = NULL;
-        return 0;
-    }
-    if (PyObject_TypeCheck(obj, pcc_st.Stream)) {
-        *out = ((PccStream *)obj)->stream;
-        return 0;
-    }
-    PyErr_Format(PyExc_TypeError, "%s must be a driver.Stream or None, not %.100s", what,
-                 Py_TYPE(obj)->tp_name);
-    return -1;
 }
 
 int pcc_stream_keep_alive(PyObject *stream, PyObject *obj)
@@ -131,9 +116,7 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                      "Stream(flags): flags must be a combination of stream_flags, got %u", flags);
         return NULL;
     }
-    if (pcc_ready() < 0)
-        return NULL;
-    PyObject *ctx = pcc_context_current();
+    PyObject *ctx = pcc_ctx_for_new();
     if (ctx == NULL)
         return NULL;
     CUstream s = NULL;
@@ -141,27 +124,19 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_DECREF(ctx);
         return NULL;
     }
-    PccStream *self = (PccStream *)type->tp_alloc(type, 0);
+    PccStream *self = (PccStream *)pcc_handle_alloc(type, ctx);
     if (self == NULL) {
         pcc_drv.cuStreamDestroy(s);
-        Py_DECREF(ctx);
         return NULL;
     }
     self->stream = s;
-    self->capture = NULL;
-    self->context = ctx;
-    self->keepalive = NULL;
     self->flags = (int)flags;
-    self->weakreflist = NULL;
     return (PyObject *)self;
 }
 
-static void stream_dealloc(PyObject *op)
+static void stream_release(PyObject *op)
 {
     PccStream *self = (PccStream *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    if (self->weakreflist != NULL)
-        PyObject_ClearWeakRefs(op);
     pcc_capture_drop(self);
     CUresult rc = CUDA_SUCCESS;
     /* Queued work still completes; the driver frees the stream after. */
@@ -171,22 +146,19 @@ static void stream_dealloc(PyObject *op)
     self->stream = NULL;
     Py_CLEAR(self->capture);
     Py_CLEAR(self->keepalive);
-    Py_CLEAR(self->context);
-    tp->tp_free(op);
-    Py_DECREF(tp);
+}
+
+static void stream_dealloc(PyObject *op)
+{
+    pcc_handle_dealloc(op, stream_release);
 }
 
 static PyObject *stream_synchronize(PccStream *self, PyObject *unused)
 {
     (void)unused;
-    if (pcc_ready() < 0)
-        return NULL;
     pcc_ctx_guard g;
-    if (pcc_ctx_enter(self->context, &g) < 0) {
-        PyErr_SetString(pcc_st.LogicError, "Stream.synchronize: the stream's context was "
-                                           "detached");
+    if (pcc_ctx_use(self->context, &g, "Stream.synchronize") < 0)
         return NULL;
-    }
     CUresult rc;
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuStreamSynchronize(self->stream);
@@ -201,13 +173,9 @@ static PyObject *stream_synchronize(PccStream *self, PyObject *unused)
 static PyObject *stream_is_done(PccStream *self, PyObject *unused)
 {
     (void)unused;
-    if (pcc_ready() < 0)
-        return NULL;
     pcc_ctx_guard g;
-    if (pcc_ctx_enter(self->context, &g) < 0) {
-        PyErr_SetString(pcc_st.LogicError, "Stream.is_done: the stream's context was detached");
+    if (pcc_ctx_use(self->context, &g, "Stream.is_done") < 0)
         return NULL;
-    }
     CUresult rc = pcc_drv.cuStreamQuery(self->stream);
     pcc_ctx_leave(&g);
     if (rc == CUDA_ERROR_NOT_READY)
@@ -226,14 +194,9 @@ static PyObject *stream_wait_for_event(PccStream *self, PyObject *evt)
                      Py_TYPE(evt)->tp_name);
         return NULL;
     }
-    if (pcc_ready() < 0)
-        return NULL;
     pcc_ctx_guard g;
-    if (pcc_ctx_enter(self->context, &g) < 0) {
-        PyErr_SetString(pcc_st.LogicError, "Stream.wait_for_event: the stream's context was "
-                                           "detached");
+    if (pcc_ctx_use(self->context, &g, "Stream.wait_for_event") < 0)
         return NULL;
-    }
     CUresult rc = pcc_drv.cuStreamWaitEvent(self->stream, ((PccEvent *)evt)->event, 0);
     pcc_ctx_leave(&g);
     if (pcc_check(rc, "cuStreamWaitEvent") < 0 || pcc_capture_note_join(self) < 0)
@@ -269,22 +232,6 @@ static PyMethodDef stream_methods[] = {
      "True when all work queued on the stream is done."},
     {"wait_for_event", (PyCFunction)stream_wait_for_event, METH_O,
      "Make later work on this stream wait until `evt` has happened."},
-    {"begin_capture", (PyCFunction)(void (*)(void))pcc_stream_begin_capture,
-     METH_VARARGS | METH_KEYWORDS,
-     "begin_capture(capture_mode=capture_mode.GLOBAL): record the work queued on this "
-     "stream into a Graph instead of running it, until end_capture()."},
-    {"end_capture", (PyCFunction)pcc_stream_end_capture, METH_NOARGS,
-     "End the capture begun on this stream; returns the Graph of what was queued."},
-    {"is_capturing", (PyCFunction)pcc_stream_is_capturing, METH_NOARGS,
-     "The stream's capture_status: NONE, ACTIVE or INVALIDATED."},
-    {"get_capture_info_v2", (PyCFunction)pcc_stream_get_capture_info_v2, METH_NOARGS,
-     "(capture_status, id, graph or None, [GraphNode]): the capture this stream is part "
-     "of and the nodes the next captured work will depend on."},
-    {"update_capture_dependencies", (PyCFunction)(void (*)(void))
-     pcc_stream_update_capture_dependencies, METH_VARARGS | METH_KEYWORDS,
-     "update_capture_dependencies(nodes, flags=update_capture_dependencies_flags.ADD_CAPTURE_"
-     "DEPENDENCIES): add to (or, with SET_CAPTURE_DEPENDENCIES, replace) the nodes the next "
-     "captured work depends on."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef stream_members[] = {

@@ -136,17 +136,17 @@ int pcc_backend_load(void)
     }
     if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
         return -1;
-    pcc_hot.backend = be;
+    pcc_st.backend = be;
     return 0;
 }
 
 int pcc_ready_slow(void)
 {
-    if (pcc_hot.forked)
+    if (pcc_st.forked)
         return pcc_raise_forked();
-    if (pcc_hot.poison_code)
+    if (pcc_st.poison_code)
         return pcc_raise_poisoned();
-    if (pcc_hot.backend == NULL && pcc_backend_load() < 0)
+    if (pcc_st.backend == NULL && pcc_backend_load() < 0)
         return -1;
     return 0;
 }
@@ -446,7 +446,7 @@ const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
         return NULL;
-    return pcc_hot.backend->compiler ? pcc_hot.backend->compiler() : pcc_rtc_nvrtc();
+    return pcc_st.backend->compiler ? pcc_st.backend->compiler() : pcc_rtc_nvrtc();
 }
 
 const pcc_rtc_table *pcc_rtc_by_name(const char *name)
@@ -465,7 +465,7 @@ static PyObject *py_get_backend(PyObject *self, PyObject *unused)
     (void)unused;
     if (pcc_ready() < 0)
         return NULL;
-    return PyUnicode_FromString(pcc_hot.backend->name);
+    return PyUnicode_FromString(pcc_st.backend->name);
 }
 
 static PyObject *py_nvrtc_path(PyObject *self, PyObject *unused)

@@ -3,7 +3,7 @@
  *
  * PYCUDAC_BACKEND=cuda|sim|auto. cuda: dlopen("libcuda.so.1") and resolve
  * the versioned entry points of cudadrv.h. sim: the CPU simulator's table.
- * Either way pcc_hot.backend then answers the questions of
+ * Either way pcc_st.backend then answers the questions of
  * pycudac/backend.h, so that no other file asks which backend it runs on.
  * NVRTC is loaded separately and lazily, since compile() with an explicit
  * arch needs it even where no driver exists.
@@ -15,7 +15,7 @@
 #include "pycudac/backend.h"
 #include "pycudac/rtc.h"
 
-/* Loads the backend on first use (GIL held) and sets pcc_hot.backend. 0, or
+/* Loads the backend on first use (GIL held) and sets pcc_st.backend. 0, or
  * -1 with an exception naming what is missing and where it looked. Called
  * through pcc_ready(). */
 int pcc_backend_load(void);
@@ -29,7 +29,7 @@ int pcc_ready_slow(void);
  * Every public entry point that calls the driver starts here. */
 static inline int pcc_ready(void)
 {
-    if (pcc_hot.backend != NULL && !pcc_hot.poison_code && !pcc_hot.forked)
+    if (pcc_st.backend != NULL && !pcc_st.poison_code && !pcc_st.forked)
         return 0;
     return pcc_ready_slow();
 }

@@ -1,135 +1,26 @@
 /*
- * graph/capture.c — stream capture: Stream.begin_capture, end_capture,
- * is_capturing, get_capture_info_v2 and update_capture_dependencies
- * (PyCUDA's names), and what the rest of pycudac asks of a capture.
+ * graph/capture.c — stream capture's Stream methods, with PyCUDA's names:
+ * begin_capture, end_capture, is_capturing, get_capture_info_v2 and
+ * update_capture_dependencies, added to the Stream type at import. What
+ * the rest of pycudac asks of a capture in progress is core/capture.c.
  *
  * While a capture builds a graph the capture owns it; end_capture hands it
  * to the same Graph object that begin_capture made and get_capture_info_v2
- * gives out (so the two compare equal, as in PyCUDA). The capturing Graphs
- * are listed here, so that a stream joining a capture through an event
- * finds its Graph. Work queued into a capture runs at every replay of the
- * graph: what it uses is kept with the Graph (pcc_capture_keep).
+ * gives out (so the two compare equal, as in PyCUDA).
  */
 #include <string.h>
 
-#include "core/context.h"
+#include "driver/loader.h"
 #include "graph/graph.h"
-
-/* ---- the capturing Graphs (borrowed; each removes itself) ------------------------ */
-
-static PccGraph **capturing;
-static Py_ssize_t ncapturing, capturing_cap;
-
-static void release_deferred(void);
-
-int pcc_capture_list_add(PccGraph *g)
-{
-    if (ncapturing == capturing_cap) {
-        Py_ssize_t cap = capturing_cap ? 2 * capturing_cap : 4;
-        PccGraph **grown = PyMem_Realloc(capturing, (size_t)cap * sizeof *grown);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        capturing = grown;
-        capturing_cap = cap;
-    }
-    capturing[ncapturing++] = g;
-    g->capturing = 1;
-    return 0;
-}
-
-void pcc_capture_list_end(PccGraph *g, int handed)
-{
-    if (!g->capturing)
-        return;
-    for (Py_ssize_t k = 0; k < ncapturing; k++) {
-        if (capturing[k] == g) {
-            capturing[k] = capturing[--ncapturing];
-            break;
-        }
-    }
-    g->capturing = 0;
-    g->origin = NULL;
-    g->owned = handed;
-    if (!handed)
-        g->graph = NULL;
-    if (ncapturing == 0)
-        release_deferred();
-}
-
-/* ---- frees that wait for the captures to end ------------------------------------ */
-
-static pcc_deferred *deferred;
-
-pcc_deferred *pcc_capture_defer(void (*release)(pcc_deferred *d), PyObject *context)
-{
-    if (ncapturing == 0)
-        return NULL;
-    pcc_deferred *d = PyMem_Calloc(1, sizeof *d);
-    if (d == NULL)
-        return NULL;
-    d->release = release;
-    d->context = Py_NewRef(context);
-    d->next = deferred;
-    deferred = d;
-    return d;
-}
-
-static void release_deferred(void)
-{
-    pcc_deferred *d = deferred;
-    deferred = NULL;
-    while (d != NULL) {
-        pcc_deferred *next = d->next;
-        d->release(d);
-        Py_XDECREF(d->keep);
-        Py_DECREF(d->context);
-        PyMem_Free(d);
-        d = next;
-    }
-}
-
-PccGraph *pcc_capture_list_find(CUgraph h)
-{
-    for (Py_ssize_t k = 0; k < ncapturing; k++)
-        if (capturing[k]->graph == h)
-            return capturing[k];
-    return NULL;
-}
-
-/* ---- stream capture ----------------------------------------------------------------- */
-
-/* The Graph of s's capture when it is still capturing, else NULL (a stale
- * reference is dropped). Borrowed. */
-static PccGraph *stream_capture(PccStream *s)
-{
-    PccGraph *g = (PccGraph *)s->capture;
-    if (g != NULL && !g->capturing) {
-        Py_CLEAR(s->capture);
-        g = NULL;
-    }
-    return g;
-}
-
-int pcc_capture_keep(PyObject *stream, PyObject *obj)
-{
-    if (stream == NULL || !PyObject_TypeCheck(stream, pcc_st.Stream))
-        return 0;
-    PccGraph *g = stream_capture((PccStream *)stream);
-    if (g == NULL)
-        return 0;
-    return PyList_Append(g->keep, obj) < 0 ? -1 : 1;
-}
 
 static int stream_enter(PccStream *s, pcc_ctx_guard *g, const char *what)
 {
     if (pcc_graph_need(pcc_drv.cuStreamBeginCapture, "cuStreamBeginCapture_v2") < 0)
         return -1;
-    return pcc_graph_enter(s->context, g, what);
+    return pcc_ctx_use(s->context, g, what);
 }
 
-PyObject *pcc_stream_begin_capture(PyObject *op, PyObject *args, PyObject *kwds)
+static PyObject *stream_begin_capture(PyObject *op, PyObject *args, PyObject *kwds)
 {
     PccStream *s = (PccStream *)op;
     static char *kwlist[] = {"capture_mode", NULL};
@@ -171,7 +62,7 @@ PyObject *pcc_stream_begin_capture(PyObject *op, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
-PyObject *pcc_stream_end_capture(PyObject *op, PyObject *unused)
+static PyObject *stream_end_capture(PyObject *op, PyObject *unused)
 {
     (void)unused;
     PccStream *s = (PccStream *)op;
@@ -184,7 +75,7 @@ PyObject *pcc_stream_end_capture(PyObject *op, PyObject *unused)
     if (rc != CUDA_SUCCESS)
         pcc_drv.cuStreamIsCapturing(s->stream, &status);
     pcc_ctx_leave(&g);
-    PccGraph *gr = stream_capture(s);
+    PccGraph *gr = pcc_stream_capture(s);
     if (rc != CUDA_SUCCESS) {
         /* a capture that failed to end has ended all the same, its graph freed */
         if (gr != NULL && status == CU_STREAM_CAPTURE_STATUS_NONE) {
@@ -207,7 +98,7 @@ PyObject *pcc_stream_end_capture(PyObject *op, PyObject *unused)
     return result;
 }
 
-PyObject *pcc_stream_is_capturing(PyObject *op, PyObject *unused)
+static PyObject *stream_is_capturing(PyObject *op, PyObject *unused)
 {
     (void)unused;
     PccStream *s = (PccStream *)op;
@@ -225,7 +116,7 @@ PyObject *pcc_stream_is_capturing(PyObject *op, PyObject *unused)
  * begun outside pycudac, which pycudac cannot see end). */
 static PyObject *capture_graph(PccStream *s, CUgraph h)
 {
-    PccGraph *g = stream_capture(s);
+    PccGraph *g = pcc_stream_capture(s);
     if (g == NULL || g->graph != h) {
         g = pcc_capture_list_find(h);
         if (g == NULL) /* a capture begun elsewhere: whoever began it owns its graph */
@@ -235,7 +126,7 @@ static PyObject *capture_graph(PccStream *s, CUgraph h)
     return Py_NewRef((PyObject *)g);
 }
 
-PyObject *pcc_stream_get_capture_info_v2(PyObject *op, PyObject *unused)
+static PyObject *stream_get_capture_info_v2(PyObject *op, PyObject *unused)
 {
     (void)unused;
     PccStream *s = (PccStream *)op;
@@ -272,7 +163,7 @@ PyObject *pcc_stream_get_capture_info_v2(PyObject *op, PyObject *unused)
     return result;
 }
 
-PyObject *pcc_stream_update_capture_dependencies(PyObject *op, PyObject *args, PyObject *kwds)
+static PyObject *stream_update_capture_dependencies(PyObject *op, PyObject *args, PyObject *kwds)
 {
     PccStream *s = (PccStream *)op;
     static char *kwlist[] = {"dependencies", "flags", NULL};
@@ -293,7 +184,7 @@ PyObject *pcc_stream_update_capture_dependencies(PyObject *op, PyObject *args, P
     CUgraphNode *nodes = NULL;
     size_t n = 0;
     pcc_ctx_guard g;
-    PccGraph *gr = stream_capture(s);
+    PccGraph *gr = pcc_stream_capture(s);
     if (pcc_graph_node_array(seq, (PyObject *)gr, &nodes, &n, "dependencies") < 0)
         return NULL;
     PyObject *result = NULL;
@@ -307,80 +198,28 @@ PyObject *pcc_stream_update_capture_dependencies(PyObject *op, PyObject *args, P
     return result;
 }
 
-int pcc_capture_note_join(PccStream *s)
-{
-    if (ncapturing == 0 || pcc_drv.cuStreamGetCaptureInfo == NULL)
-        return 0;
-    pcc_ctx_guard g;
-    if (pcc_graph_enter(s->context, &g, "Stream.wait_for_event") < 0)
-        return -1;
-    int status = 0;
-    CUgraph h = NULL;
-    CUresult rc = pcc_drv.cuStreamGetCaptureInfo(s->stream, &status, NULL, &h, NULL, NULL);
-    pcc_ctx_leave(&g);
-    if (pcc_check(rc, "cuStreamGetCaptureInfo") < 0)
-        return -1;
-    PccGraph *gr = status == CU_STREAM_CAPTURE_STATUS_ACTIVE ? pcc_capture_list_find(h) : NULL;
-    if (gr != NULL)
-        Py_XSETREF(s->capture, Py_NewRef((PyObject *)gr));
-    return 0;
-}
 
-void pcc_capture_drop(PccStream *s)
-{
-    PccGraph *gr = stream_capture(s);
-    /* a stream that only joined the capture must not end it: the driver
-     * would answer UNMATCHED and invalidate the capture of its origin */
-    if (gr == NULL || gr->origin != s || pcc_skip_free())
-        return;
-    pcc_ctx_guard g;
-    if (pcc_ctx_enter(s->context, &g) < 0)
-        return;
-    CUgraph h = NULL;
-    int status = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUresult rc = pcc_drv.cuStreamEndCapture(s->stream, &h);
-    if (rc != CUDA_SUCCESS)
-        pcc_drv.cuStreamIsCapturing(s->stream, &status);
-    pcc_ctx_leave(&g);
-    if (rc == CUDA_SUCCESS && h == gr->graph)
-        pcc_capture_list_end(gr, 1); /* freed with its Graph object */
-    else if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_STREAM_CAPTURE_UNMATCHED &&
-             status == CU_STREAM_CAPTURE_STATUS_NONE)
-        pcc_capture_list_end(gr, 0);
-}
-
-
-/* _capture_keep(stream, *objs): keeps objs with the graph of the capture
- * that `stream` is part of; True when it is capturing. For pycudac's own
- * array code, whose kernels and copies get raw device addresses (ints) that
- * a graph's replay would otherwise outlive. */
-static PyObject *py_capture_keep(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)mod;
-    if (nargs < 1) {
-        PyErr_SetString(PyExc_TypeError, "_capture_keep(stream, *objs): stream is missing");
-        return NULL;
-    }
-    if (args[0] == Py_None || !PyObject_TypeCheck(args[0], pcc_st.Stream) ||
-        ((PccStream *)args[0])->capture == NULL)
-        Py_RETURN_FALSE;
-    PyObject *objs = PyTuple_New(nargs - 1);
-    if (objs == NULL)
-        return NULL;
-    for (Py_ssize_t k = 1; k < nargs; k++)
-        PyTuple_SET_ITEM(objs, k - 1, Py_NewRef(args[k]));
-    int kept = pcc_capture_keep(args[0], objs);
-    Py_DECREF(objs);
-    return kept < 0 ? NULL : PyBool_FromLong(kept);
-}
-
-static PyMethodDef capture_functions[] = {
-    {"_capture_keep", (PyCFunction)(void (*)(void))py_capture_keep, METH_FASTCALL,
-     "_capture_keep(stream, *objs): keep objs as long as the graph `stream` is capturing "
-     "into (True), or nothing (False)."},
+static PyMethodDef stream_capture_methods[] = {
+    {"begin_capture", (PyCFunction)(void (*)(void))stream_begin_capture,
+     METH_VARARGS | METH_KEYWORDS,
+     "begin_capture(capture_mode=capture_mode.GLOBAL): record the work queued on this "
+     "stream into a Graph instead of running it, until end_capture()."},
+    {"end_capture", (PyCFunction)stream_end_capture, METH_NOARGS,
+     "End the capture begun on this stream; returns the Graph of what was queued."},
+    {"is_capturing", (PyCFunction)stream_is_capturing, METH_NOARGS,
+     "The stream's capture_status: NONE, ACTIVE or INVALIDATED."},
+    {"get_capture_info_v2", (PyCFunction)stream_get_capture_info_v2, METH_NOARGS,
+     "(capture_status, id, graph or None, [GraphNode]): the capture this stream is part "
+     "of and the nodes the next captured work will depend on."},
+    {"update_capture_dependencies", (PyCFunction)(void (*)(void))
+     stream_update_capture_dependencies, METH_VARARGS | METH_KEYWORDS,
+     "update_capture_dependencies(nodes, flags=update_capture_dependencies_flags.ADD_CAPTURE_"
+     "DEPENDENCIES): add to (or, with SET_CAPTURE_DEPENDENCIES, replace) the nodes the next "
+     "captured work depends on."},
     {NULL, NULL, 0, NULL}};
 
 int pcc_stream_capture_init(PyObject *module)
 {
-    return PyModule_AddFunctions(module, capture_functions);
+    (void)module;
+    return pcc_type_add_methods(pcc_st.Stream, stream_capture_methods);
 }

@@ -56,14 +56,6 @@ int pcc_graph_need(void *fn, const char *name)
     return -1;
 }
 
-int pcc_graph_enter(PyObject *context, pcc_ctx_guard *g, const char *what)
-{
-    if (pcc_ctx_enter(context, g) == 0)
-        return 0;
-    PyErr_Format(pcc_st.LogicError, "%s: the context it was made in was detached", what);
-    return -1;
-}
-
 /* New reference: a Graph object for `h`. */
 PyObject *pcc_graph_wrap(CUgraph h, PyObject *context, int owned)
 {
@@ -317,7 +309,7 @@ static PyObject *graph_add_kernel_node(PyObject *op, PyObject *args, PyObject *k
     PyObject *result = NULL, *kept = NULL;
     pcc_ctx_guard g;
     if (pcc_graph_node_array(vals[4], op, &deps, &ndeps, "dependencies") < 0 ||
-        node_params_make(&np, args, vals, what) < 0 || pcc_graph_enter(self->context, &g, what) < 0)
+        node_params_make(&np, args, vals, what) < 0 || pcc_ctx_use(self->context, &g, what) < 0)
         goto done;
     CUgraphNode n = NULL;
     CUresult rc = pcc_drv.cuGraphAddKernelNode(&n, h, deps, ndeps, &np.p);
@@ -350,7 +342,7 @@ static PyObject *graph_add_empty_node(PyObject *op, PyObject *args, PyObject *kw
     if (h == NULL || pcc_graph_node_array(depseq, op, &deps, &ndeps, "dependencies") < 0)
         return NULL;
     PyObject *result = NULL;
-    if (pcc_graph_enter(self->context, &g, what) == 0) {
+    if (pcc_ctx_use(self->context, &g, what) == 0) {
         CUresult rc = pcc_drv.cuGraphAddEmptyNode(&n, h, deps, ndeps);
         pcc_ctx_leave(&g);
         if (pcc_check(rc, "cuGraphAddEmptyNode") == 0)
@@ -377,7 +369,7 @@ static PyObject *graph_add_child_graph_node(PyObject *op, PyObject *args, PyObje
     if (ch == NULL || pcc_graph_node_array(depseq, op, &deps, &ndeps, "dependencies") < 0)
         return NULL;
     PyObject *result = NULL;
-    if (pcc_graph_enter(self->context, &g, what) == 0) {
+    if (pcc_ctx_use(self->context, &g, what) == 0) {
         CUresult rc = pcc_drv.cuGraphAddChildGraphNode(&n, h, deps, ndeps, ch);
         pcc_ctx_leave(&g);
         /* the driver copies the child's nodes, not what they use: keep the child */
@@ -412,7 +404,7 @@ static PyObject *graph_add_dependencies(PyObject *op, PyObject *args, PyObject *
                      what, nfrom, nto);
         goto done;
     }
-    if (pcc_graph_enter(self->context, &g, what) < 0)
+    if (pcc_ctx_use(self->context, &g, what) < 0)
         goto done;
     CUresult rc = pcc_drv.cuGraphAddDependencies(h, from, to, nfrom);
     pcc_ctx_leave(&g);
@@ -432,7 +424,7 @@ static PyObject *list_nodes(node_query q, void *on, PyObject *graph, const char 
 {
     PccGraph *gr = (PccGraph *)graph;
     pcc_ctx_guard g;
-    if (pcc_graph_enter(gr->context, &g, call) < 0)
+    if (pcc_ctx_use(gr->context, &g, call) < 0)
         return NULL;
     size_t n = 0;
     CUgraphNode *nodes = NULL;
@@ -484,7 +476,7 @@ static PyObject *graph_instantiate(PyObject *op, PyObject *unused)
         (h = graph_live(self, what)) == NULL)
         return NULL;
     pcc_ctx_guard g;
-    if (pcc_graph_enter(self->context, &g, what) < 0)
+    if (pcc_ctx_use(self->context, &g, what) < 0)
         return NULL;
     CUgraphExec e = NULL;
     CUresult rc;
@@ -526,7 +518,7 @@ static PyObject *graph_debug_dot_print(PyObject *op, PyObject *args, PyObject *k
     pcc_ctx_guard g;
     if (pcc_graph_need(pcc_drv.cuGraphDebugDotPrint, "cuGraphDebugDotPrint") == 0 &&
         (h = graph_live(self, "Graph.debug_dot_print")) != NULL &&
-        pcc_graph_enter(self->context, &g, "Graph.debug_dot_print") == 0) {
+        pcc_ctx_use(self->context, &g, "Graph.debug_dot_print") == 0) {
         CUresult rc = pcc_drv.cuGraphDebugDotPrint(h, PyBytes_AS_STRING(path), flags);
         pcc_ctx_leave(&g);
         if (pcc_check(rc, "cuGraphDebugDotPrint") == 0)
@@ -637,7 +629,7 @@ static PyObject *node_type(PyObject *op, void *closure)
     pcc_ctx_guard g;
     if (pcc_graph_need(pcc_drv.cuGraphNodeGetType, "cuGraphNodeGetType") < 0 ||
         (n = node_live(self, "GraphNode.type")) == NULL ||
-        pcc_graph_enter(((PccGraph *)self->graph)->context, &g, "GraphNode.type") < 0)
+        pcc_ctx_use(((PccGraph *)self->graph)->context, &g, "GraphNode.type") < 0)
         return NULL;
     int type = 0;
     CUresult rc = pcc_drv.cuGraphNodeGetType(n, &type);
@@ -739,7 +731,7 @@ static PyObject *exec_launch(PyObject *op, PyObject *args, PyObject *kwds)
         pcc_graph_need(pcc_drv.cuGraphLaunch, "cuGraphLaunch") < 0)
         return NULL;
     pcc_ctx_guard g;
-    if (pcc_graph_enter(self->context, &g, "GraphExec.launch") < 0)
+    if (pcc_ctx_use(self->context, &g, "GraphExec.launch") < 0)
         return NULL;
     CUresult rc;
     Py_BEGIN_ALLOW_THREADS /* the simulator runs the whole graph here */
@@ -774,7 +766,7 @@ static PyObject *exec_kernel_node_set_params(PyObject *op, PyObject *args, PyObj
     node_params np = {0};
     PyObject *result = NULL, *key = NULL, *kept = NULL;
     pcc_ctx_guard g;
-    if (node_params_make(&np, args, vals, what) < 0 || pcc_graph_enter(self->context, &g, what) < 0)
+    if (node_params_make(&np, args, vals, what) < 0 || pcc_ctx_use(self->context, &g, what) < 0)
         goto done;
     CUresult rc = pcc_drv.cuGraphExecKernelNodeSetParams(self->exec, node->node, &np.p);
     pcc_ctx_leave(&g);

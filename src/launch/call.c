@@ -22,13 +22,11 @@
 
 #include "driver/loader.h"
 #include "core/memory.h"
-#include "graph/graph.h"
+#include "core/capture.h"
 #include "core/stream.h"
 
 #define STACK_ARGS 4096
 
-static PyObject *s_block, *s_grid, *s_shared, *s_stream, *s_time_kernel, *s_texrefs,
-    *s_shared_size;
 
 /* ----------------------------------------------------- launch config */
 
@@ -176,7 +174,7 @@ static inline CUresult launch_kernel(CUfunction fn, const unsigned int g[3],
                                      CUstream stream, void **extra)
 {
     CUresult rc;
-    if (PCC_UNLIKELY(pcc_hot.backend->launch_blocks)) {
+    if (PCC_UNLIKELY(pcc_st.backend->launch_blocks)) {
         Py_BEGIN_ALLOW_THREADS
         rc = pcc_drv.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream,
                                     NULL, extra);
@@ -377,7 +375,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     CUstream stream = NULL;
     if (st != NULL && st != Py_None) {
         /* a capturing stream: launch_general keeps the arguments with the graph */
-        if (!Py_IS_TYPE(st, pcc_hot.stream) || ((PccStream *)st)->capture != NULL)
+        if (!Py_IS_TYPE(st, pcc_st.Stream) || ((PccStream *)st)->capture != NULL)
             return launch_general(f, args, nargs, o);
         stream = ((PccStream *)st)->stream;
     }
@@ -437,8 +435,8 @@ static int kw_match(PyObject *key, PyObject *interned)
  * first unexpected keyword. */
 static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUNCH_KW])
 {
-    PyObject *const names[N_LAUNCH_KW] = {s_block, s_grid, s_stream, s_shared, s_time_kernel,
-                                          s_texrefs};
+    PyObject *const names[N_LAUNCH_KW] = {pcc_st.str_block, pcc_st.str_grid, pcc_st.str_stream, pcc_st.str_shared, pcc_st.str_time_kernel,
+                                          pcc_st.str_texrefs};
     memset(at, -1, N_LAUNCH_KW);
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
@@ -456,13 +454,13 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
     return 0;
 }
 
-/* pcc_hot.kw_cached: the keyword names of the last call whose keywords all
+/* pcc_st.kw_cached: the keyword names of the last call whose keywords all
  * matched, and where each launch keyword is in them: a launch loop passes
  * the same constant tuple on every call, so one identity test replaces the
  * search. Held strongly, so that no other tuple can take its address.
  * kw_cached_plain: they name only block, grid and stream (the fast path's
  * keywords). */
-_Static_assert(sizeof pcc_hot.kw_cached_at == N_LAUNCH_KW, "one slot per launch keyword");
+_Static_assert(sizeof pcc_st.kw_cached_at == N_LAUNCH_KW, "one slot per launch keyword");
 
 /* block, grid and stream (the fast path's keywords) from the keyword values
  * kv by their slots at[]; block falls back to prepare()'s. */
@@ -498,11 +496,11 @@ static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
  * (interned) strings. */
 static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
 {
-    if (kwnames == NULL || pcc_hot.kw_cached == NULL ||
-        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(pcc_hot.kw_cached))
+    if (kwnames == NULL || pcc_st.kw_cached == NULL ||
+        PyTuple_GET_SIZE(kwnames) != PyTuple_GET_SIZE(pcc_st.kw_cached))
         return 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++)
-        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(pcc_hot.kw_cached, k))
+        if (PyTuple_GET_ITEM(kwnames, k) != PyTuple_GET_ITEM(pcc_st.kw_cached, k))
             return 0;
     return 1;
 }
@@ -516,15 +514,15 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
     if (kwnames) {
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
         signed char at[N_LAUNCH_KW];
-        if (kwnames == pcc_hot.kw_cached || kw_same_names(kwnames)) {
-            memcpy(at, pcc_hot.kw_cached_at, sizeof at);
+        if (kwnames == pcc_st.kw_cached || kw_same_names(kwnames)) {
+            memcpy(at, pcc_st.kw_cached_at, sizeof at);
         } else {
             if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
-            memcpy(pcc_hot.kw_cached_at, at, sizeof at);
-            pcc_hot.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
+            memcpy(pcc_st.kw_cached_at, at, sizeof at);
+            pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
             Py_INCREF(kwnames);
-            Py_XSETREF(pcc_hot.kw_cached, kwnames);
+            Py_XSETREF(pcc_st.kw_cached, kwnames);
         }
         PyObject *const *kv = args + nargs;
         opts_from_slots(f, &o, kv, at);
@@ -542,11 +540,11 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (PCC_UNLIKELY(!pcc_hot.kw_cached_plain ||
-                     (kwnames != pcc_hot.kw_cached && !kw_same_names(kwnames))))
+    if (PCC_UNLIKELY(!pcc_st.kw_cached_plain ||
+                     (kwnames != pcc_st.kw_cached && !kw_same_names(kwnames))))
         return call_with_keywords(f, args, nargs, kwnames);
     launch_opts o = {NULL, NULL, NULL, NULL, 0};
-    opts_from_slots(f, &o, args + nargs, pcc_hot.kw_cached_at);
+    opts_from_slots(f, &o, args + nargs, pcc_st.kw_cached_at);
     return do_launch(f, args, nargs, &o);
 }
 
@@ -662,9 +660,9 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
     if (kwnames) {
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
             PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-            if (kw_match(key, s_shared_size) || kw_match(key, s_shared)) {
+            if (kw_match(key, pcc_st.str_shared_size) || kw_match(key, pcc_st.str_shared)) {
                 o.shared = args[nargs + k];
-            } else if (!kw_match(key, s_texrefs)) {
+            } else if (!kw_match(key, pcc_st.str_texrefs)) {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
                              name, key);
                 return NULL;
@@ -716,19 +714,3 @@ static PyObject *seconds_callable(double secs)
     return fn;
 }
 
-int pcc_function_launch_init(PyObject *module)
-{
-    (void)module;
-#define INTERN(var, text)                                                                      \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
-        return -1;
-    INTERN(s_block, "block");
-    INTERN(s_grid, "grid");
-    INTERN(s_shared, "shared");
-    INTERN(s_stream, "stream");
-    INTERN(s_time_kernel, "time_kernel");
-    INTERN(s_texrefs, "texrefs");
-    INTERN(s_shared_size, "shared_size");
-#undef INTERN
-    return 0;
-}

@@ -1,7 +1,7 @@
 /*
  * launch/call.h — the call path of a Function (src/launch/call.c),
  * as src/launch/function.c wires it into the type: the vectorcall slot, the
- * launch-related methods, and the init that interns the launch keywords.
+ * launch-related methods.
  * Private to those two files; the hot helpers stay static in
  * launch/call.c.
  */
@@ -27,7 +27,5 @@ PyObject *pcc_function_prepared_async_call(PyObject *self, PyObject *const *args
 PyObject *pcc_function_prepared_timed_call(PyObject *self, PyObject *const *args,
                                            size_t nargsf, PyObject *kwnames);
 
-/* Interns the keyword names the call path matches by identity; from pcc_function_init. */
-int pcc_function_launch_init(PyObject *module);
 
 #endif

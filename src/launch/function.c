@@ -456,10 +456,15 @@ static PyStructSequence_Desc layout_desc = {"pycudac._driver.ParamLayout",
                                             "One kernel parameter: (name, ctype, offset, size).",
                                             layout_fields, 4};
 
+/* Module.get_function's maker (core/module.c calls it through pcc_st). */
+static PyObject *function_new(PyObject *module, void *fn, PyObject *name, PyObject *signature)
+{
+    return pcc_function_new(module, (CUfunction)fn, name, signature);
+}
+
 int pcc_function_init(PyObject *module)
 {
-    if (pcc_function_launch_init(module) < 0)
-        return -1;
+    pcc_st.function_new = function_new;
     if (pcc_plan_init(module) < 0)
         return -1;
     layout_type = PyStructSequence_NewType(&layout_desc);

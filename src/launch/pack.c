@@ -3,8 +3,8 @@
  *
  * pcc_pack_args converts each argument by its plan entry (launch/plan.c)
  * straight into the caller's buffer. The common arguments (a float, an
- * int, a DeviceAllocation, a GPUArray or pooled block of a learnt class, an
- * ndarray vector of its remembered dtype, a NumPy scalar of the declared
+ * int, a DeviceAllocation, a GPUArray, an ndarray vector of its remembered
+ * dtype, a NumPy scalar of the declared
  * type) take pack_fast, inline; pcc_pack_fast is the launch's fast path,
  * pack_fast alone. Everything else takes conv_one and the converters above
  * it; pointers given any other way are src/launch/pointer.c's. Every refusal
@@ -520,29 +520,22 @@ static const char *expected_text(int k)
 
 /* --------------------------------------------------------------- pack */
 
-/* What pack_fast takes from an exact int, per kind: the bytes, and the
- * range as a shift (bits 0-5) and a signed flag (bit 7), see
- * pcc_hot_param. A pointer or an unsigned long long stops below 2**63
- * (above: conv_one). The kinds pack_fast leaves to conv_one take no bytes
- * (only 0 fits their range, and size 0 sends it there too). */
-void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range)
+/* The bytes an exact int takes for a kind pack_fast stores ints for (the
+ * integer kinds and pointers; 0 for the others, which conv_one decides). */
+unsigned char pcc_int_kind_size(int kind)
 {
-    int n = kind == PK_PTR ? 8 : kind >= PK_I8 && kind <= PK_U64 ? int_size[kind] : 0;
-    *size = (unsigned char)n;
-    if (n == 0)
-        *range = 0;
-    else if (n == 8) /* signed: every int64; unsigned: below 2**63 */
-        *range = (unsigned char)(is_signed_kind(kind) ? 63 | 128 : 63);
-    else
-        *range = (unsigned char)(is_signed_kind(kind) ? (8 * n - 1) | 128 : 8 * n);
+    return (unsigned char)(kind == PK_PTR ? 8 : kind >= PK_I8 && kind <= PK_U64 ? int_size[kind] : 0);
 }
 
-/* Whether v is in the range of p's integer kind (pcc_hot_int_range). */
-static inline int int_fits(const pcc_hot_param *p, long long v)
-{
-    unsigned long long sg = p->int_range >> 7;
-    return (unsigned long long)((v >> (p->int_range & 63)) + (long long)sg) <= sg;
-}
+/* The range pack_fast stores an exact int of for each kind; a pointer or an
+ * unsigned long long stops below 2**63 (above: conv_one). */
+static const long long int_lo[] = {[PK_PTR] = 0, [PK_I8] = INT8_MIN, [PK_U8] = 0,
+                                   [PK_I16] = INT16_MIN, [PK_U16] = 0, [PK_I32] = INT32_MIN,
+                                   [PK_U32] = 0, [PK_I64] = INT64_MIN, [PK_U64] = 0};
+static const long long int_hi[] = {[PK_PTR] = INT64_MAX, [PK_I8] = INT8_MAX, [PK_U8] = UINT8_MAX,
+                                   [PK_I16] = INT16_MAX, [PK_U16] = UINT16_MAX,
+                                   [PK_I32] = INT32_MAX, [PK_U32] = UINT32_MAX,
+                                   [PK_I64] = INT64_MAX, [PK_U64] = INT64_MAX};
 
 /* Whether a double d rounded to the float x overflowed (x infinite, d
  * finite); by the bits, so that no constant is read from memory. */
@@ -620,7 +613,7 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
 {
     PyTypeObject *t = Py_TYPE(arg);
     int k = p->kind;
-    if (t == pcc_hot.float_type) {
+    if (t == &PyFloat_Type) {
         double d = PyFloat_AS_DOUBLE(arg);
         float x = (float)d;
         if (k == PK_F64)
@@ -631,7 +624,7 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
             return 1;
         return 0;
     }
-    if (t == pcc_hot.long_type) {
+    if (t == &PyLong_Type) {
         long long v;
         if (PCC_UNLIKELY(!small_int(arg, &v))) {
             int overflow = 0; /* an exact int raises nothing here */
@@ -639,41 +632,26 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
             if (overflow != 0)
                 return 1;
         }
-        if (PCC_UNLIKELY(!int_fits(p, v)))
+        if (PCC_UNLIKELY(p->int_size == 0 || v < int_lo[k] || v > int_hi[k]))
             return int_as_float(k, v, dst);
-        if (p->int_size == 4) {
-            unsigned int x = (unsigned int)v;
-            memcpy(dst, &x, 4);
-        } else if (p->int_size == 8) {
-            memcpy(dst, &v, 8);
-        } else if (p->int_size != 0) {
-            store_int(dst, (unsigned long long)v, p->int_size);
-        } else {
-            return int_as_float(k, v, dst);
-        }
+        store_int(dst, (unsigned long long)v, p->int_size);
         return 0;
     }
-    if (pcc_is_learnt(&pcc_hot.gpudata_slot, t)) {
-        arg = *(PyObject **)((char *)arg + pcc_hot.gpudata_slot.offset);
-        if (arg == NULL || k != PK_PTR)
-            return 1;
-        t = Py_TYPE(arg);
-    }
-    if (t == pcc_hot.device_allocation) {
+    if (t == pcc_st.DeviceAllocation) {
         if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
             return 1;
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;
     }
-    if (pcc_is_learnt(&pcc_hot.pooled_int, t)) {
+    if (t == &PyArray_Type)
+        return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
+    if (k == PK_PTR && PyType_IsSubtype(t, pcc_st.ArrayBase)) { /* a GPUArray */
         CUdeviceptr dp;
-        if (k != PK_PTR || pcc_pooled_ptr(arg, &dp) != 0)
+        if (pcc_array_base_ptr((const PccArrayBase *)arg, &dp) != 0)
             return 1;
         memcpy(dst, &dp, sizeof dp);
         return 0;
     }
-    if (t == pcc_hot.array_type)
-        return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
     return pack_numpy_scalar(t, k, arg, dst);
 }
 
@@ -744,10 +722,5 @@ int pcc_pack_init(PyObject *module)
     if (PyArray_API == NULL) {
         import_array1(-1);
     }
-    pcc_hot.float_type = &PyFloat_Type;
-    pcc_hot.long_type = &PyLong_Type;
-    pcc_hot.array_type = &PyArray_Type;
-    pcc_hot.device_allocation = pcc_st.DeviceAllocation;
-    pcc_hot.stream = pcc_st.Stream;
     return pcc_ptr_init(module);
 }

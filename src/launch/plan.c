@@ -15,9 +15,6 @@
 
 #include <numpy/arrayobject.h>
 
-static PyObject *s_name, *s_ctype, *s_kind, *s_size, *s_params;
-static PyObject *empty;                    /* "" */
-static PyObject *kind_strs[PK_STRUCT + 1]; /* kind_names as str */
 
 static const char *kind_names[] = {"untyped", "ptr", "i8",   "u8",  "i16", "u16",
                                    "i32",     "u32", "i64",  "u64", "f16", "bf16",
@@ -171,11 +168,11 @@ static int read_param(PyObject *p, int *kind, Py_ssize_t *size, Py_ssize_t *alig
     int rc = -1;
     PyObject *k = NULL, *sz = NULL, *al = NULL;
     *name = *ctype = NULL;
-    k = PyObject_GetAttr(p, s_kind);
-    sz = k ? PyObject_GetAttr(p, s_size) : NULL;
+    k = PyObject_GetAttr(p, pcc_st.str_kind);
+    sz = k ? PyObject_GetAttr(p, pcc_st.str_size) : NULL;
     al = sz ? PyObject_GetAttrString(p, "align") : NULL;
-    *name = al ? PyObject_GetAttr(p, s_name) : NULL;
-    *ctype = *name ? PyObject_GetAttr(p, s_ctype) : NULL;
+    *name = al ? PyObject_GetAttr(p, pcc_st.str_name) : NULL;
+    *ctype = *name ? PyObject_GetAttr(p, pcc_st.str_ctype) : NULL;
     if (*ctype == NULL)
         goto done;
     if (!PyUnicode_Check(k)) {
@@ -248,7 +245,7 @@ static int finish_plan(PccFunction *f)
         const pcc_param *p = &f->params[i];
         f->hot[i].kind = (unsigned char)p->kind;
         f->hot[i].untyped8 = p->kind == PK_UNTYPED && p->size == 8;
-        pcc_hot_int_range(p->kind, &f->hot[i].int_size, &f->hot[i].int_range);
+        f->hot[i].int_size = pcc_int_kind_size(p->kind);
         f->hot[i].offset = (unsigned int)p->offset;
         /* a vector given as a tuple writes only its components */
         size_t written = p->kind == PK_VEC && p->elem_kind
@@ -306,7 +303,7 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
     if (use_driver && driver_layout(f->fn, &doff, &dsize, &dn) < 0)
         return -1;
     if (signature != NULL && signature != Py_None) {
-        PyObject *params = PyObject_GetAttr(signature, s_params);
+        PyObject *params = PyObject_GetAttr(signature, pcc_st.str_params);
         if (params == NULL)
             goto done;
         seq = PySequence_Fast(params, "signature.params must be a sequence");
@@ -355,8 +352,8 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
                 PyObject *why = PyUnicode_FromFormat(
                     "%sparameter %d%s%U%s is declared as %U (%zd bytes) but the driver "
                     "reports %zu bytes; it is passed by size only",
-                    f->note ? "; " : "", i + 1, p->name ? " '" : "", p->name ? p->name : empty,
-                    p->name ? "'" : "", p->ctype ? p->ctype : empty, size, p->size);
+                    f->note ? "; " : "", i + 1, p->name ? " '" : "", p->name ? p->name : pcc_st.str_empty,
+                    p->name ? "'" : "", p->ctype ? p->ctype : pcc_st.str_empty, size, p->size);
                 if (why == NULL)
                     goto done;
                 if (f->note) {
@@ -376,7 +373,7 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
                 f->layout_error = PyUnicode_FromFormat(
                     "the parameter layout is unknown: parameter %d (%U) has a type whose size "
                     "only the driver knows, and this driver lacks cuFuncGetParamInfo",
-                    i + 1, p->ctype ? p->ctype : empty);
+                    i + 1, p->ctype ? p->ctype : pcc_st.str_empty);
                 rc = f->layout_error ? 0 : -1;
                 goto done;
             }
@@ -473,12 +470,13 @@ static int kind_class(int k)
     return 4;
 }
 
-/* Borrowed: the declared C type, or the kind's name as an interned str. */
-static PyObject *ctype_or_kind(pcc_param *p)
+/* The declared C type, or the kind's name (UTF-8, for messages). */
+static const char *ctype_or_kind(pcc_param *p)
 {
-    if (p->ctype)
-        return p->ctype;
-    return (p->kind >= 0 && p->kind <= PK_STRUCT) ? kind_strs[p->kind] : empty;
+    const char *s = p->ctype ? PyUnicode_AsUTF8(p->ctype) : NULL;
+    if (s == NULL)
+        PyErr_Clear();
+    return s ? s : pcc_kind_name(p->kind);
 }
 
 int pcc_plan_prepare(PccFunction *f, PyObject *arg_types)
@@ -542,14 +540,14 @@ int pcc_plan_prepare(PccFunction *f, PyObject *arg_types)
         pcc_param *p = &f->params[i];
         if (sizes[i] != p->size) {
             PyErr_Format(PyExc_ValueError, "prepare(): argument %zd of kernel '%U' is %zu bytes "
-                         "(%s) but the parameter is %zu bytes (%U)", i + 1, f->name, sizes[i],
+                         "(%s) but the parameter is %zu bytes (%s)", i + 1, f->name, sizes[i],
                          pcc_kind_name(kinds[i]), p->size, ctype_or_kind(p));
             goto done;
         }
         if (p->kind != PK_UNTYPED && kind_class(p->kind) != kind_class(kinds[i]) &&
             !(p->kind == PK_VEC || p->kind == PK_STRUCT)) {
             PyErr_Format(PyExc_ValueError, "prepare(): argument %zd of kernel '%U' is given as "
-                         "%s but the kernel declares %U", i + 1, f->name,
+                         "%s but the kernel declares %s", i + 1, f->name,
                          pcc_kind_name(kinds[i]), ctype_or_kind(p));
             goto done;
         }
@@ -572,17 +570,5 @@ int pcc_plan_init(PyObject *module)
     if (PyArray_API == NULL) {
         import_array1(-1);
     }
-#define INTERN(var, text)                                                                      \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
-        return -1;
-    INTERN(empty, "");
-    for (int k = 0; k <= PK_STRUCT; k++)
-        INTERN(kind_strs[k], kind_names[k]);
-    INTERN(s_name, "name");
-    INTERN(s_ctype, "ctype");
-    INTERN(s_kind, "kind");
-    INTERN(s_size, "size");
-    INTERN(s_params, "params");
-#undef INTERN
     return pcc_pack_init(module);
 }

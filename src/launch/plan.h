@@ -53,21 +53,26 @@ typedef struct {
 typedef struct {
     unsigned char kind;     /* PK_*, as in pcc_param */
     unsigned char untyped8; /* PK_UNTYPED of 8 bytes: a DeviceAllocation fits */
-    /* An exact int for an integer or pointer parameter, without a table:
-     * the bytes it stores (0: a kind pack_fast takes no int for), and its
-     * range: it fits when v >> (int_range & 63) is 0, or also -1 when
-     * int_range & 128 (a signed kind); see pcc_hot_int_range. */
-    unsigned char int_size;
-    unsigned char int_range;
+    unsigned char int_size; /* bytes an exact int takes (pcc_int_kind_size), 0: none */
     unsigned int offset;    /* < the 32,764-byte parameter limit */
 } pcc_hot_param;
 
-/* int_size and int_range of a PK_* kind (launch/pack.c). */
-void pcc_hot_int_range(int kind, unsigned char *size, unsigned char *range);
+/* The bytes an exact int takes for a PK_* kind in pack_fast (launch/pack.c). */
+unsigned char pcc_int_kind_size(int kind);
 
-/* The address of an instance of pcc_hot.pooled_int's class whose `freed` is
- * False, into *out: 0; 1 when pcc_conv_ptr must decide (nothing raised). */
-int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out);
+/* gpuarray.GPUArray's C base (launch/pointer.c): what a launch reads of an
+ * array without attribute lookups. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *gpudata;      /* the allocation, or an int-like pointer (a view's) */
+    unsigned long long ptr; /* the address of element 0 */
+    PyObject *dtype;        /* numpy.dtype */
+} PccArrayBase;
+
+/* The address to pass for array `a`, into *out: 0; 1 when pcc_conv_ptr must
+ * decide (its gpudata was freed or is not one the fast path knows; nothing
+ * raised). */
+int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out);
 
 typedef struct {
     PyObject_HEAD

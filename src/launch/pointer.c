@@ -1,13 +1,14 @@
 /*
  * launch/pointer.c — a pointer parameter's value from a Python argument.
  *
- * DeviceAllocation, int and GPUArray (once learnt: pcc_hot.gpudata_slot) take
- * pack_fast in launch/pack.c; here is everything else a pointer may be
- * given as: a freed or subclassed DeviceAllocation, None, another GPUArray-
- * like object (gpudata), __cuda_array_interface__,
- * __dlpack__, a mapped pinned or managed numpy array, and In/Out/InOut,
- * whose temporary device buffer is made here and recorded for do_launch.
- * Every refusal names the kernel, the parameter and what was given.
+ * DeviceAllocation, int and GPUArray (an ArrayBase, defined here: the C
+ * base of gpuarray.GPUArray, whose device pointer a launch reads from a C
+ * field) take pack_fast in launch/pack.c; here is everything else a pointer
+ * may be given as: a freed or subclassed DeviceAllocation, None, another
+ * GPUArray-like object (gpudata), __cuda_array_interface__, __dlpack__, a
+ * mapped pinned or managed numpy array, and In/Out/InOut, whose temporary
+ * device buffer is made here and recorded for the launch. Every refusal
+ * names the kernel, the parameter and what was given.
  */
 #include "launch/plan.h"
 
@@ -21,116 +22,94 @@
 #ifndef Py_T_OBJECT_EX /* before 3.12 */
 #include <structmember.h>
 #define Py_T_OBJECT_EX T_OBJECT_EX
+#define Py_T_ULONGLONG T_ULONGLONG
 #endif
 
-static PyObject *s_gpudata, *s_freed, *s_cai, *s_dlpack, *s_array, *s_copy_in, *s_copy_out, *s_data;
-static PyObject *handler_class; /* pycudac._args.ArgumentHandler, imported on first need */
-static PyObject *driver_module; /* pycudac._driver (for mem_alloc) */
+/* ---- ArrayBase ------------------------------------------------------------ */
 
-static PyObject *driver_attr(const char *name)
+static void array_base_dealloc(PyObject *op)
 {
-    if (driver_module == NULL) {
-        driver_module = PyImport_ImportModule("pycudac._driver");
-        if (driver_module == NULL)
-            return NULL;
-    }
-    return PyObject_GetAttrString(driver_module, name);
+    PccArrayBase *self = (PccArrayBase *)op;
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_CLEAR(self->gpudata);
+    Py_CLEAR(self->dtype);
+    tp->tp_free(op);
+    Py_DECREF(tp);
 }
 
-static int is_handler(PyObject *arg)
+static int array_base_traverse(PyObject *op, visitproc visit, void *arg)
 {
-    if (handler_class == NULL) {
-        PyObject *m = PyImport_ImportModule("pycudac._args");
-        if (m == NULL)
-            return -1;
-        handler_class = PyObject_GetAttrString(m, "ArgumentHandler");
-        Py_DECREF(m);
-        if (handler_class == NULL)
-            return -1;
-    }
-    return PyObject_IsInstance(arg, handler_class);
+    PccArrayBase *self = (PccArrayBase *)op;
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(self->gpudata);
+    Py_VISIT(self->dtype);
+    return 0;
 }
 
-/* Whether the attribute lookup of `t`'s instances is the generic one that
- * a learnt entry stands for: no __getattribute__ or __getattr__, metaclass
- * type, and a version tag (which the lookup that led here has just made)
- * to date the finding. Not when `l` already holds `t` as it is. */
-static int learnable(const pcc_learnt_type *l, PyTypeObject *t)
+static int array_base_clear(PyObject *op)
 {
-    return !pcc_is_learnt(l, t) && t->tp_getattro == PyObject_GenericGetAttr &&
-           Py_IS_TYPE(t, &PyType_Type) && t->tp_version_tag != 0;
+    PccArrayBase *self = (PccArrayBase *)op;
+    Py_CLEAR(self->gpudata);
+    Py_CLEAR(self->dtype);
+    return 0;
 }
 
-/* `t` (and its version tag now) into `l`; another class, or the same class
- * changed since, is replaced. */
-static void learn(pcc_learnt_type *l, PyTypeObject *t, int offset)
-{
-    Py_INCREF(t);
-    Py_XSETREF(l->type, t);
-    l->offset = offset;
-    l->version = t->tp_version_tag;
-}
+static PyMemberDef array_base_members[] = {
+    {"gpudata", Py_T_OBJECT_EX, offsetof(PccArrayBase, gpudata), 0,
+     "The device memory: the owning allocation, or an int-like pointer for a view."},
+    {"ptr", Py_T_ULONGLONG, offsetof(PccArrayBase, ptr), 0,
+     "The device address of element 0 (an int)."},
+    {"dtype", Py_T_OBJECT_EX, offsetof(PccArrayBase, dtype), 0, "The element type."},
+    {NULL, 0, 0, 0, NULL}};
 
-/* Makes `t` pcc_hot.gpudata_slot's class when `gpudata` is a plain slot of its
- * instances, which only a slot's own descriptor can answer for: the
- * descriptor of `gpudata` is a member of object type (what __slots__
- * makes). Errors are cleared: the slow path stays right without the entry. */
-static void learn_gpudata_slot(PyTypeObject *t)
-{
-    if (!learnable(&pcc_hot.gpudata_slot, t))
-        return;
-    PyObject *d = PyObject_GetAttr((PyObject *)t, s_gpudata);
-    if (d == NULL) {
-        PyErr_Clear();
-        return;
-    }
-    if (Py_IS_TYPE(d, &PyMemberDescr_Type) &&
-        ((PyMemberDescrObject *)d)->d_member->type == Py_T_OBJECT_EX &&
-        PyType_IsSubtype(t, PyDescr_TYPE(d)) && t->tp_version_tag != 0 &&
-        ((PyMemberDescrObject *)d)->d_member->offset <= INT_MAX)
-        learn(&pcc_hot.gpudata_slot, t, (int)((PyMemberDescrObject *)d)->d_member->offset);
-    Py_DECREF(d);
-}
+static PyType_Slot array_base_slots[] = {
+    {Py_tp_doc, "The C base of gpuarray.GPUArray: its device memory, address and dtype, "
+                "which a kernel launch reads without attribute lookups."},
+    {Py_tp_dealloc, array_base_dealloc},
+    {Py_tp_traverse, array_base_traverse},
+    {Py_tp_clear, array_base_clear},
+    {Py_tp_members, array_base_members},
+    {Py_tp_new, PyType_GenericNew},
+    {0, NULL}};
 
-/* Makes `t`, an int subclass, pcc_hot.pooled_int's class when its instances
- * keep `freed` in their __dict__: they have one, and the class has no
- * attribute named `freed` (which would come before the instance's). As
- * learn_gpudata_slot, errors are cleared. */
-static void learn_pooled_int(PyTypeObject *t)
-{
-    if (!learnable(&pcc_hot.pooled_int, t) || t->tp_dictoffset == 0)
-        return;
-    PyObject *d = PyObject_GetAttr((PyObject *)t, s_freed);
-    if (d != NULL) {
-        Py_DECREF(d);
-        return;
-    }
-    int absent = PyErr_ExceptionMatches(PyExc_AttributeError) && t->tp_version_tag != 0;
-    PyErr_Clear();
-    if (absent)
-        learn(&pcc_hot.pooled_int, t, 0);
-}
+static PyType_Spec array_base_spec = {
+    .name = "pycudac._driver.ArrayBase",
+    .basicsize = sizeof(PccArrayBase),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .slots = array_base_slots,
+};
 
-int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out)
+int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out)
 {
-    PyObject *d = PyObject_GenericGetDict(obj, NULL);
-    if (d == NULL) {
-        PyErr_Clear();
+    PyObject *g = a->gpudata;
+    if (g == NULL)
         return 1;
+    if (Py_IS_TYPE(g, pcc_st.DeviceAllocation)) {
+        if (((PccDeviceAllocation *)g)->freed)
+            return 1;
+    } else if (!PyLong_CheckExact(g) && g != Py_None) {
+        /* an int-like block (a pool's, a view's pointer): refused once its
+         * instance says it was freed; conv_one decides anything else */
+        if (!PyLong_Check(g) || Py_TYPE(g)->tp_dictoffset == 0)
+            return 1;
+        PyObject *d = PyObject_GenericGetDict(g, NULL);
+        if (d == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+        PyObject *freed = PyDict_GetItemWithError(d, pcc_st.str_freed); /* borrowed */
+        Py_DECREF(d); /* the object holds its dict, and the dict `freed` */
+        if (freed != NULL && freed != Py_False) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (freed == NULL && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 1;
+        }
     }
-    PyObject *freed = PyDict_GetItemWithError(d, s_freed); /* borrowed */
-    Py_DECREF(d); /* the object holds its dict, and the dict `freed` */
-    if (freed != Py_False) {
-        PyErr_Clear();
-        return 1;
-    }
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow != 0 || v < 0) {
-        PyErr_Clear();
-        return 1;
-    }
-    *out = (CUdeviceptr)v;
+    *out = (CUdeviceptr)a->ptr;
     return 0;
 }
 
@@ -138,8 +117,6 @@ int pcc_pooled_ptr(PyObject *obj, CUdeviceptr *out)
 static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
                           const char *what)
 {
-    if (!PyLong_CheckExact(obj) && PyLong_Check(obj))
-        learn_pooled_int(Py_TYPE(obj));
     /* a plain int pays one type check; an int subclass may say it was freed */
     int freed = PyLong_CheckExact(obj) ? 0 : pcc_freed_int_pointer(obj);
     if (PCC_UNLIKELY(freed != 0))
@@ -244,7 +221,7 @@ typedef struct {
 
 static int dlpack_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
 {
-    PyObject *cap = PyObject_CallMethodNoArgs(arg, s_dlpack);
+    PyObject *cap = PyObject_CallMethodNoArgs(arg, pcc_st.str_dlpack);
     if (cap == NULL)
         return pcc_arg_error_from_current(f, i, PyExc_TypeError);
     pcc_dltensor *t = PyCapsule_IsValid(cap, "dltensor") ? PyCapsule_GetPointer(cap, "dltensor")
@@ -283,11 +260,9 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
 {
     CUdeviceptr p = 0;
     PyObject *attr;
-    PyTypeObject *t = Py_TYPE(arg);
-    if (pcc_is_learnt(&pcc_hot.gpudata_slot, t)) {
-        /* a GPUArray whose gpudata pack_fast does not take (a pooled block,
-         * a view's pointer): its slot, read as its descriptor would */
-        attr = *(PyObject **)((char *)arg + pcc_hot.gpudata_slot.offset);
+    if (PyObject_TypeCheck(arg, pcc_st.ArrayBase)) {
+        /* a GPUArray whose gpudata pack_fast does not take: its field */
+        attr = ((PccArrayBase *)arg)->gpudata;
         if (attr != NULL) {
             Py_INCREF(attr);
             goto gpudata;
@@ -312,7 +287,8 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
             return -1;
         goto store;
     }
-    int h = is_handler(arg);
+    /* In/Out/InOut: pycudac._args registers their class at import */
+    int h = pcc_st.argument_handler ? PyObject_IsInstance(arg, pcc_st.argument_handler) : 0;
     if (h < 0)
         return -1;
     if (h) {
@@ -321,17 +297,15 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
         goto store;
     }
     /* GPUArray-like: obj.gpudata */
-    attr = PyObject_GetAttr(arg, s_gpudata);
-    if (attr != NULL) {
-        learn_gpudata_slot(t);
+    attr = PyObject_GetAttr(arg, pcc_st.str_gpudata);
+    if (attr != NULL)
         goto gpudata;
-    }
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1;
     PyErr_Clear();
-    attr = PyObject_GetAttr(arg, s_cai);
+    attr = PyObject_GetAttr(arg, pcc_st.str_cai);
     if (attr != NULL) {
-        PyObject *data = PyDict_Check(attr) ? PyDict_GetItemWithError(attr, s_data) : NULL;
+        PyObject *data = PyDict_Check(attr) ? PyDict_GetItemWithError(attr, pcc_st.str_data) : NULL;
         int rc;
         if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1)
             rc = address_of_int(f, i, PyTuple_GET_ITEM(data, 0), &p,
@@ -348,7 +322,7 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         return -1;
     PyErr_Clear();
-    if (PyObject_HasAttr(arg, s_dlpack)) {
+    if (PyObject_HasAttr(arg, pcc_st.str_dlpack)) {
         if (dlpack_ptr(f, i, arg, &p) < 0)
             return -1;
         goto store;
@@ -406,7 +380,7 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->handler = arg;
     r->offset = f->params[i].offset;
     cs->nhandlers++;
-    PyObject *ci = PyObject_GetAttr(arg, s_copy_in), *co = ci ? PyObject_GetAttr(arg, s_copy_out)
+    PyObject *ci = PyObject_GetAttr(arg, pcc_st.str_copy_in), *co = ci ? PyObject_GetAttr(arg, pcc_st.str_copy_out)
                                                               : NULL;
     if (co == NULL) {
         Py_XDECREF(ci);
@@ -416,7 +390,7 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->copy_out = PyObject_IsTrue(co);
     Py_DECREF(ci);
     Py_DECREF(co);
-    r->array = PyObject_GetAttr(arg, s_array);
+    r->array = PyObject_GetAttr(arg, pcc_st.str_array);
     if (r->array == NULL)
         return -1;
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
@@ -438,17 +412,9 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     if (pcc_holds_objects(r->array, &r->view))
         return pcc_arg_objects_error(f, i);
     if (r->view.len > 0) {
-        PyObject *mem_alloc = driver_attr("mem_alloc");
-        if (mem_alloc == NULL)
-            return -1;
-        r->alloc = PyObject_CallFunction(mem_alloc, "n", r->view.len);
-        Py_DECREF(mem_alloc);
+        r->alloc = pcc_mem_alloc((size_t)r->view.len);
         if (r->alloc == NULL)
             return -1;
-        if (!(pcc_st.DeviceAllocation && pcc_is_device_allocation(r->alloc))) {
-            PyErr_SetString(PyExc_SystemError, "mem_alloc did not return a DeviceAllocation");
-            return -1;
-        }
         *out = ((PccDeviceAllocation *)r->alloc)->ptr;
     }
     return 0;
@@ -470,21 +436,11 @@ void pcc_call_state_clear(pcc_call_state *cs)
 
 int pcc_ptr_init(PyObject *module)
 {
-    (void)module;
     if (PyArray_API == NULL) {
         import_array1(-1);
     }
-#define INTERN(var, text)                                                                      \
-    if ((var = PyUnicode_InternFromString(text)) == NULL)                                      \
+    pcc_st.ArrayBase = (PyTypeObject *)PyType_FromSpec(&array_base_spec);
+    if (pcc_st.ArrayBase == NULL)
         return -1;
-    INTERN(s_gpudata, "gpudata");
-    INTERN(s_freed, "freed");
-    INTERN(s_cai, "__cuda_array_interface__");
-    INTERN(s_dlpack, "__dlpack__");
-    INTERN(s_array, "array");
-    INTERN(s_copy_in, "copy_in");
-    INTERN(s_copy_out, "copy_out");
-    INTERN(s_data, "data");
-#undef INTERN
-    return 0;
+    return PyModule_AddObjectRef(module, "ArrayBase", (PyObject *)pcc_st.ArrayBase);
 }

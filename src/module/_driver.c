@@ -4,6 +4,7 @@
  * only calls them in order.
  */
 #include "compile/cache.h"
+#include "core/capture.h"
 #include "core/context.h"
 #include "module/errors.h"
 #include "launch/function.h"
@@ -25,12 +26,12 @@ PyMODINIT_FUNC PyInit__driver(void)
     PyObject *m = PyModule_Create(&driver_module);
     if (m == NULL)
         return NULL;
-    if (pcc_errors_init(m) < 0 || pcc_loader_init(m) < 0 || pcc_device_init(m) < 0 ||
-        pcc_context_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
+    if (pcc_state_init(m) < 0 || pcc_errors_init(m) < 0 || pcc_loader_init(m) < 0 || pcc_device_init(m) < 0 ||
+        pcc_context_init(m) < 0 || pcc_convert_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
         pcc_event_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
         pcc_cache_init(m) < 0 || pcc_sha256_init(m) < 0 || pcc_cache_key_init(m) < 0 ||
         pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0 ||
-        pcc_graph_init(m) < 0 || pcc_stream_capture_init(m) < 0) {
+        pcc_capture_init(m) < 0 || pcc_graph_init(m) < 0 || pcc_stream_capture_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

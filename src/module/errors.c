@@ -1,6 +1,6 @@
 /*
  * module/errors.c — the one error path: CUresult → Python exception, the sticky
- * "poisoned process" state, the fork guard, and the module's state struct.
+ * "poisoned process" state and the fork guard.
  *
  * Exception classes (PyCUDA's names): Error ← LogicError, LaunchError,
  * MemoryError (also a builtin MemoryError), RuntimeError (also a builtin
@@ -16,9 +16,6 @@
 #include "module/errors.h"
 #include "pycudac/backend.h"
 
-pcc_module_state pcc_st;
-_Alignas(64) pcc_hot_state pcc_hot;
-_Static_assert(sizeof(pcc_hot_state) <= 128, "pcc_hot: two cache lines");
 unsigned long pcc_skipped_frees;
 static unsigned long failed_frees;
 static int last_failed_free_code;
@@ -111,9 +108,9 @@ static void raise_with(PyObject *cls, int code, const char *name, const char *ca
 static const char *kernel_name_of_last_launch(char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (pcc_hot.last_launched == NULL)
+    if (pcc_st.last_launched == NULL)
         return buf;
-    PyObject *name = PyObject_GetAttrString(pcc_hot.last_launched, "__name__");
+    PyObject *name = PyObject_GetAttrString(pcc_st.last_launched, "__name__");
     if (name == NULL) {
         PyErr_Clear();
         return buf;
@@ -134,9 +131,9 @@ int pcc_raise(CUresult rc, const char *call)
 
 int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
 {
-    if (pcc_hot.poison_code && is_sticky(rc)) {
+    if (pcc_st.poison_code && is_sticky(rc)) {
         /* Already poisoned: repeat the original error, not a new one. */
-        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", call, poison_message);
+        raise_with(pcc_error_class(pcc_st.poison_code), pcc_st.poison_code, "", call, poison_message);
         return -1;
     }
     const char *name = NULL, *desc = NULL;
@@ -163,13 +160,13 @@ int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
                      "launch.",
                      kname[0] ? " The kernel launched last was '" : "", kname,
                      kname[0] ? "'." : "");
-        const char *detail = pcc_hot.backend && pcc_hot.backend->fault_detail
-                                 ? pcc_hot.backend->fault_detail()
+        const char *detail = pcc_st.backend && pcc_st.backend->fault_detail
+                                 ? pcc_st.backend->fault_detail()
                                  : NULL;
         size_t used = strlen(msg);
         if (detail && used + 8 < sizeof msg)
             snprintf(msg + used, sizeof msg - used, " [simulator: %s]", detail);
-        pcc_hot.poison_code = rc;
+        pcc_st.poison_code = rc;
         snprintf(poison_message, sizeof poison_message, "%s", msg);
     }
     raise_with(cls ? cls : pcc_error_class(rc), (int)rc, name, call, msg);
@@ -187,13 +184,13 @@ int pcc_raise_forked(void)
 
 int pcc_raise_poisoned(void)
 {
-    raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
+    raise_with(pcc_error_class(pcc_st.poison_code), pcc_st.poison_code, "", "", poison_message);
     return -1;
 }
 
 int pcc_skip_free(void)
 {
-    if (pcc_hot.poison_code || pcc_hot.forked || pcc_hot.backend == NULL) {
+    if (pcc_st.poison_code || pcc_st.forked || pcc_st.backend == NULL) {
         pcc_skipped_frees++;
         return 1;
     }
@@ -210,13 +207,13 @@ void pcc_note_failed_free(CUresult rc, const char *call)
 void pcc_note_launch_slow(PyObject *func)
 {
     Py_INCREF(func);
-    Py_XSETREF(pcc_hot.last_launched, func);
+    Py_XSETREF(pcc_st.last_launched, func);
 }
 
 static void after_fork_child(void)
 {
-    if (pcc_hot.backend != NULL)
-        pcc_hot.forked = 1;
+    if (pcc_st.backend != NULL)
+        pcc_st.forked = 1;
 }
 
 static PyObject *new_exception(PyObject *module, const char *name, PyObject *bases, const char *doc)
@@ -237,7 +234,7 @@ static PyObject *py_is_poisoned(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyBool_FromLong(pcc_hot.poison_code != 0);
+    return PyBool_FromLong(pcc_st.poison_code != 0);
 }
 
 static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
@@ -245,7 +242,7 @@ static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue("{s:k,s:i,s:i,s:k,s:i,s:s}", "skipped_frees", pcc_skipped_frees,
-                         "poison_code", pcc_hot.poison_code, "forked", pcc_hot.forked, "failed_frees",
+                         "poison_code", pcc_st.poison_code, "forked", pcc_st.forked, "failed_frees",
                          failed_frees, "last_failed_free_code", last_failed_free_code,
                          "last_failed_free_call", last_failed_free_call);
 }
@@ -261,11 +258,11 @@ static PyObject *py_raise_for_code(PyObject *self, PyObject *args)
     if (code == CUDA_SUCCESS)
         Py_RETURN_NONE;
     /* Never poison from a test helper. */
-    int saved = pcc_hot.poison_code;
+    int saved = pcc_st.poison_code;
     char saved_msg[sizeof poison_message];
     memcpy(saved_msg, poison_message, sizeof saved_msg);
     pcc_raise(code, call);
-    pcc_hot.poison_code = saved;
+    pcc_st.poison_code = saved;
     memcpy(poison_message, saved_msg, sizeof saved_msg);
     return NULL;
 }

@@ -9,8 +9,7 @@
 #ifndef PYCUDAC_ERRORS_H
 #define PYCUDAC_ERRORS_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "module/state.h"
 #include "pycudac/cudadrv.h"
 
 /* Branch hints for the launch path: its error and rare branches are moved
@@ -28,62 +27,6 @@
 #define PCC_NOINLINE
 #define PCC_HOT
 #endif
-
-/* Types and exceptions of pycudac._driver; filled once at import. */
-typedef struct pcc_module_state {
-    PyObject *Error, *LogicError, *LaunchError, *MemoryError, *RuntimeError, *CompileError;
-    PyTypeObject *Device, *Context, *DeviceAllocation, *HostAllocation, *Stream, *Event,
-        *Module, *Function;
-} pcc_module_state;
-
-extern pcc_module_state pcc_st;
-
-/* A class whose instances the launch's packer reads without a lookup,
- * learnt by pcc_conv_ptr (launch/pointer.c) from the first such argument and
- * used while the class's version tag is the one it had then (any change to
- * the class gives it another). */
-typedef struct {
-    PyTypeObject *type;   /* strong, or NULL */
-    unsigned int version; /* type->tp_version_tag when learnt (never 0) */
-    int offset;           /* pcc_hot.gpudata_slot: of the slot in an instance */
-} pcc_learnt_type;
-
-static inline int pcc_is_learnt(const pcc_learnt_type *l, PyTypeObject *t)
-{
-    return t == l->type && t->tp_version_tag == l->version;
-}
-
-/* Everything a launch's fast path reads besides its Function, its
- * arguments and the driver table, together in two cache lines: the
- * driver's launch evicts the caller's data from the nearer caches, and
- * each line read afterwards is a miss (see pcc_hot_param in
- * launch/plan.h). */
-typedef struct {
-    /* the process (pcc_ready) */
-    /* the backend in use, NULL until loaded (driver/loader.c) */
-    const struct pcc_backend *backend;
-    int poison_code;    /* a sticky error's code: the process is poisoned (DESIGN.md) */
-    int forked;         /* set in a child after fork() */
-    PyObject *last_launched; /* Function object most recently launched */
-    /* classes the packer compares arguments' types with, set at import
-     * (PyFloat_Type's address read here rather than from the GOT) */
-    PyTypeObject *float_type, *long_type, *array_type, *device_allocation, *stream;
-    /* classes learnt from arguments (launch/pointer.c):
-     *   gpudata_slot  a slotted array class (pycudac.gpuarray.GPUArray):
-     *                 `gpudata` is read straight from its slot at `offset`;
-     *   pooled_int    an int subclass whose instances keep `freed` in their
-     *                 __dict__ (tools.PooledDeviceAllocation): see
-     *                 pcc_pooled_ptr. */
-    pcc_learnt_type gpudata_slot, pooled_int;
-    /* the keyword names of the last launch whose keywords all matched, held
-     * strongly, and the place of each launch keyword in them
-     * (launch/call.c) */
-    PyObject *kw_cached;
-    signed char kw_cached_at[6];
-    signed char kw_cached_plain; /* they name only block, grid and stream */
-} pcc_hot_state;
-
-extern pcc_hot_state pcc_hot;
 
 extern unsigned long pcc_skipped_frees;
 
@@ -117,7 +60,7 @@ void pcc_note_failed_free(CUresult rc, const char *call);
 void pcc_note_launch_slow(PyObject *func);
 static inline void pcc_note_launch(PyObject *func)
 {
-    if (func != pcc_hot.last_launched)
+    if (func != pcc_st.last_launched)
         pcc_note_launch_slow(func);
 }
 

@@ -4,7 +4,9 @@
 // version is guarded by __CUDA_ARCH__ < 600, kept here as written and also
 // reached under its own name), and atomicInc (wrapping ring index), atomicExch,
 // atomicMin, atomicMax and a CAS loop (an atomic "max of absolute values") on
-// ints, as in the ring buffers and extrema of cuda-samples.
+// ints, as in the ring buffers and extrema of cuda-samples; and a __device__
+// counter set and read by the host as with cudaMemcpyToSymbol /
+// cudaMemcpyFromSymbol (here: the module's global and memcpy_htod / memcpy_dtoh).
 
 #if __CUDA_ARCH__ < 600
 __device__ double atomicAdd(double *address, double val)
@@ -73,4 +75,13 @@ __global__ void int_atomics(const int *v, int n, int *stats, unsigned int *head,
         atomicAdd(&stats[4], 1);
     unsigned int slot = atomicInc(head, ringSize - 1);
     atomicAdd(&ring[slot], 1);
+}
+
+__device__ unsigned int d_matches;
+
+__global__ void count_matches(const int *v, int n, int target)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && v[i] == target)
+        atomicAdd(&d_matches, 1u);
 }

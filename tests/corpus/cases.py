@@ -60,6 +60,11 @@ class Source:
 
 _SIM_NO_CUDA_STD = ("sim refuses what NVRTC accepts: the simulator has no libcu++ headers "
                     "('fatal error: cuda/std/array: No such file or directory')")
+_SIM_NO_CUCOMPLEX = ("sim refuses what NVRTC accepts: it has no <cuComplex.h> of its own, so "
+                     "g++ takes the toolkit's from its include path, whose vector_types.h "
+                     "redefines the prelude's vector types (\"/usr/local/include/"
+                     "vector_types.h:175:27: error: redefinition of 'struct char1'\"; "
+                     "'No such file' on a machine without the toolkit)")
 _SIM_NO_THREAD_GROUP = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
                         "thread_group and no tiled_partition(block, n) "
                         "(\"error: 'thread_group' is not a member of 'cg'\")")
@@ -114,6 +119,7 @@ SOURCES = {s.file: s for s in [
     Source("half_precision.cu", toolkit=True),
     Source("bfloat16.cu", toolkit=True),
     Source("warp_vote.cu"),
+    Source("cucomplex.cu", toolkit=True, disagree=_SIM_NO_CUCOMPLEX),
     Source("cg_tiles.cu", no_extern_c=True, toolkit=True),
     Source("cg_thread_group.cu", toolkit=True, disagree=_SIM_NO_THREAD_GROUP),
     Source("cg_coalesced.cu", toolkit=True, disagree=_SIM_NO_COALESCED),
@@ -136,6 +142,10 @@ SOURCES = {s.file: s for s in [
     Source("cuda_std.cu", no_extern_c=True, toolkit=True, options=("--std=c++17",),
            disagree=_SIM_NO_CUDA_STD),
     # deliberately invalid CUDA C: NVRTC refuses each; the simulator should too
+    Source("std_c_headers.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: #include <stdint.h> / <assert.h> (NVRTC "
+                    "ships no C library headers: 'catastrophic error: cannot open source file "
+                    "\"stdint.h\"'; nvcc accepts the file, and pycudac shims only <stdio.h>)"),
     Source("invalid_atomicmax_float.cu", valid=False,
            disagree="sim accepts what NVRTC refuses: atomicMax(float *, float) (the prelude "
                     "defines float and double overloads CUDA does not have; NVRTC: 'no "
@@ -549,6 +559,17 @@ case(id="laplace3d", src="stencil.cu", kernel="laplace3d",
      expect=_laplace_ref, tags=("stencil", "3d"))
 
 
+INT3 = np.dtype([("x", np.int32), ("y", np.int32), ("z", np.int32)])
+
+case(id="index3d_int3_by_value", src="stencil.cu", kernel="index3d",
+     make=lambda r: dict(o=np.zeros((12, 18, 20), np.float32),
+                         dims=np.array((20, 18, 12), INT3)[()]),
+     args=(Out("o"), Val("dims")), block=(8, 8, 4), grid=(3, 3, 3),
+     expect=lambda d: {"o": (np.arange(20)[None, None, :] + 100 * np.arange(18)[None, :, None] +
+                             10000 * np.arange(12)[:, None, None]).astype(np.float32)},
+     tags=("3d", "int3", "vector_by_value"))
+
+
 # ---- convolution_separable.cu, constant_fir.cu: __constant__ memory ---------------------
 
 def _conv_make(r):
@@ -836,6 +857,39 @@ case(id="complex_pointwise_mul_float2", src="vector_types.cu", kernel="complex_p
      expect=_cmul_ref, rtol=1e-5, atol=1e-5, tags=("float2", "vector_types"))
 
 
+def _grey_ref(d):
+    p = d["rgba"].astype(np.float32)
+    g = np.float32(.299) * p[..., 0] + np.float32(.587) * p[..., 1] + np.float32(.114) * p[..., 2]
+    return {"grey": g.astype(np.uint8)}
+
+
+case(id="rgba_to_greyscale_uchar4", src="vector_types.cu", kernel="rgba_to_greyscale",
+     make=lambda r: dict(rgba=r.integers(0, 256, (40, 50, 4)).astype(np.uint8),
+                         grey=np.zeros((40, 50), np.uint8), rows=np.int32(40), cols=np.int32(50)),
+     args=(In("rgba"), Out("grey"), Val("rows"), Val("cols")), block=(16, 16, 1), grid=(4, 3),
+     expect=_grey_ref, atol=1, tags=("uchar4", "vector_types", "2d"))
+
+
+def _cx(r, n):
+    return (r.standard_normal(n) + 1j * r.standard_normal(n)).astype(np.complex64)
+
+
+case(id="cuComplex_pointwise_mul_scale", src="cucomplex.cu", kernel="ComplexPointwiseMulAndScale",
+     make=lambda r: dict(a=_cx(r, 1000), b=_cx(r, 1000), n=np.int32(1000), s=np.float32(0.25)),
+     args=(InOut("a"), In("b"), Val("n"), Val("s")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"a": d["a"].astype(np.complex128) * np.conj(d["b"]) * 0.25},
+     rtol=1e-5, atol=1e-5, tags=("cuComplex",),
+     xfail_sim=_SIM_NO_CUCOMPLEX, raises=("CompileError",))
+
+case(id="cuComplex_magnitude", src="cucomplex.cu", kernel="spectrum_magnitude",
+     make=lambda r: dict(x=_cx(r, 500), off=np.array([0.5 - 0.25j], np.complex64),
+                         m=np.zeros(500, np.float32), n=np.int32(500)),
+     args=(In("x"), In("off"), Out("m"), Val("n")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"m": np.abs(d["x"].astype(np.complex128) + d["off"][0])},
+     rtol=1e-5, atol=1e-6, tags=("cuComplex",),
+     xfail_sim=_SIM_NO_CUCOMPLEX, raises=("CompileError",))
+
+
 # ---- half_precision.cu, bfloat16.cu ----------------------------------------------------------------
 
 case(id="haxpy_half2", src="half_precision.cu", kernel="haxpy",
@@ -945,6 +999,22 @@ case(id="shfl_broadcast", src="warp_vote.cu", kernel="shfl_broadcast",
      expect=lambda d: {"b": np.repeat(d["i"].reshape(4, 32)[:, 5], 32),
                        "rot": np.roll(d["i"].reshape(4, 32), -1, axis=1).ravel()},
      tags=("warp_shuffle",))
+
+
+def _match_ref(d):
+    k = d["k"].reshape(-1, 32)
+    v = d["v"].reshape(-1, 32)
+    same = (k[:, :, None] == k[:, None, :]).sum(axis=2)
+    return {"same": same.ravel(), "s": np.repeat(v.sum(axis=1), 32),
+            "m": np.repeat(v.max(axis=1), 32)}
+
+
+case(id="match_any_reduce_add_max", src="warp_vote.cu", kernel="match_and_reduce",
+     make=lambda r: dict(k=r.integers(0, 3, 64).astype(np.int32),
+                         v=r.integers(0, 1000, 64).astype(np.int32), same=np.zeros(64, np.int32),
+                         s=np.zeros(64, np.int32), m=np.zeros(64, np.uint32)),
+     args=(In("k"), In("v"), Out("same"), Out("s"), Out("m")), block=(64, 1, 1), grid=(1, 1),
+     expect=_match_ref, tags=("warp_match", "warp_reduce"))
 
 
 # ---- cooperative groups ---------------------------------------------------------------------------------
@@ -1098,6 +1168,23 @@ case(id="int_atomics_inc_exch_min_max", src="atomics.cu", kernel="int_atomics",
      args=(In("v"), Val("n"), InOut("st"), InOut("head"), InOut("ring"), Val("rs")),
      block=(128, 1, 1), grid=(8, 1), check=_int_atomics_check,
      tags=("atomics", "atomicInc", "atomicExch", "atomicMin", "atomicMax", "atomicCAS"))
+
+
+def _run_device_counter(mod, d, drv, ga):
+    ptr, size = mod.get_global("d_matches")
+    assert size == 4
+    drv.memcpy_htod(ptr, np.array([1000], np.uint32))  # cudaMemcpyToSymbol
+    mod.get_function("count_matches")(drv.In(d["v"]), np.int32(d["v"].size), np.int32(3),
+                                      block=(256, 1, 1), grid=(cdiv(d["v"].size, 256), 1))
+    got = np.zeros(1, np.uint32)
+    drv.memcpy_dtoh(got, ptr)  # cudaMemcpyFromSymbol
+    d["count"] = got
+
+
+case(id="device_global_symbol_copies", src="atomics.cu", kernel="count_matches",
+     make=lambda r: dict(v=r.integers(0, 10, 3000).astype(np.int32)),
+     run=_run_device_counter, expect=lambda d: {"count": [1000 + np.count_nonzero(d["v"] == 3)]},
+     tags=("device_global", "atomics", "get_global"))
 
 
 def _pred_make(r):

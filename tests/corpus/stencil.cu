@@ -3,7 +3,8 @@
 // first RADIUS threads; BLOCK_SIZE comes from -DBLOCK_SIZE=...), of "CUDA by
 // Example" chapter 7 heat transfer (one Jacobi step of a 2D heat equation,
 // clamped neighbours, 2D grid of 2D blocks; textures left out), and of the
-// classic 7-point 3D Laplacian stencil with a 3D grid of 3D blocks.
+// classic 7-point 3D Laplacian stencil with a 3D grid of 3D blocks (and a 3D
+// index fill taking its extents as an int3 by value).
 
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 128
@@ -70,4 +71,14 @@ __global__ void laplace3d(const float *u, float *out, int nx, int ny, int nz)
     }
     out[idx] = u[idx - 1] + u[idx + 1] + u[idx - nx] + u[idx + nx] + u[idx - nx * ny] +
                u[idx + nx * ny] - 6.0f * u[idx];
+}
+
+// out[z][y][x] = x + 100 * y + 10000 * z over dims (an int3 passed by value)
+__global__ void index3d(float *out, int3 dims)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int z = blockIdx.z * blockDim.z + threadIdx.z;
+    if (x < dims.x && y < dims.y && z < dims.z)
+        out[((size_t)z * dims.y + y) * dims.x + x] = (float)(x + 100 * y + 10000 * z);
 }

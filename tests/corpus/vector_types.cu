@@ -1,8 +1,10 @@
 // Technique of the NVIDIA blog "CUDA Pro Tip: Increase Performance with Vectorized
 // Memory Access" (device_copy_vector4_kernel: reinterpret_cast<int4 *> loads and
 // stores, the remainder handled by one thread), of the float4 / make_float4
-// arithmetic used across cuda-samples (particles, nbody), and of float2 as a
-// complex number (cuComplex-style multiply, as in the FFT-convolution samples).
+// arithmetic used across cuda-samples (particles, nbody), of float2 as a
+// complex number (cuComplex-style multiply, as in the FFT-convolution samples),
+// and of uchar4 pixels (rgba_to_greyscale, the colour-to-grey conversion of
+// Udacity CS344 problem set 1 with the NTSC weights).
 
 __global__ void device_copy_vector4_kernel(int *d_out, const int *d_in, int N)
 {
@@ -57,5 +59,17 @@ __global__ void complex_pointwise_mul(const float2 *a, const float2 *b, float2 *
     for (int i = threadID; i < n; i += numThreads) {
         float2 p = cmul(a[i], b[i]);
         c[i] = make_float2(p.x * scale, p.y * scale);
+    }
+}
+
+__global__ void rgba_to_greyscale(const uchar4 *const rgbaImage, unsigned char *const greyImage,
+                                  int numRows, int numCols)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < numCols && row < numRows) {
+        uchar4 rgba = rgbaImage[row * numCols + col];
+        float channelSum = .299f * rgba.x + .587f * rgba.y + .114f * rgba.z;
+        greyImage[row * numCols + col] = (unsigned char)channelSum;
     }
 }

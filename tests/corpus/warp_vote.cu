@@ -2,7 +2,9 @@
 // VoteAllKernel2: every thread writes the warp's __any_sync / __all_sync vote of
 // its input; VoteAnyKernel3: votes inside a divergent branch), of the CUDA
 // Programming Guide's warp vote and __activemask examples (__ballot_sync then
-// __popc / __ffs to count and elect), and of __shfl_sync broadcast from a lane.
+// __popc / __ffs to count and elect), of __shfl_sync broadcast from a lane, and
+// of the Guide's warp match and warp reduce functions (__match_any_sync to find
+// the lanes holding the same key, __reduce_add_sync / __reduce_max_sync, sm_80).
 
 __global__ void VoteAnyKernel1(const unsigned int *input, unsigned int *result, int size)
 {
@@ -57,4 +59,16 @@ __global__ void shfl_broadcast(const float *in, float *bcast, float *rot, int sr
     float v = in[i];
     bcast[i] = __shfl_sync(0xffffffff, v, src);
     rot[i] = __shfl_sync(0xffffffff, v, (threadIdx.x + 1) & 31);
+}
+
+// per lane: how many lanes of its warp hold the same key, and the warp's sum and
+// maximum of the values (integer warp reductions)
+__global__ void match_and_reduce(const int *key, const int *val, int *same, int *wsum,
+                                 unsigned int *wmax)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int peers = __match_any_sync(0xffffffffu, key[i]);
+    same[i] = __popc(peers);
+    wsum[i] = __reduce_add_sync(0xffffffffu, val[i]);
+    wmax[i] = __reduce_max_sync(0xffffffffu, (unsigned int)val[i]);
 }

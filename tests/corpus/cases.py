@@ -1,0 +1,1392 @@
+"""The corpus: CUDA C kernels written the way public sources write them
+(tests/corpus/*.cu, each naming the public kernel whose technique it follows),
+and one Case per launch to check against NumPy.
+
+SOURCES says how each .cu file compiles (extern "C" or not, options, name
+expressions, whether it includes toolkit headers) and whether NVRTC accepts
+it; tests/test_corpus_nvrtc.py compiles every one with NVRTC and with the
+simulator's compiler. CASES says how to run a kernel: inputs from a seeded
+NumPy generator, arguments, launch configuration, the NumPy reference and the
+tolerance; tests/test_corpus.py runs them on the backend in use.
+
+What fails today is written down here, with the failure it shows, so that a
+fix in pycudac turns the case into an XPASS (the marks are strict) and the
+mark must go:
+  xfail_sim  fails on the simulator backend only,
+  xfail      fails on every backend (e.g. a launch keyword pycudac lacks).
+Each comes with `raises`, the exception class names the failure raises
+('CompileError', 'TypeError', 'LaunchError', 'AssertionError').
+"""
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def source_text(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def toolkit_includes():
+    """The CUDA toolkit's include directories, as a PyCUDA user passes them for
+    <cuda_fp16.h> or <cooperative_groups.h> (CUDA 13 keeps libcu++ under
+    include/cccl). The simulator has its own versions of those headers."""
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        inc = os.path.join(root or "", "include")
+        if root and os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
+            cccl = os.path.join(inc, "cccl")
+            return [inc] + ([cccl] if os.path.isdir(cccl) else [])
+    return []
+
+
+# ---------------------------------------------------------------- sources
+
+@dataclass(frozen=True)
+class Source:
+    file: str
+    no_extern_c: bool = False
+    options: tuple = ()
+    name_expressions: tuple = ()
+    toolkit: bool = False   # #includes toolkit headers (cuda_fp16.h, cooperative_groups.h ...)
+    valid: bool = True      # NVRTC accepts it
+    # the simulator's compiler does not agree with NVRTC today: (what it does, key line)
+    disagree: Optional[str] = None
+
+
+_SIM_NO_CUDA_STD = ("sim refuses what NVRTC accepts: the simulator has no libcu++ headers "
+                    "('fatal error: cuda/std/array: No such file or directory')")
+_SIM_NO_CUCOMPLEX = ("sim refuses what NVRTC accepts: it has no <cuComplex.h> of its own, so "
+                     "g++ takes the toolkit's from its include path, whose vector_types.h "
+                     "redefines the prelude's vector types (\"/usr/local/include/"
+                     "vector_types.h:175:27: error: redefinition of 'struct char1'\"; "
+                     "'No such file' on a machine without the toolkit)")
+_SIM_NO_THREAD_GROUP = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
+                        "thread_group and no tiled_partition(block, n) "
+                        "(\"error: 'thread_group' is not a member of 'cg'\")")
+_SIM_NO_COALESCED = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
+                     "coalesced_group / coalesced_threads() "
+                     "(\"error: 'coalesced_group' is not a member of 'cg'\")")
+_SIM_NO_PARTITION = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
+                     "coalesced_group, labeled_partition or binary_partition "
+                     "(\"error: 'coalesced_group' is not a member of 'cg'\")")
+_SIM_NO_THIS_GRID = ("sim refuses what NVRTC accepts: any use of cg::this_grid() is a compile "
+                     "error ('grid-wide synchronization (cooperative groups "
+                     "`this_grid()`/`grid.sync()`) cannot run on the pycudac CPU simulator'), "
+                     "even thread_rank()/size() in an ordinary launch with no grid.sync()")
+_SIM_NO_GRID_SYNC = ("sim refuses grid.sync() at compile ('grid-wide synchronization "
+                     "(cooperative groups `this_grid()`/`grid.sync()`) cannot run on the "
+                     "pycudac CPU simulator')")
+
+
+_SIM_ACTIVEMASK = ("sim: __activemask() returns the lanes of the warp that have not exited "
+                   "(the warp's live mask), not the lanes executing the branch it is called in")
+
+
+def _c_name(fn):
+    return ("sim refuses what NVRTC accepts: the kernel's extern \"C\" name collides with the "
+            f"host C library's {fn}() that the simulator's prelude headers declare "
+            f"(\"error: conflicting declaration of C function 'void {fn}(...)'\")")
+
+
+SOURCES = {s.file: s for s in [
+    Source("vector_add.cu"),
+    Source("reduction_classic.cu"),
+    Source("reduction_template.cu", no_extern_c=True,
+           name_expressions=("reduce5<float, 256>", "reduce6<int, 128, false>",
+                             "reduce6<float, 256, true>")),
+    Source("reduction_shfl.cu"),
+    Source("threadfence_reduction.cu"),
+    Source("scan.cu"),
+    Source("compaction.cu"),
+    Source("histogram.cu"),
+    Source("matmul.cu", no_extern_c=True, name_expressions=("matrixMulCUDA<16>",)),
+    Source("matvec.cu"),
+    Source("transpose.cu"),
+    Source("stencil.cu", options=("-DBLOCK_SIZE=64",)),
+    Source("convolution_separable.cu"),
+    Source("constant_fir.cu", toolkit=True, options=("-use_fast_math",)),
+    Source("nbody.cu"),
+    Source("bitonic.cu"),
+    Source("mandelbrot.cu"),
+    Source("black_scholes.cu"),
+    Source("monte_carlo_pi.cu"),
+    Source("vector_types.cu"),
+    Source("half_precision.cu", toolkit=True),
+    Source("bfloat16.cu", toolkit=True),
+    Source("warp_vote.cu"),
+    Source("cucomplex.cu", toolkit=True, disagree=_SIM_NO_CUCOMPLEX),
+    Source("cg_tiles.cu", no_extern_c=True, toolkit=True),
+    Source("cg_thread_group.cu", toolkit=True, disagree=_SIM_NO_THREAD_GROUP),
+    Source("cg_coalesced.cu", toolkit=True, disagree=_SIM_NO_COALESCED),
+    Source("cg_partition.cu", toolkit=True, disagree=_SIM_NO_PARTITION),
+    Source("cg_reduce.cu", toolkit=True),
+    Source("cg_grid.cu", toolkit=True, disagree=_SIM_NO_THIS_GRID),
+    Source("cg_grid_sync.cu", toolkit=True, disagree=_SIM_NO_GRID_SYNC),
+    Source("atomics.cu"),
+    Source("sync_count.cu"),
+    Source("recursion.cu"),
+    Source("printf.cu"),
+    Source("malloc.cu"),
+    Source("struct_param.cu"),
+    Source("dynamic_shared.cu"),
+    Source("launch_bounds.cu"),
+    Source("name_div.cu", disagree=_c_name("div")),
+    Source("name_index.cu"),
+    Source("name_random.cu", disagree=_c_name("random")),
+    Source("clock_timing.cu"),
+    Source("cuda_std.cu", no_extern_c=True, toolkit=True, options=("--std=c++17",),
+           disagree=_SIM_NO_CUDA_STD),
+    # deliberately invalid CUDA C: NVRTC refuses each; the simulator should too
+    Source("std_c_headers.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: #include <stdint.h> / <assert.h> (NVRTC "
+                    "ships no C library headers: 'catastrophic error: cannot open source file "
+                    "\"stdint.h\"'; nvcc accepts the file, and pycudac shims only <stdio.h>)"),
+    Source("invalid_atomicmax_float.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: atomicMax(float *, float) (the prelude "
+                    "defines float and double overloads CUDA does not have; NVRTC: 'no "
+                    "instance of overloaded function \"atomicMax\" matches the argument list')"),
+    Source("invalid_shared_init.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: an initializer on a __shared__ variable "
+                    "(NVRTC: 'initializer not allowed for __shared__ variable')"),
+    Source("invalid_host_rand.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: the host C library's rand() called from "
+                    "a kernel (NVRTC: 'identifier \"rand\" is undefined')"),
+    Source("invalid_global_return.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: a __global__ function returning int "
+                    "(NVRTC: 'a __global__ function must have a void return type')"),
+    Source("invalid_extern_shared_types.cu", valid=False,
+           disagree="sim accepts what NVRTC refuses: two kernels declaring extern __shared__ "
+                    "arrays of one name with different types (NVRTC: 'declaration is "
+                    "incompatible with previous \"temp\"')"),
+]}
+
+
+# ---------------------------------------------------------------- arguments
+
+@dataclass(frozen=True)
+class In:
+    key: str        # drv.In(d[key])
+
+
+@dataclass(frozen=True)
+class Out:
+    key: str        # drv.Out(d[key]); d[key] holds the result afterwards
+
+
+@dataclass(frozen=True)
+class InOut:
+    key: str
+
+
+@dataclass(frozen=True)
+class Gpu:
+    key: str        # gpuarray.to_gpu(d[key]); read back into d[key] after the launch
+
+
+@dataclass(frozen=True)
+class Val:
+    key: str        # d[key] as it is (a NumPy scalar, a np.void struct)
+
+
+# ---------------------------------------------------------------- cases
+
+@dataclass
+class Case:
+    id: str
+    src: str
+    kernel: str                       # kernel name or name expression
+    make: Callable[[np.random.Generator], dict]
+    args: tuple = ()
+    block: Any = (1, 1, 1)            # tuple, or callable(d)
+    grid: Any = (1, 1)
+    shared: Any = 0
+    expect: Optional[Callable[[dict], dict]] = None   # key -> expected array
+    check: Optional[Callable[[dict, dict], None]] = None  # (after, before) -> asserts
+    rtol: float = 0.0
+    atol: float = 0.0                 # both 0: exact
+    setup: Optional[Callable] = None  # setup(module, d, drv) before the launch
+    run: Optional[Callable] = None    # run(module, d, drv, gpuarray) instead of one launch
+    launches: int = 1                 # the same launch this many times
+    launch_kw: dict = field(default_factory=dict)
+    stdout: Optional[Callable[[dict], list]] = None  # lines that must be printed
+    tags: tuple = ()
+    xfail_sim: Optional[str] = None
+    xfail: Optional[str] = None
+    raises: tuple = ()
+    seed: int = 0
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def ints_as_floats(rng, n, lo=-8, hi=9, dtype=np.float32):
+    """Integer-valued floats: any summation order gives the exact sum."""
+    return rng.integers(lo, hi, n).astype(dtype)
+
+
+def chunk_sums(x, chunk):
+    pad = cdiv(x.size, chunk) * chunk - x.size
+    return np.concatenate([x, np.zeros(pad, x.dtype)]).reshape(-1, chunk).sum(
+        axis=1, dtype=np.float64)
+
+
+def grid_stride_block_sums(x, nblocks, chunk):
+    """Sums per block of a grid-stride loop where block b owns chunks b, b + nblocks, ..."""
+    owner = (np.arange(x.size) // chunk) % nblocks
+    return np.bincount(owner, weights=x.astype(np.float64), minlength=nblocks)
+
+
+def segmented_cumsum(x, seg, exclusive):
+    pad = cdiv(x.size, seg) * seg - x.size
+    y = np.concatenate([x, np.zeros(pad, x.dtype)]).reshape(-1, seg)
+    c = np.cumsum(y, axis=1, dtype=np.float64)
+    if exclusive:
+        c = c - y
+    return c.ravel()[:x.size]
+
+
+def set_constant(mod, drv, name, value):
+    """A __constant__ variable set from the host: the module's global and a copy."""
+    ptr, size = mod.get_global(name)
+    value = np.ascontiguousarray(value)
+    assert value.nbytes <= size, (name, value.nbytes, size)
+    drv.memcpy_htod(ptr, value)
+
+
+CASES = []
+
+
+def case(**kw):
+    CASES.append(Case(**kw))
+
+
+# ---- vector_add.cu ---------------------------------------------------------
+
+case(id="vectorAdd", src="vector_add.cu", kernel="vectorAdd",
+     make=lambda r: dict(A=r.standard_normal(50_000).astype(np.float32),
+                         B=r.standard_normal(50_000).astype(np.float32),
+                         C=np.zeros(50_000, np.float32), n=np.int32(50_000)),
+     args=(In("A"), In("B"), Out("C"), Val("n")), block=(256, 1, 1),
+     grid=(cdiv(50_000, 256), 1), expect=lambda d: {"C": d["A"] + d["B"]})
+
+case(id="saxpy_gpuarray", src="vector_add.cu", kernel="saxpy",
+     make=lambda r: dict(n=np.int32(10_001), a=np.float32(2.5),
+                         x=r.standard_normal(10_001).astype(np.float32),
+                         y=r.standard_normal(10_001).astype(np.float32)),
+     args=(Val("n"), Val("a"), Gpu("x"), Gpu("y")), block=(256, 1, 1),
+     grid=(cdiv(10_001, 256), 1), expect=lambda d: {"y": d["a"] * d["x"] + d["y"]},
+     rtol=1e-6, atol=1e-6)
+
+case(id="saxpy_grid_stride", src="vector_add.cu", kernel="saxpy_grid_stride",
+     make=lambda r: dict(n=np.int32(100_000), a=np.float32(-0.75),
+                         x=r.standard_normal(100_000).astype(np.float32),
+                         y=r.standard_normal(100_000).astype(np.float32)),
+     args=(Val("n"), Val("a"), In("x"), InOut("y")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"y": d["a"] * d["x"] + d["y"]}, rtol=1e-6, atol=1e-6)
+
+
+# ---- reduction_classic.cu: reduce0..reduce4 ---------------------------------
+
+def _reduce_case(kernel, per_block_load):
+    n, bs = 100_000, 256
+    chunk = bs * per_block_load
+    case(id=kernel, src="reduction_classic.cu", kernel=kernel,
+         make=lambda r: dict(x=ints_as_floats(r, n), out=np.zeros(cdiv(n, chunk), np.float32),
+                             n=np.uint32(n)),
+         args=(In("x"), Out("out"), Val("n")), block=(bs, 1, 1), grid=(cdiv(n, chunk), 1),
+         shared=bs * 4, expect=lambda d: {"out": chunk_sums(d["x"], chunk)},
+         tags=("reduction", "dynamic_shared"))
+
+
+for _k, _load in (("reduce0", 1), ("reduce1", 1), ("reduce2", 1), ("reduce3", 2),
+                  ("reduce4", 2)):
+    _reduce_case(_k, _load)
+
+
+# ---- reduction_template.cu: reduce5, reduce6 through name expressions -------
+
+case(id="reduce5_float_256", src="reduction_template.cu", kernel="reduce5<float, 256>",
+     make=lambda r: dict(x=ints_as_floats(r, 70_001), out=np.zeros(cdiv(70_001, 512), np.float32),
+                         n=np.uint32(70_001)),
+     args=(In("x"), Out("out"), Val("n")), block=(256, 1, 1), grid=(cdiv(70_001, 512), 1),
+     shared=256 * 4, expect=lambda d: {"out": chunk_sums(d["x"], 512)},
+     tags=("reduction", "template"))
+
+case(id="reduce6_int_128_npow2", src="reduction_template.cu",
+     kernel="reduce6<int, 128, false>",
+     make=lambda r: dict(x=r.integers(-1000, 1000, 100_003).astype(np.int32),
+                         out=np.zeros(8, np.int32), n=np.uint32(100_003)),
+     args=(In("x"), Out("out"), Val("n")), block=(128, 1, 1), grid=(8, 1), shared=128 * 4,
+     expect=lambda d: {"out": grid_stride_block_sums(d["x"], 8, 256)},
+     tags=("reduction", "template"))
+
+case(id="reduce6_float_256_pow2", src="reduction_template.cu",
+     kernel="reduce6<float, 256, true>",
+     make=lambda r: dict(x=ints_as_floats(r, 1 << 16), out=np.zeros(16, np.float32),
+                         n=np.uint32(1 << 16)),
+     args=(In("x"), Out("out"), Val("n")), block=(256, 1, 1), grid=(16, 1), shared=256 * 4,
+     expect=lambda d: {"out": grid_stride_block_sums(d["x"], 16, 512)},
+     tags=("reduction", "template"))
+
+
+# ---- reduction_shfl.cu ---------------------------------------------------------
+
+case(id="deviceReduceKernel", src="reduction_shfl.cu", kernel="deviceReduceKernel",
+     make=lambda r: dict(x=r.integers(-100, 100, 100_000).astype(np.int32),
+                         out=np.zeros(24, np.int32), n=np.int32(100_000)),
+     args=(In("x"), Out("out"), Val("n")), block=(256, 1, 1), grid=(24, 1),
+     expect=lambda d: {"out": grid_stride_block_sums(d["x"], 24, 256)},
+     tags=("reduction", "warp_shuffle"))
+
+case(id="deviceReduceWarpAtomicKernel", src="reduction_shfl.cu",
+     kernel="deviceReduceWarpAtomicKernel",
+     make=lambda r: dict(x=r.integers(-100, 100, 100_000).astype(np.int32),
+                         out=np.zeros(1, np.int32), n=np.int32(100_000)),
+     args=(In("x"), InOut("out"), Val("n")), block=(256, 1, 1), grid=(24, 1),
+     expect=lambda d: {"out": [d["x"].sum()]}, tags=("reduction", "warp_shuffle", "atomics"))
+
+case(id="warpAllReduceXor", src="reduction_shfl.cu", kernel="warpAllReduceXor",
+     make=lambda r: dict(x=ints_as_floats(r, 256), out=np.zeros(256, np.float32)),
+     args=(In("x"), Out("out")), block=(128, 1, 1), grid=(2, 1),
+     expect=lambda d: {"out": np.repeat(d["x"].reshape(8, 32).sum(axis=1), 32)},
+     tags=("warp_shuffle",))
+
+
+# ---- threadfence_reduction.cu ----------------------------------------------------
+
+case(id="reduceSinglePass", src="threadfence_reduction.cu", kernel="reduceSinglePass",
+     make=lambda r: dict(x=ints_as_floats(r, 200_000, -4, 5), out=np.zeros(33, np.float32),
+                         n=np.uint32(200_000)),
+     args=(In("x"), Out("out"), Val("n")), block=(256, 1, 1), grid=(32, 1), shared=256 * 4,
+     launches=2,  # the last block resets the retirement counter for the next launch
+     expect=lambda d: {"out": np.append(grid_stride_block_sums(d["x"], 32, 256),
+                                        d["x"].sum(dtype=np.float64))},
+     tags=("reduction", "threadfence", "atomics", "device_global"))
+
+
+# ---- scan.cu ------------------------------------------------------------------------
+
+case(id="scan_naive", src="scan.cu", kernel="scan_naive",
+     make=lambda r: dict(out=np.zeros(1000, np.float32), x=ints_as_floats(r, 1000, 0, 10),
+                         n=np.int32(1000)),
+     args=(Out("out"), In("x"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     shared=2 * 256 * 4, expect=lambda d: {"out": segmented_cumsum(d["x"], 256, True)},
+     tags=("scan", "dynamic_shared"))
+
+case(id="prescan_blelloch", src="scan.cu", kernel="prescan",
+     make=lambda r: dict(out=np.zeros(1000, np.int32),
+                         x=r.integers(0, 100, 1000).astype(np.int32), n=np.int32(1000)),
+     args=(Out("out"), In("x"), Val("n")), block=(128, 1, 1), grid=(4, 1),
+     shared=(256 + 256 // 32 + 1) * 4,
+     expect=lambda d: {"out": segmented_cumsum(d["x"], 256, True)},
+     tags=("scan", "dynamic_shared"))
+
+case(id="shfl_scan", src="scan.cu", kernel="shfl_scan",
+     make=lambda r: dict(x=r.integers(0, 100, 1000).astype(np.int32),
+                         out=np.zeros(1000, np.int32), sums=np.zeros(4, np.int32),
+                         n=np.int32(1000)),
+     args=(In("x"), Out("out"), Out("sums"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"out": segmented_cumsum(d["x"], 256, False),
+                       "sums": chunk_sums(d["x"], 256)},
+     tags=("scan", "warp_shuffle"))
+
+
+# ---- compaction.cu ---------------------------------------------------------------------
+
+def _run_compaction(mod, d, drv, ga):
+    n = int(d["n"])
+    nb = cdiv(n, 256)
+    src = ga.to_gpu(d["x"])
+    offsets = ga.zeros(n, np.int32)
+    counts = ga.zeros(nb, np.int32)
+    total = ga.zeros(1, np.int32)
+    out = ga.zeros(n, np.int32)
+    mod.get_function("compact_scan_flags")(src, offsets, counts, np.int32(n), block=(256, 1, 1),
+                                           grid=(nb, 1))
+    mod.get_function("compact_scan_blocks")(counts, total, np.int32(nb),
+                                            block=(max(32, 1 << (nb - 1).bit_length()), 1, 1),
+                                            grid=(1, 1))
+    mod.get_function("compact_scatter")(src, offsets, counts, out, np.int32(n),
+                                        block=(256, 1, 1), grid=(nb, 1))
+    d["out"], d["total"] = out.get(), total.get()
+
+
+def _check_compaction(d, before):
+    keep = before["x"][before["x"] > 0]
+    assert int(d["total"][0]) == keep.size
+    np.testing.assert_array_equal(d["out"][:keep.size], keep)  # order kept
+
+
+case(id="stream_compaction_scan", src="compaction.cu", kernel="compact_scan_flags",
+     make=lambda r: dict(x=r.integers(-5, 6, 5000).astype(np.int32), n=np.int32(5000)),
+     run=_run_compaction, check=_check_compaction,
+     tags=("scan", "compaction", "syncthreads_count", "gpuarray"))
+
+
+def _check_filter(d, before):
+    keep = before["x"][before["x"] > 0]
+    assert int(d["nres"][0]) == keep.size
+    np.testing.assert_array_equal(np.sort(d["dst"][:keep.size]), np.sort(keep))
+
+
+case(id="filter_warp_aggregated", src="compaction.cu", kernel="filter_k",
+     make=lambda r: dict(x=r.integers(-5, 6, 5000).astype(np.int32),
+                         dst=np.zeros(5000, np.int32), nres=np.zeros(1, np.int32),
+                         n=np.int32(5000)),
+     args=(Out("dst"), InOut("nres"), In("x"), Val("n")), block=(128, 1, 1),
+     grid=(cdiv(5000, 128), 1), check=_check_filter,
+     tags=("compaction", "warp_vote", "atomics", "activemask"),
+     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (src[i] > 0)` the leader reserves slots for "
+               "lanes that took no part, so *nres overcounts (4854 where 2290 expected)",
+     raises=("AssertionError",))
+
+
+# ---- histogram.cu ------------------------------------------------------------------
+
+def _histo_data(r):
+    x = r.integers(0, 256, 100_000).astype(np.uint8)
+    x[:3000] = 42  # a hot bin
+    return x
+
+
+case(id="histo_kernel", src="histogram.cu", kernel="histo_kernel",
+     make=lambda r: dict(buf=_histo_data(r), size=np.int64(100_000),
+                         histo=np.zeros(256, np.uint32)),
+     args=(In("buf"), Val("size"), InOut("histo")), block=(256, 1, 1), grid=(16, 1),
+     expect=lambda d: {"histo": np.bincount(d["buf"], minlength=256)},
+     tags=("histogram", "atomics"))
+
+case(id="histogram64_warps", src="histogram.cu", kernel="histogram64_warps",
+     make=lambda r: dict(buf=_histo_data(r), n=np.int32(100_000),
+                         histo=np.zeros(64, np.uint32)),
+     args=(In("buf"), Val("n"), InOut("histo")), block=(128, 1, 1), grid=(8, 1),
+     expect=lambda d: {"histo": np.bincount(d["buf"] & 63, minlength=64)},
+     tags=("histogram", "atomics"))
+
+
+# ---- matmul.cu, matvec.cu ------------------------------------------------------------
+
+case(id="MatrixMulKernel", src="matmul.cu", kernel="MatrixMulKernel",
+     make=lambda r: dict(M=ints_as_floats(r, (50, 50), -4, 5), N=ints_as_floats(r, (50, 50), -4, 5),
+                         P=np.zeros((50, 50), np.float32), w=np.int32(50)),
+     args=(In("M"), In("N"), Out("P"), Val("w")), block=(16, 16, 1), grid=(4, 4),
+     expect=lambda d: {"P": d["M"] @ d["N"]}, tags=("matmul", "2d"))
+
+case(id="MatrixMulTiled", src="matmul.cu", kernel="MatrixMulTiled",
+     make=lambda r: dict(M=ints_as_floats(r, (45, 70), -4, 5), N=ints_as_floats(r, (70, 37), -4, 5),
+                         P=np.zeros((45, 37), np.float32), m=np.int32(45), n=np.int32(37),
+                         k=np.int32(70)),
+     args=(In("M"), In("N"), Out("P"), Val("m"), Val("n"), Val("k")), block=(16, 16, 1),
+     grid=(cdiv(37, 16), cdiv(45, 16)), expect=lambda d: {"P": d["M"] @ d["N"]},
+     tags=("matmul", "shared_tiling", "2d"))
+
+case(id="matrixMulCUDA_16", src="matmul.cu", kernel="matrixMulCUDA<16>",
+     make=lambda r: dict(C=np.zeros((64, 32), np.float32), A=ints_as_floats(r, (64, 48), -4, 5),
+                         B=ints_as_floats(r, (48, 32), -4, 5), wA=np.int32(48), wB=np.int32(32)),
+     args=(Out("C"), In("A"), In("B"), Val("wA"), Val("wB")), block=(16, 16, 1), grid=(2, 4),
+     expect=lambda d: {"C": d["A"] @ d["B"]}, tags=("matmul", "shared_tiling", "template"))
+
+case(id="matvec_row_per_thread", src="matvec.cu", kernel="matvec_row_per_thread",
+     make=lambda r: dict(A=ints_as_floats(r, (300, 200), -4, 5), x=ints_as_floats(r, 200, -4, 5),
+                         y=np.zeros(300, np.float32), rows=np.int32(300), cols=np.int32(200)),
+     args=(In("A"), In("x"), Out("y"), Val("rows"), Val("cols")), block=(128, 1, 1),
+     grid=(3, 1), expect=lambda d: {"y": d["A"] @ d["x"]}, tags=("matvec",))
+
+case(id="matvec_warp_per_row", src="matvec.cu", kernel="matvec_warp_per_row",
+     make=lambda r: dict(A=ints_as_floats(r, (100, 300), -4, 5), x=ints_as_floats(r, 300, -4, 5),
+                         y=np.zeros(100, np.float32), rows=np.int32(100), cols=np.int32(300)),
+     args=(In("A"), In("x"), Out("y"), Val("rows"), Val("cols")), block=(128, 1, 1),
+     grid=(25, 1), expect=lambda d: {"y": d["A"] @ d["x"]},
+     tags=("matvec", "warp_shuffle", "ldg", "restrict"))
+
+
+# ---- transpose.cu ----------------------------------------------------------------------
+
+for _k, _t in (("copy", False), ("transposeNaive", True), ("transposeCoalesced", True),
+               ("transposeNoBankConflicts", True)):
+    case(id=f"transpose_{_k}", src="transpose.cu", kernel=_k,
+         make=lambda r: dict(o=np.zeros((96, 96), np.float32),
+                             i=r.standard_normal((96, 96)).astype(np.float32)),
+         args=(Out("o"), In("i")), block=(32, 8, 1), grid=(3, 3),
+         expect=(lambda d: {"o": d["i"].T}) if _t else (lambda d: {"o": d["i"]}),
+         tags=("transpose", "shared_tiling", "2d"))
+
+
+# ---- stencil.cu --------------------------------------------------------------------------
+
+case(id="stencil_1d", src="stencil.cu", kernel="stencil_1d",
+     make=lambda r: dict(x=r.integers(-50, 50, 1000 + 6).astype(np.int32),
+                         out=np.zeros(1000, np.int32), n=np.int32(1000)),
+     args=(In("x"), Out("out"), Val("n")), block=(64, 1, 1), grid=(cdiv(1000, 64), 1),
+     expect=lambda d: {"out": np.convolve(d["x"], np.ones(7, np.int64), "valid")},
+     tags=("stencil", "halo", "options"))
+
+
+def _heat_ref(d):
+    u = d["u"].astype(np.float64)
+    p = np.pad(u, 1, mode="edge")
+    lap = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u
+    return {"o": u + float(d["k"]) * lap}
+
+
+case(id="heat_step_2d", src="stencil.cu", kernel="heat_step",
+     make=lambda r: dict(o=np.zeros((64, 64), np.float32),
+                         u=r.random((64, 64)).astype(np.float32), dim=np.int32(64),
+                         k=np.float32(0.25)),
+     args=(Out("o"), In("u"), Val("dim"), Val("k")), block=(16, 16, 1), grid=(4, 4),
+     expect=_heat_ref, rtol=1e-5, atol=1e-5, tags=("stencil", "2d"))
+
+
+def _laplace_ref(d):
+    u = d["u"].astype(np.float64)  # shape (nz, ny, nx)
+    o = u.copy()
+    c = u[1:-1, 1:-1, 1:-1]
+    o[1:-1, 1:-1, 1:-1] = (u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[1:-1, :-2, 1:-1] +
+                           u[1:-1, 2:, 1:-1] + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] - 6 * c)
+    return {"o": o}
+
+
+case(id="laplace3d", src="stencil.cu", kernel="laplace3d",
+     make=lambda r: dict(u=ints_as_floats(r, (12, 18, 20), 0, 10), o=np.zeros((12, 18, 20), np.float32),
+                         nx=np.int32(20), ny=np.int32(18), nz=np.int32(12)),
+     args=(In("u"), Out("o"), Val("nx"), Val("ny"), Val("nz")), block=(8, 8, 4), grid=(3, 3, 3),
+     expect=_laplace_ref, tags=("stencil", "3d"))
+
+
+INT3 = np.dtype([("x", np.int32), ("y", np.int32), ("z", np.int32)])
+
+case(id="index3d_int3_by_value", src="stencil.cu", kernel="index3d",
+     make=lambda r: dict(o=np.zeros((12, 18, 20), np.float32),
+                         dims=np.array((20, 18, 12), INT3)[()]),
+     args=(Out("o"), Val("dims")), block=(8, 8, 4), grid=(3, 3, 3),
+     expect=lambda d: {"o": (np.arange(20)[None, None, :] + 100 * np.arange(18)[None, :, None] +
+                             10000 * np.arange(12)[:, None, None]).astype(np.float32)},
+     tags=("3d", "int3", "vector_by_value"))
+
+
+# ---- convolution_separable.cu, constant_fir.cu: __constant__ memory ---------------------
+
+def _conv_make(r):
+    return dict(dst=np.zeros((32, 64), np.float32), src=r.random((32, 64)).astype(np.float32),
+                w=np.int32(64), h=np.int32(32), taps=r.random(9).astype(np.float32))
+
+
+def _conv_ref(d, axis):
+    k = d["taps"].astype(np.float64)
+    f = lambda v: np.convolve(v, k, "same")  # noqa: E731 (zero outside the image)
+    return {"dst": np.apply_along_axis(f, axis, d["src"].astype(np.float64))}
+
+
+case(id="convolutionRowsKernel", src="convolution_separable.cu", kernel="convolutionRowsKernel",
+     make=_conv_make, setup=lambda m, d, drv: set_constant(m, drv, "c_Kernel", d["taps"]),
+     args=(Out("dst"), In("src"), Val("w"), Val("h")), block=(32, 4, 1), grid=(2, 8),
+     expect=lambda d: _conv_ref(d, 1), rtol=1e-5, atol=1e-5,
+     tags=("convolution", "constant", "shared_tiling", "2d"))
+
+case(id="convolutionColumnsKernel", src="convolution_separable.cu",
+     kernel="convolutionColumnsKernel",
+     make=_conv_make, setup=lambda m, d, drv: set_constant(m, drv, "c_Kernel", d["taps"]),
+     args=(Out("dst"), In("src"), Val("w"), Val("h")), block=(16, 16, 1), grid=(4, 2),
+     expect=lambda d: _conv_ref(d, 0), rtol=1e-5, atol=1e-5,
+     tags=("convolution", "constant", "shared_tiling", "2d"))
+
+
+def _fir_setup(mod, d, drv):
+    set_constant(mod, drv, "d_taps", d["taps"])
+    set_constant(mod, drv, "d_ntaps_used", np.array([11], np.int32))
+
+
+case(id="fir_filter_constant", src="constant_fir.cu", kernel="fir_filter",
+     make=lambda r: dict(x=r.standard_normal(1000).astype(np.float32),
+                         y=np.zeros(1000, np.float32), n=np.int32(1000),
+                         taps=r.standard_normal(16).astype(np.float32)),
+     setup=_fir_setup, args=(In("x"), Out("y"), Val("n")), block=(128, 1, 1), grid=(8, 1),
+     expect=lambda d: {"y": np.convolve(d["x"].astype(np.float64),
+                                        d["taps"][:11].astype(np.float64))[:1000]},
+     rtol=1e-5, atol=1e-5, tags=("constant",))
+
+case(id="gaussian_weights_math_constants", src="constant_fir.cu", kernel="gaussian_weights",
+     make=lambda r: dict(w=np.zeros(33, np.float32), n=np.int32(33), s=np.float32(4.0)),
+     args=(Out("w"), Val("n"), Val("s")), block=(64, 1, 1), grid=(1, 1),
+     expect=lambda d: {"w": np.exp(-0.5 * ((np.arange(33) - 16) / 4.0) ** 2) /
+                       (4.0 * math.sqrt(2 * math.pi))},
+     rtol=1e-5, atol=1e-7, tags=("math_constants", "forceinline", "fast_math"))
+
+
+# ---- nbody.cu -----------------------------------------------------------------------------
+
+def _nbody_make(r):
+    pos = r.standard_normal((256, 4)).astype(np.float32)
+    pos[:, 3] = r.random(256).astype(np.float32) + 0.5  # mass
+    return dict(pos=pos, acc=np.zeros((256, 3), np.float32), n=np.int32(256))
+
+
+def _nbody_ref(d):
+    p = d["pos"].astype(np.float64)
+    r = p[None, :, :3] - p[:, None, :3]  # r[i, j] = xj - xi
+    dist2 = (r ** 2).sum(axis=2) + 0.01
+    s = p[None, :, 3] * dist2 ** -1.5
+    return {"acc": (r * s[:, :, None]).sum(axis=1)}
+
+
+case(id="nbody_calculate_forces", src="nbody.cu", kernel="calculate_forces",
+     make=_nbody_make, args=(In("pos"), Out("acc"), Val("n")), block=(64, 1, 1), grid=(4, 1),
+     shared=64 * 16, expect=_nbody_ref, rtol=1e-3, atol=2e-3,
+     tags=("nbody", "float4", "float3", "dynamic_shared"))
+
+
+# ---- bitonic.cu -----------------------------------------------------------------------------
+
+def _bitonic_make(r):
+    keys = r.choice(1 << 30, 1024, replace=False).astype(np.uint32)
+    return dict(dk=np.zeros(1024, np.uint32), dv=np.zeros(1024, np.uint32), sk=keys,
+                sv=np.arange(1024, dtype=np.uint32), length=np.uint32(256), dir=np.uint32(1))
+
+
+def _bitonic_ref(d):
+    order = np.argsort(d["sk"].reshape(4, 256), axis=1, kind="stable")
+    return {"dk": np.take_along_axis(d["sk"].reshape(4, 256), order, 1).ravel(),
+            "dv": np.take_along_axis(d["sv"].reshape(4, 256), order, 1).ravel()}
+
+
+case(id="bitonicSortShared", src="bitonic.cu", kernel="bitonicSortShared",
+     make=_bitonic_make,
+     args=(Out("dk"), Out("dv"), In("sk"), In("sv"), Val("length"), Val("dir")),
+     block=(128, 1, 1), grid=(4, 1), shared=2 * 256 * 4, expect=_bitonic_ref,
+     tags=("sort", "dynamic_shared"))
+
+
+def _run_bitonic_steps(mod, d, drv, ga):
+    f = mod.get_function("bitonic_sort_step")
+    v = ga.to_gpu(d["v"])
+    n = d["v"].size
+    k = 2
+    while k <= n:
+        j = k // 2
+        while j > 0:
+            f(v, np.int32(j), np.int32(k), block=(256, 1, 1), grid=(n // 256, 1))
+            j //= 2
+        k *= 2
+    d["v"] = v.get()
+
+
+case(id="bitonic_sort_step", src="bitonic.cu", kernel="bitonic_sort_step",
+     make=lambda r: dict(v=r.standard_normal(1024).astype(np.float32)),
+     run=_run_bitonic_steps, expect=lambda d: {"v": np.sort(d["v"])},
+     tags=("sort", "gpuarray", "many_launches"))
+
+
+# ---- mandelbrot.cu --------------------------------------------------------------------------
+
+def _mandel_ref(d):
+    w, h, it_max = int(d["w"]), int(d["h"]), int(d["it"])
+    f = np.float32
+    cr = (f(d["x0"]) + np.arange(w, dtype=f) * f(d["s"]))[None, :].repeat(h, 0)
+    ci = (f(d["y0"]) + np.arange(h, dtype=f) * f(d["s"]))[:, None].repeat(w, 1)
+    zr = np.zeros((h, w), f)
+    zi = np.zeros((h, w), f)
+    its = np.zeros((h, w), np.int32)
+    for _ in range(it_max):
+        live = zr * zr + zi * zi <= f(4)
+        t = zr * zr - zi * zi + cr
+        zi = np.where(live, f(2) * zr * zi + ci, zi)
+        zr = np.where(live, t, zr)
+        its += live
+    return its
+
+
+def _check_mostly_equal(key, ref, frac):
+    def check(d, before):
+        got, want = d[key], ref(before)
+        bad = np.count_nonzero(got != want)
+        assert bad <= frac * got.size, f"{bad} of {got.size} pixels differ"
+        assert np.any(want != want.flat[0])  # a picture, not a constant
+    return check
+
+
+case(id="mandelbrot", src="mandelbrot.cu", kernel="mandelbrot",
+     make=lambda r: dict(out=np.zeros((64, 96), np.int32), w=np.int32(96), h=np.int32(64),
+                         x0=np.float32(-2.0), y0=np.float32(-1.0), s=np.float32(3.0 / 96),
+                         it=np.int32(64)),
+     args=(Out("out"), Val("w"), Val("h"), Val("x0"), Val("y0"), Val("s"), Val("it")),
+     block=(16, 16, 1), grid=(6, 4),
+     check=_check_mostly_equal("out", _mandel_ref, 0.01), tags=("fractal", "2d"))
+
+
+def _julia_ref(d):
+    dim = int(d["dim"])
+    f = np.float32
+    x = np.arange(dim)
+    jx = (f(1.5) * (dim // 2 - x).astype(f) / f(dim // 2))[None, :].repeat(dim, 0)
+    jy = (f(1.5) * (dim // 2 - x).astype(f) / f(dim // 2))[:, None].repeat(dim, 1)
+    ar, ai = jx.copy(), jy.copy()
+    alive = np.ones((dim, dim), bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(200):
+            ar, ai = ar * ar - ai * ai + f(-0.8), ai * ar + ar * ai + f(0.156)
+            alive &= ~(ar * ar + ai * ai > 1000)
+    return np.where(alive, 255, 0).astype(np.uint8)
+
+
+case(id="julia_kernel", src="mandelbrot.cu", kernel="julia_kernel",
+     make=lambda r: dict(bmp=np.zeros((64, 64), np.uint8), dim=np.int32(64)),
+     args=(Out("bmp"), Val("dim")), block=(1, 1, 1), grid=(64, 64),
+     check=_check_mostly_equal("bmp", _julia_ref, 0.01), tags=("fractal", "struct_methods"))
+
+
+# ---- black_scholes.cu -------------------------------------------------------------------------
+
+def _bs_make(r):
+    n = 4000
+    return dict(call=np.zeros(n, np.float32), put=np.zeros(n, np.float32),
+                s=r.uniform(5, 30, n).astype(np.float32), x=r.uniform(1, 100, n).astype(np.float32),
+                t=r.uniform(0.25, 10, n).astype(np.float32), rf=np.float32(0.02),
+                v=np.float32(0.30), n=np.int32(n))
+
+
+def _bs_ref(d):
+    S, X, T = (d[k].astype(np.float64) for k in ("s", "x", "t"))
+    R, V = float(d["rf"]), float(d["v"])
+
+    def cnd(z):
+        k = 1.0 / (1.0 + 0.2316419 * np.abs(z))
+        c = 0.3989422804014327 * np.exp(-0.5 * z * z) * (
+            k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 +
+                                                                          k * 1.330274429)))))
+        return np.where(z > 0, 1.0 - c, c)
+
+    d1 = (np.log(S / X) + (R + 0.5 * V * V) * T) / (V * np.sqrt(T))
+    d2 = d1 - V * np.sqrt(T)
+    e = np.exp(-R * T)
+    return {"call": S * cnd(d1) - X * e * cnd(d2),
+            "put": X * e * (1.0 - cnd(d2)) - S * (1.0 - cnd(d1))}
+
+
+case(id="BlackScholesGPU", src="black_scholes.cu", kernel="BlackScholesGPU", make=_bs_make,
+     args=(Out("call"), Out("put"), In("s"), In("x"), In("t"), Val("rf"), Val("v"), Val("n")),
+     block=(128, 1, 1), grid=(16, 1), expect=_bs_ref, rtol=1e-3, atol=2e-3,
+     tags=("finance", "intrinsics"))
+
+
+# ---- monte_carlo_pi.cu --------------------------------------------------------------------------
+
+def _pi_ref(kind, nthreads, trials, seed):
+    tid = np.arange(nthreads, dtype=np.uint64)
+    m32 = np.uint64(0xffffffff)
+    if kind == "lcg":
+        s = (np.uint64(seed) ^ ((tid * np.uint64(2654435761)) & m32)) & m32
+    else:
+        s = (np.uint64(seed) + tid * np.uint64(747796405) + np.uint64(1)) & m32
+    hits = np.zeros(nthreads, np.uint64)
+
+    def step(s):
+        if kind == "lcg":
+            s = (np.uint64(1664525) * s + np.uint64(1013904223)) & m32
+        else:
+            s = s ^ ((s << np.uint64(13)) & m32)
+            s = s ^ (s >> np.uint64(17))
+            s = s ^ ((s << np.uint64(5)) & m32)
+        return s
+
+    for _ in range(trials):
+        s = step(s)
+        x = s >> np.uint64(20)
+        s = step(s)
+        y = s >> np.uint64(20)
+        hits += (x * x + y * y < np.uint64(4096 * 4096))
+    return int(hits.sum())
+
+
+def _pi_check(kind):
+    def check(d, before):
+        count = int(d["total"][0])
+        assert count == _pi_ref(kind, 8 * 256, int(before["trials"]), int(before["seed"]))
+        assert abs(4.0 * count / (8 * 256 * int(before["trials"])) - math.pi) < 0.02
+    return check
+
+
+for _kind in ("lcg", "xorshift"):
+    case(id=f"pi_{_kind}", src="monte_carlo_pi.cu", kernel=f"pi_{_kind}",
+         make=lambda r: dict(total=np.zeros(1, np.uint64), trials=np.int32(64),
+                             seed=np.uint32(12345)),
+         args=(InOut("total"), Val("trials"), Val("seed")), block=(256, 1, 1), grid=(8, 1),
+         check=_pi_check(_kind), tags=("monte_carlo", "atomics", "rng"))
+
+
+# ---- vector_types.cu ------------------------------------------------------------------------------
+
+case(id="device_copy_vector4_kernel", src="vector_types.cu", kernel="device_copy_vector4_kernel",
+     make=lambda r: dict(o=np.zeros(1003, np.int32), i=r.integers(-10**9, 10**9, 1003).astype(np.int32),
+                         n=np.int32(1003)),
+     args=(Out("o"), In("i"), Val("n")), block=(128, 1, 1), grid=(2, 1),
+     expect=lambda d: {"o": d["i"]}, tags=("int4", "vector_types"))
+
+
+def _integrate_ref(d):
+    p = d["pos"].copy()
+    p[:, :3] = p[:, :3] + d["vel"][:, :3] * d["dt"]
+    return {"pos": p}
+
+
+case(id="integrate_float4", src="vector_types.cu", kernel="integrate_float4",
+     make=lambda r: dict(pos=r.standard_normal((500, 4)).astype(np.float32),
+                         vel=r.standard_normal((500, 4)).astype(np.float32),
+                         dt=np.float32(0.01), n=np.int32(500)),
+     args=(InOut("pos"), In("vel"), Val("dt"), Val("n")), block=(128, 1, 1), grid=(4, 1),
+     expect=_integrate_ref, rtol=1e-6, atol=1e-6, tags=("float4", "vector_types"))
+
+
+def _cmul_ref(d):
+    a = d["a"][:, 0].astype(np.complex128) + 1j * d["a"][:, 1]
+    b = d["b"][:, 0].astype(np.complex128) + 1j * d["b"][:, 1]
+    c = a * b * float(d["s"])
+    return {"c": np.stack([c.real, c.imag], axis=1)}
+
+
+case(id="complex_pointwise_mul_float2", src="vector_types.cu", kernel="complex_pointwise_mul",
+     make=lambda r: dict(a=r.standard_normal((777, 2)).astype(np.float32),
+                         b=r.standard_normal((777, 2)).astype(np.float32),
+                         c=np.zeros((777, 2), np.float32), s=np.float32(0.5), n=np.int32(777)),
+     args=(In("a"), In("b"), Out("c"), Val("s"), Val("n")), block=(64, 1, 1), grid=(4, 1),
+     expect=_cmul_ref, rtol=1e-5, atol=1e-5, tags=("float2", "vector_types"))
+
+
+def _grey_ref(d):
+    p = d["rgba"].astype(np.float32)
+    g = np.float32(.299) * p[..., 0] + np.float32(.587) * p[..., 1] + np.float32(.114) * p[..., 2]
+    return {"grey": g.astype(np.uint8)}
+
+
+case(id="rgba_to_greyscale_uchar4", src="vector_types.cu", kernel="rgba_to_greyscale",
+     make=lambda r: dict(rgba=r.integers(0, 256, (40, 50, 4)).astype(np.uint8),
+                         grey=np.zeros((40, 50), np.uint8), rows=np.int32(40), cols=np.int32(50)),
+     args=(In("rgba"), Out("grey"), Val("rows"), Val("cols")), block=(16, 16, 1), grid=(4, 3),
+     expect=_grey_ref, atol=1, tags=("uchar4", "vector_types", "2d"))
+
+
+def _cx(r, n):
+    return (r.standard_normal(n) + 1j * r.standard_normal(n)).astype(np.complex64)
+
+
+case(id="cuComplex_pointwise_mul_scale", src="cucomplex.cu", kernel="ComplexPointwiseMulAndScale",
+     make=lambda r: dict(a=_cx(r, 1000), b=_cx(r, 1000), n=np.int32(1000), s=np.float32(0.25)),
+     args=(InOut("a"), In("b"), Val("n"), Val("s")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"a": d["a"].astype(np.complex128) * np.conj(d["b"]) * 0.25},
+     rtol=1e-5, atol=1e-5, tags=("cuComplex",),
+     xfail_sim=_SIM_NO_CUCOMPLEX, raises=("CompileError",))
+
+case(id="cuComplex_magnitude", src="cucomplex.cu", kernel="spectrum_magnitude",
+     make=lambda r: dict(x=_cx(r, 500), off=np.array([0.5 - 0.25j], np.complex64),
+                         m=np.zeros(500, np.float32), n=np.int32(500)),
+     args=(In("x"), In("off"), Out("m"), Val("n")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"m": np.abs(d["x"].astype(np.complex128) + d["off"][0])},
+     rtol=1e-5, atol=1e-6, tags=("cuComplex",),
+     xfail_sim=_SIM_NO_CUCOMPLEX, raises=("CompileError",))
+
+
+# ---- half_precision.cu, bfloat16.cu ----------------------------------------------------------------
+
+case(id="haxpy_half2", src="half_precision.cu", kernel="haxpy",
+     make=lambda r: dict(n=np.int32(1001), a=np.float16(0.5),
+                         x=(r.standard_normal(1001) * 4).astype(np.float16),
+                         y=(r.standard_normal(1001) * 4).astype(np.float16)),
+     args=(Val("n"), Val("a"), In("x"), InOut("y")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"y": (float(d["a"]) * d["x"].astype(np.float64) + d["y"]).astype(np.float16)},
+     rtol=1e-3, atol=1e-3, tags=("fp16", "half2"))
+
+case(id="hdot_half2", src="half_precision.cu", kernel="hdot",
+     make=lambda r: dict(n2=np.int32(2048), x=r.standard_normal(4096).astype(np.float16),
+                         y=r.standard_normal(4096).astype(np.float16),
+                         out=np.zeros(1, np.float32)),
+     args=(Val("n2"), In("x"), In("y"), InOut("out")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"out": [np.dot(d["x"].astype(np.float64), d["y"].astype(np.float64))]},
+     rtol=1e-4, atol=2e-3, tags=("fp16", "half2", "warp_shuffle", "atomics"))
+
+case(id="half_clamp", src="half_precision.cu", kernel="half_clamp",
+     make=lambda r: dict(i=(r.standard_normal(300) * 3).astype(np.float32),
+                         o=np.zeros(300, np.float16), lo=np.float32(-1.5), hi=np.float32(2.0),
+                         n=np.int32(300)),
+     args=(In("i"), Out("o"), Val("lo"), Val("hi"), Val("n")), block=(128, 1, 1), grid=(3, 1),
+     expect=lambda d: {"o": np.clip(d["i"].astype(np.float16), np.float16(-1.5), np.float16(2.0))},
+     tags=("fp16",))
+
+
+def _to_bf16(x):
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _from_bf16(b):
+    return (np.asarray(b, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+case(id="bf16_axpy", src="bfloat16.cu", kernel="bf16_axpy",
+     make=lambda r: dict(a=np.float32(1.75), x=_to_bf16(r.standard_normal(1000)),
+                         y=_to_bf16(r.standard_normal(1000)), n=np.int32(1000)),
+     args=(Val("a"), In("x"), InOut("y"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     check=lambda d, b: np.testing.assert_allclose(
+         _from_bf16(d["y"]),
+         _from_bf16(_to_bf16(np.float32(b["a"]) * _from_bf16(b["x"]) + _from_bf16(b["y"]))),
+         rtol=2 ** -7, atol=1e-6),
+     tags=("bf16",))
+
+
+# ---- warp_vote.cu -------------------------------------------------------------------------------------
+
+def _vote_input(r):
+    v = np.zeros(256, np.uint32)
+    v[32:64] = 1                     # warp 1: all
+    v[70] = 5                        # warp 2: one lane
+    v[96:128] = r.integers(0, 2, 32)  # warp 3: mixed
+    v[96] = 0
+    v[100] = 1
+    return v
+
+
+def _per_warp(v, fn):
+    return np.repeat([fn(w) for w in v.reshape(-1, 32)], 32).astype(np.uint32)
+
+
+case(id="VoteAnyKernel1", src="warp_vote.cu", kernel="VoteAnyKernel1",
+     make=lambda r: dict(i=_vote_input(r), o=np.zeros(256, np.uint32), n=np.int32(256)),
+     args=(In("i"), Out("o"), Val("n")), block=(64, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": _per_warp(d["i"], lambda w: int(np.any(w)))}, tags=("warp_vote",))
+
+case(id="VoteAllKernel2", src="warp_vote.cu", kernel="VoteAllKernel2",
+     make=lambda r: dict(i=_vote_input(r), o=np.zeros(256, np.uint32), n=np.int32(256)),
+     args=(In("i"), Out("o"), Val("n")), block=(64, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": _per_warp(d["i"], lambda w: int(np.all(w)))}, tags=("warp_vote",))
+
+
+def _ballot_ref(d):
+    out = []
+    for w in d["v"].reshape(-1, 32):
+        b = sum(1 << k for k in range(32) if w[k] > 0)
+        ob = sum(1 << k for k in range(1, 32, 2) if w[k] & 1)
+        out += [b, bin(b).count("1"), (b & -b).bit_length(), ob]
+    return {"o": np.array(out, np.uint32)}
+
+
+def _ballot_make(r):
+    v = r.integers(-3, 4, 128).astype(np.int32)
+    v[64:96] = -np.abs(v[64:96])  # warp 2: no positive lane, __ffs(0) == 0
+    return dict(v=v, o=np.zeros(16, np.uint32))
+
+
+case(id="ballot_popc_ffs", src="warp_vote.cu", kernel="ballot_popc_ffs", make=_ballot_make,
+     args=(In("v"), Out("o")), block=(64, 1, 1), grid=(2, 1), expect=_ballot_ref,
+     tags=("warp_vote", "popc", "ffs"))
+
+case(id="activemask_branch", src="warp_vote.cu", kernel="active_lanes",
+     make=lambda r: dict(o=np.zeros(64, np.uint32), k=np.int32(20)),
+     args=(Out("o"), Val("k")), block=(64, 1, 1), grid=(1, 1),
+     expect=lambda d: {"o": np.tile(np.where(np.arange(32) < 20, 20, 0xffffffff), 2)},
+     tags=("warp_vote", "activemask"),
+     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (lane < 20)` lane k sees __popc(mask) == 20 - k "
+               "(lanes 20-31, on the other path, count until they exit)",
+     raises=("AssertionError",))
+
+case(id="shfl_broadcast", src="warp_vote.cu", kernel="shfl_broadcast",
+     make=lambda r: dict(i=r.standard_normal(128).astype(np.float32), b=np.zeros(128, np.float32),
+                         rot=np.zeros(128, np.float32), src=np.int32(5)),
+     args=(In("i"), Out("b"), Out("rot"), Val("src")), block=(64, 1, 1), grid=(2, 1),
+     expect=lambda d: {"b": np.repeat(d["i"].reshape(4, 32)[:, 5], 32),
+                       "rot": np.roll(d["i"].reshape(4, 32), -1, axis=1).ravel()},
+     tags=("warp_shuffle",))
+
+
+def _match_ref(d):
+    k = d["k"].reshape(-1, 32)
+    v = d["v"].reshape(-1, 32)
+    same = (k[:, :, None] == k[:, None, :]).sum(axis=2)
+    return {"same": same.ravel(), "s": np.repeat(v.sum(axis=1), 32),
+            "m": np.repeat(v.max(axis=1), 32)}
+
+
+case(id="match_any_reduce_add_max", src="warp_vote.cu", kernel="match_and_reduce",
+     make=lambda r: dict(k=r.integers(0, 3, 64).astype(np.int32),
+                         v=r.integers(0, 1000, 64).astype(np.int32), same=np.zeros(64, np.int32),
+                         s=np.zeros(64, np.int32), m=np.zeros(64, np.uint32)),
+     args=(In("k"), In("v"), Out("same"), Out("s"), Out("m")), block=(64, 1, 1), grid=(1, 1),
+     expect=_match_ref, tags=("warp_match", "warp_reduce"))
+
+
+# ---- cooperative groups ---------------------------------------------------------------------------------
+
+case(id="cg_tile32_sum", src="cg_tiles.cu", kernel="tile32_sum",
+     make=lambda r: dict(i=r.integers(-100, 100, 256).astype(np.int32), o=np.zeros(256, np.int32)),
+     args=(In("i"), Out("o")), block=(128, 1, 1), grid=(2, 1),
+     expect=lambda d: {"o": np.repeat(d["i"].reshape(8, 32).sum(axis=1), 32)},
+     tags=("cooperative_groups", "thread_block_tile", "template"))
+
+
+def _tile4_ref(d):
+    out = []
+    for t in (d["i"] > 0).reshape(-1, 4):
+        out += [int(t.any()), int(t.all()), sum(1 << k for k in range(4) if t[k])]
+    return {"v": np.array(out, np.uint32)}
+
+
+def _tile4_make(r):
+    i = r.integers(-1, 2, 128).astype(np.int32)
+    i[0:4] = 1   # a tile where all hold
+    i[4:8] = 0   # a tile where none holds
+    return dict(i=i, v=np.zeros(96, np.uint32))
+
+
+case(id="cg_tile4_votes", src="cg_tiles.cu", kernel="tile4_votes", make=_tile4_make,
+     args=(In("i"), Out("v")), block=(64, 1, 1), grid=(2, 1), expect=_tile4_ref,
+     tags=("cooperative_groups", "thread_block_tile"))
+
+case(id="cg_thread_group_block_sum", src="cg_thread_group.cu", kernel="sum_kernel_block",
+     make=lambda r: dict(s=np.zeros(1, np.int32), i=r.integers(-50, 50, 4096).astype(np.int32),
+                         n=np.int32(4096)),
+     args=(InOut("s"), In("i"), Val("n")), block=(128, 1, 1), grid=(4, 1), shared=128 * 4,
+     expect=lambda d: {"s": [d["i"].sum()]},
+     tags=("cooperative_groups", "thread_group", "int4"),
+     xfail_sim=_SIM_NO_THREAD_GROUP, raises=("CompileError",))
+
+case(id="cg_thread_group_dynamic_tiles", src="cg_thread_group.cu", kernel="sum_kernel_tiles",
+     make=lambda r: dict(o=np.zeros(8, np.int32), i=r.integers(-50, 50, 256).astype(np.int32)),
+     args=(Out("o"), In("i")), block=(128, 1, 1), grid=(2, 1), shared=128 * 4,
+     expect=lambda d: {"o": d["i"].reshape(8, 32).sum(axis=1)},
+     tags=("cooperative_groups", "thread_group", "tiled_partition_dynamic"),
+     xfail_sim=_SIM_NO_THREAD_GROUP, raises=("CompileError",))
+
+case(id="cg_coalesced_threads_filter", src="cg_coalesced.cu", kernel="filter_coalesced",
+     make=lambda r: dict(x=r.integers(-5, 6, 3000).astype(np.int32),
+                         dst=np.zeros(3000, np.int32), nres=np.zeros(1, np.int32),
+                         n=np.int32(3000)),
+     args=(Out("dst"), InOut("nres"), In("x"), Val("n")), block=(128, 1, 1),
+     grid=(cdiv(3000, 128), 1), check=_check_filter,
+     tags=("cooperative_groups", "coalesced_group", "atomics"),
+     xfail_sim=_SIM_NO_COALESCED, raises=("CompileError",))
+
+
+def _label_ref(d):
+    cnt, rank = [], []
+    for w in d["k"].reshape(-1, 32):
+        for lane in range(32):
+            same = w == w[lane]
+            cnt.append(int(same.sum()))
+            rank.append(int(same[:lane].sum()))
+    return {"c": np.array(cnt, np.int32), "r": np.array(rank, np.int32)}
+
+
+case(id="cg_labeled_partition", src="cg_partition.cu", kernel="label_groups",
+     make=lambda r: dict(k=r.integers(0, 4, 64).astype(np.int32), c=np.zeros(64, np.int32),
+                         r=np.zeros(64, np.int32)),
+     args=(In("k"), Out("c"), Out("r")), block=(64, 1, 1), grid=(1, 1), expect=_label_ref,
+     tags=("cooperative_groups", "labeled_partition"),
+     xfail_sim=_SIM_NO_PARTITION, raises=("CompileError",))
+
+
+def _split_ref(d):
+    cnt, tot = [], []
+    for w in d["v"].reshape(-1, 32):
+        for lane in range(32):
+            side = (w >= 0) == (w[lane] >= 0)
+            cnt.append(int(side.sum()))
+            tot.append(int(w[side].sum()))
+    return {"c": np.array(cnt, np.int32), "s": np.array(tot, np.int32)}
+
+
+case(id="cg_binary_partition", src="cg_partition.cu", kernel="split_sign",
+     make=lambda r: dict(v=r.integers(-9, 10, 64).astype(np.int32), c=np.zeros(64, np.int32),
+                         s=np.zeros(64, np.int32)),
+     args=(In("v"), Out("c"), Out("s")), block=(64, 1, 1), grid=(1, 1), expect=_split_ref,
+     tags=("cooperative_groups", "binary_partition"),
+     xfail_sim=_SIM_NO_PARTITION, raises=("CompileError",))
+
+case(id="cg_reduce_plus_block_sum", src="cg_reduce.cu", kernel="cg_block_sum",
+     make=lambda r: dict(i=r.integers(-100, 100, 1000).astype(np.int32), o=np.zeros(4, np.int32),
+                         n=np.int32(1000)),
+     args=(In("i"), Out("o"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": chunk_sums(d["i"], 256)},
+     tags=("cooperative_groups", "cg_reduce"))
+
+case(id="cg_reduce_greater_warp_max", src="cg_reduce.cu", kernel="cg_warp_max",
+     make=lambda r: dict(i=r.standard_normal(256).astype(np.float32), o=np.zeros(8, np.float32)),
+     args=(In("i"), Out("o")), block=(128, 1, 1), grid=(2, 1),
+     expect=lambda d: {"o": d["i"].reshape(8, 32).max(axis=1)},
+     tags=("cooperative_groups", "cg_reduce"))
+
+case(id="cg_this_grid_ordinary_launch", src="cg_grid.cu", kernel="grid_scale",
+     make=lambda r: dict(x=r.standard_normal(5000).astype(np.float32), s=np.float32(3.0),
+                         n=np.int32(5000)),
+     args=(InOut("x"), Val("s"), Val("n")), block=(128, 1, 1), grid=(8, 1),
+     expect=lambda d: {"x": d["x"] * np.float32(3.0)},
+     tags=("cooperative_groups", "grid_group"),
+     xfail_sim=_SIM_NO_THIS_GRID, raises=("CompileError",))
+
+case(id="cg_grid_sync_cooperative_launch", src="cg_grid_sync.cu", kernel="reduce_grid_sync",
+     make=lambda r: dict(x=ints_as_floats(r, 10_000), p=np.zeros(8, np.float32),
+                         t=np.zeros(1, np.float32), n=np.int32(10_000)),
+     args=(In("x"), Out("p"), Out("t"), Val("n")), block=(128, 1, 1), grid=(8, 1),
+     shared=128 * 4, launch_kw={"cooperative": True},
+     expect=lambda d: {"p": grid_stride_block_sums(d["x"], 8, 128),
+                       "t": [d["x"].sum(dtype=np.float64)]},
+     tags=("cooperative_groups", "grid_group", "cooperative"),
+     xfail=("no cooperative launch in pycudac yet: cooperative=True is not a launch keyword "
+            "(TypeError: unexpected keyword argument 'cooperative'); on the simulator the "
+            "compile already fails: " + _SIM_NO_GRID_SYNC),
+     raises=("CompileError", "TypeError"))
+
+
+# ---- atomics.cu, sync_count.cu ------------------------------------------------------------------------
+
+case(id="atomicAdd_double_cas", src="atomics.cu", kernel="sum_double_cas",
+     make=lambda r: dict(x=r.integers(-800, 800, 3000) / 8.0, s=np.zeros(2, np.float64),
+                         n=np.int32(3000)),
+     args=(In("x"), InOut("s"), Val("n")), block=(128, 1, 1), grid=(cdiv(3000, 128), 1),
+     expect=lambda d: {"s": [d["x"].sum(), d["x"].sum()]}, tags=("atomics", "atomicCAS"))
+
+
+def _int_atomics_make(r):
+    return dict(v=r.integers(-1000, 1001, 1000).astype(np.int32), n=np.int32(1000),
+                st=np.array([2**31 - 1, -2**31, 0, 2**31 - 1, 0], np.int32),
+                head=np.zeros(1, np.uint32), ring=np.zeros(8, np.int32), rs=np.uint32(8))
+
+
+def _int_atomics_check(d, b):
+    v = b["v"]
+    st = d["st"]
+    assert st[0] == v.min() and st[1] == v.max() and st[2] == np.abs(v).max()
+    assert st[3] in set(v.tolist()) and st[4] == v.size - 1
+    assert d["head"][0] == v.size % 8
+    np.testing.assert_array_equal(d["ring"], np.full(8, v.size // 8))
+
+
+case(id="int_atomics_inc_exch_min_max", src="atomics.cu", kernel="int_atomics",
+     make=_int_atomics_make,
+     args=(In("v"), Val("n"), InOut("st"), InOut("head"), InOut("ring"), Val("rs")),
+     block=(128, 1, 1), grid=(8, 1), check=_int_atomics_check,
+     tags=("atomics", "atomicInc", "atomicExch", "atomicMin", "atomicMax", "atomicCAS"))
+
+
+def _run_device_counter(mod, d, drv, ga):
+    ptr, size = mod.get_global("d_matches")
+    assert size == 4
+    drv.memcpy_htod(ptr, np.array([1000], np.uint32))  # cudaMemcpyToSymbol
+    mod.get_function("count_matches")(drv.In(d["v"]), np.int32(d["v"].size), np.int32(3),
+                                      block=(256, 1, 1), grid=(cdiv(d["v"].size, 256), 1))
+    got = np.zeros(1, np.uint32)
+    drv.memcpy_dtoh(got, ptr)  # cudaMemcpyFromSymbol
+    d["count"] = got
+
+
+case(id="device_global_symbol_copies", src="atomics.cu", kernel="count_matches",
+     make=lambda r: dict(v=r.integers(0, 10, 3000).astype(np.int32)),
+     run=_run_device_counter, expect=lambda d: {"count": [1000 + np.count_nonzero(d["v"] == 3)]},
+     tags=("device_global", "atomics", "get_global"))
+
+
+def _pred_make(r):
+    x = r.random(1000).astype(np.float32)
+    x[256:512] = 0.9   # block 1: all above
+    x[512:768] = 0.1   # block 2: none above
+    return dict(x=x, t=np.float32(0.5), o=np.zeros(12, np.int32), n=np.int32(1000))
+
+
+def _pred_ref(d):
+    out = []
+    for b in range(4):
+        p = d["x"][256 * b:256 * (b + 1)] > 0.5
+        full = np.zeros(256, bool)
+        full[:p.size] = p
+        out += [int(full.sum()), int(full.all()), int(full.any())]
+    return {"o": np.array(out, np.int32)}
+
+
+case(id="syncthreads_count_and_or", src="sync_count.cu", kernel="block_predicates",
+     make=_pred_make, args=(In("x"), Val("t"), Out("o"), Val("n")), block=(256, 1, 1),
+     grid=(4, 1), expect=_pred_ref, tags=("syncthreads_count",))
+
+
+# ---- recursion.cu, printf.cu, malloc.cu ------------------------------------------------------------------
+
+def _fib(k):
+    a, b = 0, 1
+    for _ in range(k):
+        a, b = b, a + b
+    return a
+
+
+case(id="recursive_factorial_fib", src="recursion.cu", kernel="recursive_math",
+     make=lambda r: dict(n=np.arange(21, dtype=np.int32), f=np.zeros(21, np.uint64),
+                         fib=np.zeros(21, np.int32), c=np.int32(21)),
+     args=(In("n"), Out("f"), Out("fib"), Val("c")), block=(32, 1, 1), grid=(1, 1),
+     expect=lambda d: {"f": np.array([math.factorial(k) for k in range(21)], np.uint64),
+                       "fib": [_fib(k) for k in range(21)]},
+     tags=("recursion",))
+
+case(id="recursive_quicksort_segments", src="recursion.cu", kernel="segment_quicksort",
+     make=lambda r: dict(x=r.integers(-1000, 1000, 64 * 100).astype(np.int32), seg=np.int32(64),
+                         nseg=np.int32(100)),
+     args=(InOut("x"), Val("seg"), Val("nseg")), block=(32, 1, 1), grid=(4, 1),
+     expect=lambda d: {"x": np.sort(d["x"].reshape(100, 64), axis=1).ravel()},
+     tags=("recursion", "sort"))
+
+case(id="simplePrintf", src="printf.cu", kernel="testKernel",
+     make=lambda r: dict(v=np.int32(10)), args=(Val("v"),), block=(2, 2, 1), grid=(2, 2),
+     stdout=lambda d: [f"[{b}, {t}]:\t\tValue is:10" for b in range(4) for t in range(4)],
+     tags=("printf",))
+
+case(id="printf_formats", src="printf.cu", kernel="print_mixed",
+     make=lambda r: dict(f=np.float32(1.5), d=np.float64(2.5e-3), ll=np.int64(-1234567890123)),
+     args=(Val("f"), Val("d"), Val("ll")), block=(32, 1, 1), grid=(2, 1),
+     stdout=lambda d: ["f=1.500 d=2.500000e-03 ll=-1234567890123 u=4000000000 x=ff c=Z s=device"],
+     tags=("printf",))
+
+case(id="malloc_per_thread", src="malloc.cu", kernel="mallocPerThread",
+     make=lambda r: dict(o=np.zeros(128, np.int32), c=np.int32(10)),
+     args=(Out("o"), Val("c")), block=(64, 1, 1), grid=(2, 1),
+     expect=lambda d: {"o": 10 * np.arange(128) + 45}, tags=("malloc",))
+
+case(id="malloc_per_block", src="malloc.cu", kernel="mallocPerBlock",
+     make=lambda r: dict(o=np.zeros(192, np.int32)),
+     args=(Out("o"),), block=(64, 1, 1), grid=(3, 1),
+     expect=lambda d: {"o": np.tile(16 * ((np.arange(64) + 1) % 64) + 120, 3)},
+     tags=("malloc", "shared_pointer"))
+
+
+# ---- struct_param.cu, dynamic_shared.cu, launch_bounds.cu -------------------------------------------------
+
+SIM_PARAMS = np.dtype([("gain", np.float32), ("steps", np.int32), ("offset", np.float64)],
+                      align=True)
+
+case(id="struct_by_value", src="struct_param.cu", kernel="apply_params",
+     make=lambda r: dict(x=r.standard_normal(500), y=np.zeros(500, np.float64),
+                         p=np.array((1.5, 3, 0.25), SIM_PARAMS)[()], n=np.int32(500),
+                         bias=np.float32(0.5)),
+     args=(In("x"), Out("y"), Val("p"), Val("n"), Val("bias")), block=(128, 1, 1), grid=(4, 1),
+     expect=lambda d: {"y": d["x"] * 1.5 * 1.5 * 1.5 + 0.25 + 0.5}, rtol=1e-15,
+     tags=("struct_param",))
+
+case(id="staticReverse", src="dynamic_shared.cu", kernel="staticReverse",
+     make=lambda r: dict(d=r.integers(0, 1000, 64).astype(np.int32), n=np.int32(64)),
+     args=(InOut("d"), Val("n")), block=(64, 1, 1), grid=(1, 1),
+     expect=lambda d: {"d": d["d"][::-1]}, tags=("shared",))
+
+case(id="dynamicReverse", src="dynamic_shared.cu", kernel="dynamicReverse",
+     make=lambda r: dict(d=r.integers(0, 1000, 64).astype(np.int32), n=np.int32(64)),
+     args=(InOut("d"), Val("n")), block=(64, 1, 1), grid=(1, 1), shared=64 * 4,
+     expect=lambda d: {"d": d["d"][::-1]}, tags=("dynamic_shared",))
+
+
+def _three_ref(d):
+    t = np.arange(16)
+    return {"o": d["dd"][(t + 1) % 5] + d["ff"][(t + 2) % 7].astype(np.float64) +
+            d["cc"][(t + 3) % 9]}
+
+
+case(id="dynamic_shared_three_arrays", src="dynamic_shared.cu", kernel="threeArrays",
+     make=lambda r: dict(dd=r.standard_normal(5), ff=r.standard_normal(7).astype(np.float32),
+                         cc=r.integers(-100, 100, 9).astype(np.int8), o=np.zeros(16),
+                         nd=np.int32(5), nf=np.int32(7), ni=np.int32(9)),
+     args=(In("dd"), In("ff"), In("cc"), Out("o"), Val("nd"), Val("nf"), Val("ni")),
+     block=(16, 1, 1), grid=(1, 1), shared=5 * 8 + 7 * 4 + 9, expect=_three_ref,
+     tags=("dynamic_shared",))
+
+
+def _blend_ref(d):
+    t = d["t"].astype(np.float64)
+    s = t * t * (3 - 2 * t)
+    return {"o": d["a"] + s * (d["b"].astype(np.float64) - d["a"])}
+
+
+case(id="launch_bounds_blend", src="launch_bounds.cu", kernel="blend",
+     make=lambda r: dict(a=r.random(1000).astype(np.float32), b=r.random(1000).astype(np.float32),
+                         t=r.random(1000).astype(np.float32), o=np.zeros(1000, np.float32),
+                         n=np.int32(1000)),
+     args=(In("a"), In("b"), In("t"), Out("o"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     expect=_blend_ref, rtol=1e-5, atol=1e-6,
+     tags=("launch_bounds", "ldg", "restrict", "forceinline", "noinline"))
+
+case(id="launch_bounds_scale_rows", src="launch_bounds.cu", kernel="scale_rows",
+     make=lambda r: dict(m=r.standard_normal((20, 300)).astype(np.float32),
+                         s=r.standard_normal(20).astype(np.float32), rows=np.int32(20),
+                         cols=np.int32(300)),
+     args=(InOut("m"), In("s"), Val("rows"), Val("cols")), block=(128, 1, 1), grid=(1, 20),
+     expect=lambda d: {"m": d["m"] * d["s"][:, None]}, tags=("launch_bounds", "ldg", "2d"))
+
+
+# ---- kernels named like C library functions ---------------------------------------------------------------
+
+case(id="kernel_named_div", src="name_div.cu", kernel="div",
+     make=lambda r: dict(o=np.zeros(1000, np.float32), a=r.standard_normal(1000).astype(np.float32),
+                         b=(r.random(1000) + 0.5).astype(np.float32), n=np.int32(1000)),
+     args=(Out("o"), In("a"), In("b"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": d["a"] / d["b"]}, tags=("c_library_name",),
+     xfail_sim=_c_name("div"), raises=("CompileError",))
+
+case(id="kernel_named_index", src="name_index.cu", kernel="index",
+     make=lambda r: dict(o=np.zeros(1000, np.int32), n=np.int32(1000), s=np.int32(-7)),
+     args=(Out("o"), Val("n"), Val("s")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": np.arange(1000) - 7}, tags=("c_library_name",),
+     xfail_sim="sim compiles the source but leaves the kernel out of the module: `index` is "
+               "overloaded by <strings.h>'s C++ index() in the prelude's headers, so the "
+               "registration entry `__pcc_kernel< &index >` does not compile and is dropped "
+               "as if #ifdef'd out; get_function raises LogicError \"this module has no kernel "
+               "named 'index' (cuModuleGetFunction returned 500); its kernels are: index\"",
+     raises=("LogicError",))
+
+
+def _wang(seed):
+    s = seed.astype(np.uint64)
+    m = np.uint64(0xffffffff)
+    s = (s ^ np.uint64(61)) ^ (s >> np.uint64(16))
+    s = (s * np.uint64(9)) & m
+    s = s ^ (s >> np.uint64(4))
+    s = (s * np.uint64(0x27d4eb2d)) & m
+    s = s ^ (s >> np.uint64(15))
+    return s.astype(np.uint32)
+
+
+case(id="kernel_named_random", src="name_random.cu", kernel="random",
+     make=lambda r: dict(o=np.zeros(1000, np.uint32), n=np.int32(1000), seed=np.uint32(2024)),
+     args=(Out("o"), Val("n"), Val("seed")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": _wang(np.uint32(2024) + np.arange(1000, dtype=np.uint32))},
+     tags=("c_library_name",), xfail_sim=_c_name("random"), raises=("CompileError",))
+
+
+# ---- clock_timing.cu, cuda_std.cu ----------------------------------------------------------------------------
+
+def _clock_check(d, b):
+    np.testing.assert_array_equal(d["out"], np.full(4, b["x"].min()))
+    t = d["timer"]
+    assert (t[4:] >= t[:4]).all(), t
+
+
+case(id="timedReduction_clock64", src="clock_timing.cu", kernel="timedReduction",
+     make=lambda r: dict(x=r.standard_normal(256).astype(np.float32), out=np.zeros(4, np.float32),
+                         timer=np.zeros(8, np.int64)),
+     args=(In("x"), Out("out"), Out("timer")), block=(128, 1, 1), grid=(4, 1), shared=2 * 128 * 4,
+     check=_clock_check, tags=("clock64",))
+
+case(id="cuda_std_limits_type_traits", src="cuda_std.cu", kernel="block_min_clamp",
+     make=lambda r: dict(i=r.integers(-500, 500, 1000).astype(np.int32), o=np.zeros(4, np.int32),
+                         c=np.zeros(1000, np.int32), n=np.int32(1000)),
+     args=(In("i"), Out("o"), Out("c"), Val("n")), block=(256, 1, 1), grid=(4, 1),
+     expect=lambda d: {"o": [d["i"][256 * b:256 * (b + 1)].min() for b in range(4)],
+                       "c": np.clip(d["i"], -100, 100)},
+     tags=("cuda_std",), xfail_sim=_SIM_NO_CUDA_STD, raises=("CompileError",))
+
+
+def _sort4_make(r):
+    x = (r.standard_normal(400) * 2).astype(np.float32)
+    x[::37] = np.nan
+    return dict(x=x, n4=np.int32(100))
+
+
+case(id="cuda_std_pair_swap_array", src="cuda_std.cu", kernel="clamp_sort4",
+     make=_sort4_make, args=(InOut("x"), Val("n4")), block=(64, 1, 1), grid=(2, 1),
+     expect=lambda d: {"x": np.sort(np.clip(np.nan_to_num(d["x"], nan=-1.0), -1, 1).reshape(100, 4),
+                                    axis=1).ravel()},
+     tags=("cuda_std",), xfail_sim=_SIM_NO_CUDA_STD, raises=("CompileError",))

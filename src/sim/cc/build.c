@@ -332,7 +332,7 @@ static int write_program_header(struct _nvrtcProgram *P, job *J, int i)
     return rc;
 }
 
-/* The private directory: pcc/ (prelude, sim_abi.h), stub/ (CUDA's header
+/* The private directory: pcc/ (src/sim/prelude/'s headers, sim_abi.h), stub/ (CUDA's header
  * names), hdr/ (program headers), src/ (the translation unit). */
 static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
 {
@@ -364,17 +364,20 @@ static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
         snprintf(path, sizeof path, "%s/%s", J->tmp, subdirs[i]);
         ok = ok && mkdir(path, 0700) == 0;
     }
-    snprintf(path, sizeof path, "%s/pcc/pcc_sim_prelude.h", J->tmp);
-    ok = ok && write_file(path, pcc_sim_prelude, strlen(pcc_sim_prelude)) == 0;
-    snprintf(path, sizeof path, "%s/pcc/sim_abi.h", J->tmp);
-    ok = ok && write_file(path, pcc_sim_abi, strlen(pcc_sim_abi)) == 0;
+    for (size_t i = 0; ok && pcc_sim_prelude_file(i) != NULL; i++) {
+        const pcc_sim_file *f = pcc_sim_prelude_file(i);
+        snprintf(path, sizeof path, "%s/pcc/%s", J->tmp, f->name);
+        ok = write_file(path, f->text, f->size - 1) == 0;
+    }
     for (size_t i = 0; ok && i < pcc_sim_n_stubs; i++) {
         pcc_sbuf s = {0};
+        const char *target = pcc_sim_stubs[i][1];
         /* assert.h re-defines assert every time it is included: no #pragma once */
-        int is_assert = strcmp(pcc_sim_stubs[i][0], "assert.h") == 0 ||
-                        strcmp(pcc_sim_stubs[i][0], "cassert") == 0;
-        pcc_sb_printf(&s, "%s%s#include \"%s/pcc/pcc_sim_prelude.h\"\n",
-                      is_assert ? "" : "#pragma once\n", pcc_sim_stubs[i][1], J->tmp);
+        if (target[0] == '#')
+            pcc_sb_printf(&s, "#pragma once\n%s\n", target);
+        else
+            pcc_sb_printf(&s, "%s#include \"%s/pcc/%s\"\n",
+                          strcmp(target, "assert.h") == 0 ? "" : "#pragma once\n", J->tmp, target);
         snprintf(path, sizeof path, "%s/stub/%s", J->tmp, pcc_sim_stubs[i][0]);
         ok = !s.oom && make_parents(path, J->tl + 5) == 0 && write_file(path, s.p, s.len) == 0;
         free(s.p);
@@ -423,7 +426,7 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
     for (int attempt = 0;; attempt++) {
         /* prelude, the user's source in its own line numbers, the table */
         pcc_sbuf text = {0};
-        pcc_sb_printf(&text, "#include \"%s/pcc/pcc_sim_prelude.h\"\n"
+        pcc_sb_printf(&text, "#include \"%s/pcc/cuda_runtime.h\"\n"
                              "#pragma GCC visibility push(default)\n", J->tmp);
         sb_line_name(&text, P->name);
         pcc_sim_apply_edits(P->src, strlen(P->src), &J->E, &text);

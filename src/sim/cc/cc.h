@@ -65,11 +65,15 @@ typedef struct {
 
 /* Finds the compiler on first use (thread-safe); never NULL. */
 const pcc_sim_cxx *pcc_sim_cxx_get(void);
-/* The prelude and sim_abi.h as setup.py embedded them. */
-extern const char *const pcc_sim_prelude;
-extern const char *const pcc_sim_abi;
-/* Stub headers: CUDA's own header names, each with the text that goes
- * before the prelude's #include (sections to enable, or an #error). */
+/* The simulator's headers (src/sim/prelude/) and sim_abi.h, as setup.py
+ * embedded them: the i-th, or NULL past the last. */
+typedef struct {
+    const char *name, *text;
+    size_t size; /* with the terminating NUL */
+} pcc_sim_file;
+const pcc_sim_file *pcc_sim_prelude_file(size_t i);
+/* Stub headers: CUDA's own header names, each with the prelude header (in
+ * pcc/) that stands for it, or an #error line. */
 extern const char *const pcc_sim_stubs[][2];
 extern const size_t pcc_sim_n_stubs;
 /* The command line compiling <tmp>/src/kernel.cpp into <tmp>/kernel.so. */

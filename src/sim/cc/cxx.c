@@ -34,37 +34,42 @@ static const char *const base_flags[] = {
     "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s"};
 #define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
 
-/* The embedded texts, for the private directory (sim/cc/build.c). */
-const char *const pcc_sim_prelude = pcc_sim_prelude_text;
-const char *const pcc_sim_abi = pcc_sim_abi_text;
+/* The embedded headers (src/sim/prelude/ and sim_abi.h), for the private
+ * directory's pcc/ (sim/cc/build.c). */
+const pcc_sim_file *pcc_sim_prelude_file(size_t i)
+{
+    static const size_t n = sizeof pcc_sim_prelude_files / sizeof pcc_sim_prelude_files[0];
+    return i < n ? (const pcc_sim_file *)&pcc_sim_prelude_files[i] : NULL;
+}
 
-/* Stub headers: CUDA's own header names, mapped onto prelude sections. */
+/* CUDA's header names, each mapped onto the prelude header that stands for
+ * it (in pcc/), or an #error for what the simulator cannot run. */
 const char *const pcc_sim_stubs[][2] = {
-    {"cuda_runtime.h", ""},
-    {"cuda_runtime_api.h", ""},
-    {"cuda.h", ""},
-    {"device_launch_parameters.h", ""},
-    {"device_functions.h", ""},
-    {"device_atomic_functions.h", ""},
-    {"sm_20_atomic_functions.h", ""},
-    {"sm_60_atomic_functions.h", ""},
-    {"vector_types.h", ""},
-    {"vector_functions.h", ""},
-    {"builtin_types.h", ""},
-    {"math_functions.h", ""},
-    {"cuda_fp16.h", "#define PCC_SECTION_FP16 1\n"},
-    {"cuda_fp16.hpp", "#define PCC_SECTION_FP16 1\n"},
-    {"math_constants.h", "#define PCC_SECTION_MATH_CONSTANTS 1\n"},
-    {"cuda_bf16.h", "#define PCC_SECTION_BF16 1\n"},
-    {"cuda_bf16.hpp", "#define PCC_SECTION_BF16 1\n"},
-    {"cooperative_groups.h", "#define PCC_SECTION_CG 1\n"},
-    {"cooperative_groups/reduce.h", "#define PCC_SECTION_CG 1\n"},
-    {"cooperative_groups/scan.h", "#define PCC_SECTION_CG 1\n"},
-    {"mma.h", "#error \"mma.h (tensor cores) is not supported by the pycudac CPU simulator\"\n"},
-    {"curand_kernel.h", "#error \"curand_kernel.h is not supported by the pycudac CPU simulator\"\n"},
-    {"cuda_pipeline.h", "#error \"cuda_pipeline.h is not supported by the pycudac CPU simulator\"\n"},
-    {"assert.h", ""},
-    {"cassert", ""},
+    {"cuda_runtime.h", "cuda_runtime.h"},
+    {"cuda_runtime_api.h", "cuda_runtime.h"},
+    {"cuda.h", "cuda_runtime.h"},
+    {"device_launch_parameters.h", "cuda_runtime.h"},
+    {"device_functions.h", "cuda_runtime.h"},
+    {"math_functions.h", "cuda_runtime.h"},
+    {"device_atomic_functions.h", "cuda_runtime.h"},
+    {"sm_20_atomic_functions.h", "cuda_runtime.h"},
+    {"sm_60_atomic_functions.h", "cuda_runtime.h"},
+    {"vector_types.h", "cuda_runtime.h"},
+    {"vector_functions.h", "cuda_runtime.h"},
+    {"builtin_types.h", "cuda_runtime.h"},
+    {"cuda_fp16.h", "cuda_fp16.h"},
+    {"cuda_fp16.hpp", "cuda_fp16.h"},
+    {"math_constants.h", "math_constants.h"},
+    {"cuda_bf16.h", "cuda_bf16.h"},
+    {"cuda_bf16.hpp", "cuda_bf16.h"},
+    {"cooperative_groups.h", "cooperative_groups.h"},
+    {"cooperative_groups/reduce.h", "cooperative_groups.h"},
+    {"cooperative_groups/scan.h", "cooperative_groups.h"},
+    {"mma.h", "#error \"mma.h (tensor cores) is not supported by the pycudac CPU simulator\""},
+    {"curand_kernel.h", "#error \"curand_kernel.h is not supported by the pycudac CPU simulator\""},
+    {"cuda_pipeline.h", "#error \"cuda_pipeline.h is not supported by the pycudac CPU simulator\""},
+    {"assert.h", "assert.h"},
+    {"cassert", "assert.h"},
 };
 const size_t pcc_sim_n_stubs = sizeof pcc_sim_stubs / sizeof pcc_sim_stubs[0];
 
@@ -154,8 +159,11 @@ static void setup(void)
     }
     free(env);
     unsigned long long h = 1469598103934665603ULL;
-    h = fnv1a(h, pcc_sim_prelude_text, sizeof pcc_sim_prelude_text);
-    h = fnv1a(h, pcc_sim_abi_text, sizeof pcc_sim_abi_text);
+    for (size_t i = 0; pcc_sim_prelude_file(i) != NULL; i++) {
+        const pcc_sim_file *f = pcc_sim_prelude_file(i);
+        h = fnv1a(h, f->name, strlen(f->name) + 1);
+        h = fnv1a(h, f->text, f->size);
+    }
     h = fnv1a(h, PCC_SIM_COMPILER_VERSION, sizeof PCC_SIM_COMPILER_VERSION);
     for (size_t i = 0; i < N_BASE_FLAGS; i++)
         h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
@@ -213,7 +221,7 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *a
             pcc_sl_adds(a, O->args.v[i]);
     if (O->pre.n) { /* the prelude goes before any --pre-include header */
         pcc_sl_adds(a, "-include");
-        snprintf(arg, sizeof arg, "%s/pcc/pcc_sim_prelude.h", tmp);
+        snprintf(arg, sizeof arg, "%s/pcc/cuda_runtime.h", tmp);
         pcc_sl_adds(a, arg);
     }
     for (int i = 0; i < O->args.n; i++) {

@@ -1,0 +1,306 @@
+/*
+ * sim/prelude/cuda_runtime.h — CUDA C's device built-ins as host C++17, for
+ * the CPU simulator: what nvcc and NVRTC give every kernel without an
+ * #include. The sim compiler (src/sim/cc/build.c) includes it before the
+ * user's source and compiles both into one shared object that the sim
+ * runtime (src/sim/) loads; sim_abi.h is the contract.
+ *
+ * One header per CUDA header it stands for, as in HIP-CPU: this file (with
+ * vector_types.h, device_atomic_functions.h and math_functions.h, which it
+ * includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
+ * cooperative_groups.h. The compiler writes them into its private
+ * directory and maps CUDA's header names onto them (src/sim/cc/cxx.c).
+ *
+ * Kept light on purpose: every kernel compile parses it, so no <iostream>,
+ * no <atomic>, nothing heavier than the C library's math.
+ *
+ * Threads of a block are fibers on one OS thread, so `__shared__` is a
+ * static thread_local and the current simulated thread is a thread_local
+ * pointer. Every runtime call that may switch fibers saves that pointer in
+ * a local and puts it back afterwards.
+ */
+#ifndef PCC_SIM_PRELUDE_MAIN
+#define PCC_SIM_PRELUDE_MAIN
+
+#include <math.h> /* C++ wrapper: the float overloads in the global namespace, like CUDA */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <limits.h>
+#include <float.h>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "sim_abi.h"
+
+#define __CUDACC__ 1
+#define __CUDACC_RTC__ 1
+#define __CUDA_ARCH__ 900
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 0
+#define __PYCUDAC_SIM__ 1
+
+#pragma GCC visibility push(hidden)
+
+/* ---- execution-space and storage qualifiers ------------------------------ */
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __grid_constant__
+#define __shared__ static thread_local
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __cluster_dims__(...)
+#ifndef __restrict__
+#define __restrict__ __restrict
+#endif
+#define __builtin_align__(n) __align__(n)
+#define __device_builtin__
+#define __cudart_builtin__
+
+/* ---- the current simulated thread --------------------------------------- */
+static thread_local pcc_sim_thread *__pcc_cur;
+static const pcc_sim_api *__pcc_api;
+
+typedef pcc_sim_dim3 uint3;
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+static constexpr int warpSize = 32;
+
+
+#include "vector_types.h"
+
+/* ---- runtime calls: save and restore the current thread around them ---- */
+#define PCC_SAVE pcc_sim_thread *__pcc_self = __pcc_cur
+#define PCC_RESTORE __pcc_cur = __pcc_self
+
+static inline void __syncthreads(void) { PCC_SAVE; __pcc_api->syncthreads(__pcc_self, PCC_SIM_SYNC_PLAIN, 0); PCC_RESTORE; }
+static inline int __syncthreads_count(int p) { PCC_SAVE; int r = __pcc_api->syncthreads(__pcc_self, PCC_SIM_SYNC_COUNT, p != 0); PCC_RESTORE; return r; }
+static inline int __syncthreads_and(int p) { PCC_SAVE; int r = __pcc_api->syncthreads(__pcc_self, PCC_SIM_SYNC_AND, p != 0); PCC_RESTORE; return r; }
+static inline int __syncthreads_or(int p) { PCC_SAVE; int r = __pcc_api->syncthreads(__pcc_self, PCC_SIM_SYNC_OR, p != 0); PCC_RESTORE; return r; }
+static inline void __syncwarp(unsigned int mask = 0xffffffffu) { PCC_SAVE; __pcc_api->syncwarp(__pcc_self, mask); PCC_RESTORE; }
+static inline unsigned int __ballot_sync(unsigned int mask, int p) { PCC_SAVE; unsigned int r = __pcc_api->ballot(__pcc_self, mask, p != 0); PCC_RESTORE; return r; }
+static inline int __any_sync(unsigned int mask, int p) { return __ballot_sync(mask, p) != 0; }
+static inline int __all_sync(unsigned int mask, int p) { return __ballot_sync(mask, !p) == 0; }
+static inline int __uni_sync(unsigned int mask, int p) { unsigned int b = __ballot_sync(mask, p); return b == 0 || b == (mask & __ballot_sync(mask, 1)); }
+static inline unsigned int __activemask(void) { PCC_SAVE; unsigned int r = __pcc_api->activemask(__pcc_self); PCC_RESTORE; return r; }
+static inline unsigned int __lanemask_lt(void) { return (1u << __pcc_cur->lane) - 1u; }
+static inline unsigned int __lanemask_le(void) { return (unsigned int)((2ull << __pcc_cur->lane) - 1u); }
+static inline unsigned int __lanemask_eq(void) { return 1u << __pcc_cur->lane; }
+static inline unsigned int __lanemask_gt(void) { return ~__lanemask_le(); }
+static inline unsigned int __lanemask_ge(void) { return ~__lanemask_lt(); }
+
+/* Shuffles: any T of at most 8 bytes travels as its bits. */
+template <class T> static inline T __pcc_shfl(unsigned int mask, T var, int src)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "__shfl_*_sync: the value must be a trivially copyable type of at most 8 bytes");
+    unsigned long long bits = 0;
+    memcpy(&bits, &var, sizeof(T));
+    PCC_SAVE;
+    bits = __pcc_api->shfl(__pcc_self, mask, bits, src);
+    PCC_RESTORE;
+    T out;
+    memcpy(&out, &bits, sizeof(T));
+    return out;
+}
+template <class T> static inline T __shfl_sync(unsigned int mask, T var, int srcLane, int width = 32)
+{
+    int lane = (int)__pcc_cur->lane;
+    int seg = lane & ~(width - 1);
+    return __pcc_shfl(mask, var, seg + (srcLane & (width - 1)));
+}
+template <class T> static inline T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = 32)
+{
+    int lane = (int)__pcc_cur->lane;
+    int src = ((lane & (width - 1)) < (int)delta) ? lane : lane - (int)delta;
+    return __pcc_shfl(mask, var, src);
+}
+template <class T> static inline T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = 32)
+{
+    int lane = (int)__pcc_cur->lane;
+    int src = ((lane & (width - 1)) + (int)delta >= width) ? lane : lane + (int)delta;
+    return __pcc_shfl(mask, var, src);
+}
+template <class T> static inline T __shfl_xor_sync(unsigned int mask, T var, int laneMask, int width = 32)
+{
+    int lane = (int)__pcc_cur->lane;
+    int src = lane ^ laneMask;
+    if (src >= (lane & ~(width - 1)) + width)
+        src = lane;
+    return __pcc_shfl(mask, var, src);
+}
+template <class T> static inline unsigned int __match_any_sync(unsigned int mask, T value)
+{
+    unsigned int r = 0;
+    for (int j = 0; j < 32; j++) {
+        T v = __pcc_shfl(mask, value, j);
+        if ((mask >> j & 1u) && memcmp(&v, &value, sizeof(T)) == 0)
+            r |= 1u << j;
+    }
+    return r & __ballot_sync(mask, 1);
+}
+template <class T> static inline unsigned int __match_all_sync(unsigned int mask, T value, int *pred)
+{
+    unsigned int same = __match_any_sync(mask, value);
+    unsigned int all = __ballot_sync(mask, 1);
+    *pred = same == all;
+    return same == all ? all : 0;
+}
+#define PCC_REDUCE(NAME, T, OP)                                                                \
+    static inline T NAME(unsigned int mask, T value)                                           \
+    {                                                                                          \
+        T r = value;                                                                           \
+        bool first = true;                                                                     \
+        for (int j = 0; j < 32; j++) {                                                         \
+            T v = __pcc_shfl(mask, value, j);                                                  \
+            if (mask >> j & 1u) {                                                              \
+                r = first ? v : (OP);                                                          \
+                first = false;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+        return r;                                                                              \
+    }
+PCC_REDUCE(__reduce_add_sync, int, r + v)
+PCC_REDUCE(__reduce_add_sync, unsigned int, r + v)
+PCC_REDUCE(__reduce_min_sync, int, v < r ? v : r)
+PCC_REDUCE(__reduce_min_sync, unsigned int, v < r ? v : r)
+PCC_REDUCE(__reduce_max_sync, int, v > r ? v : r)
+PCC_REDUCE(__reduce_max_sync, unsigned int, v > r ? v : r)
+PCC_REDUCE(__reduce_and_sync, unsigned int, r & v)
+PCC_REDUCE(__reduce_or_sync, unsigned int, r | v)
+PCC_REDUCE(__reduce_xor_sync, unsigned int, r ^ v)
+#undef PCC_REDUCE
+
+/* ---- traps, assert, printf, clocks -------------------------------------- */
+[[noreturn]] static inline void __trap(void)
+{
+    __pcc_api->trap(__pcc_cur, 719, "__trap() was called");
+    __builtin_unreachable();
+}
+[[noreturn]] static inline void __brkpt(void)
+{
+    __pcc_api->trap(__pcc_cur, 719, "__brkpt() was called");
+    __builtin_unreachable();
+}
+[[noreturn]] static inline void __pcc_assert_fail(const char *expr, const char *file, int line, const char *func)
+{
+    char msg[512];
+    pcc_sim_thread *t = __pcc_cur;
+    snprintf(msg, sizeof msg, "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+             file, line, func, t->blockIdx.x, t->blockIdx.y, t->blockIdx.z, t->threadIdx.x,
+             t->threadIdx.y, t->threadIdx.z, expr);
+    __pcc_api->trap(t, 710, msg);
+    __builtin_unreachable();
+}
+static inline int __pcc_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PCC_SAVE;
+    int r = __pcc_api->vprintf(__pcc_self, fmt, ap);
+    PCC_RESTORE;
+    va_end(ap);
+    return r;
+}
+#define printf(...) __pcc_printf(__VA_ARGS__)
+static inline long long clock64(void) { return __pcc_api->clock64(); }
+static inline long __pcc_clock(void) { return (long)__pcc_api->clock64(); }
+#define clock() __pcc_clock()
+static inline unsigned long long __globaltimer(void) { return (unsigned long long)__pcc_api->clock64(); }
+static inline void __nanosleep(unsigned int ns) { (void)ns; }
+static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline unsigned int __isGlobal(const void *p) { (void)p; return 1; }
+static inline unsigned int __isShared(const void *p) { (void)p; return 0; }
+static inline unsigned int __isConstant(const void *p) { (void)p; return 0; }
+static inline unsigned int __isLocal(const void *p) { (void)p; return 0; }
+template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldca(const T *p) { return *p; }
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline T __ldlu(const T *p) { return *p; }
+template <class T> static inline T __ldcv(const T *p) { return *p; }
+template <class T> static inline void __stwb(T *p, T v) { *p = v; }
+template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
+template <class T> static inline void __stwt(T *p, T v) { *p = v; }
+
+
+#include "device_atomic_functions.h"
+#include "math_functions.h"
+
+/* ---- what the generated registration code uses --------------------------- */
+template <class A> static inline A __pcc_arg(void *p)
+{
+    typedef typename std::remove_cv<typename std::remove_reference<A>::type>::type T;
+    alignas(T) unsigned char buf[sizeof(T)];
+    memcpy(buf, p, sizeof(T));
+    return *reinterpret_cast<T *>(buf);
+}
+template <size_t N> struct __pcc_sizes { size_t v[N ? N : 1]; };
+template <class... A> constexpr __pcc_sizes<sizeof...(A)> __pcc_param_offsets()
+{
+    __pcc_sizes<sizeof...(A)> r{};
+    const size_t al[] = {alignof(A)..., 1}, sz[] = {sizeof(A)..., 0};
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof...(A); i++) {
+        o = (o + al[i] - 1) / al[i] * al[i];
+        r.v[i] = o;
+        o += sz[i];
+    }
+    return r;
+}
+static void __pcc_set_dyn_shared(void *p); /* defined by the generated code */
+template <class F> struct __pcc_fn { static constexpr bool is_kernel = false; };
+template <class... A> struct __pcc_fn<void (*)(A...)> {
+    static constexpr bool is_kernel = true;
+    static constexpr int n = (int)sizeof...(A);
+    static constexpr __pcc_sizes<sizeof...(A)> offsets = __pcc_param_offsets<A...>();
+    static constexpr __pcc_sizes<sizeof...(A)> sizes = {{sizeof(A)...}};
+    template <void (*F)(A...), size_t... I>
+    static inline void call(void *const *args, std::index_sequence<I...>)
+    {
+        F(__pcc_arg<A>(args[I])...);
+    }
+    template <void (*F)(A...)> static void entry(pcc_sim_thread *t, void *const *args)
+    {
+        __pcc_cur = t;
+        __pcc_set_dyn_shared(t->dynamic_shared);
+        call<F>(args, std::index_sequence_for<A...>{});
+    }
+};
+template <auto F> static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int uses_sync)
+{
+    typedef __pcc_fn<decltype(F)> fn;
+    if constexpr (fn::is_kernel)
+        return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync};
+    else
+        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync};
+}
+static inline void *__pcc_dyn_smem(void) { return __pcc_cur->dynamic_shared; }
+
+/* last: the prelude's own code reads these fields through pointers */
+#define threadIdx (__pcc_cur->threadIdx)
+#define blockIdx (__pcc_cur->blockIdx)
+#define blockDim (__pcc_cur->blockDim)
+#define gridDim (__pcc_cur->gridDim)
+
+#pragma GCC visibility pop
+#endif /* PCC_SIM_PRELUDE_MAIN */
+
+#include "assert.h"

@@ -150,3 +150,41 @@ def test_fork_before_init_works(backend):
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "child 0"
+
+
+def test_fork_child_launch_from_a_warm_call_site_says_use_spawn(backend):
+    """Issue 21: a forked child launching from a call site the parent had
+    used (the launch's fast path) got SystemError instead of the message."""
+    out = _run(backend, """
+        import os
+        import pycudac.autoinit
+        from pycudac import driver as drv
+        from pycudac.compiler import SourceModule
+        f = SourceModule("__global__ void k(int *p) { *p = 1; }").get_function("k")
+        a = drv.mem_alloc(4)
+        def go():
+            f(a, block=(1, 1, 1))
+        for _ in range(3):
+            go()
+        drv.Context.synchronize()
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            msgs = []
+            for _ in range(2):
+                try:
+                    go()
+                    msgs.append("NO-ERROR")
+                except drv.LogicError as exc:
+                    msgs.append("spawn" in str(exc))
+                except Exception as exc:
+                    msgs.append(type(exc).__name__)
+            os.write(w, repr(msgs).encode())
+            os._exit(0)
+        os.close(w)
+        child = os.read(r, 1000).decode()
+        os.waitpid(pid, 0)
+        print(child)
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[True, True]", out.stdout + out.stderr

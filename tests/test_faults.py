@@ -874,3 +874,63 @@ def test_objects_outlive_their_destroyed_context(ctx):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok False"
     assert r.stderr == ""
+
+
+def test_launches_after_a_sticky_error_raise_it_again_from_the_same_call_site(ctx):
+    """Issue 21: the second launch from one call site after a fault took the
+    fast path into the general one with the poisoned error already set, and
+    raised SystemError, which `except LaunchError` misses."""
+    r = _run("""
+        import numpy as np
+        import pycudac.autoinit
+        from pycudac import driver as drv
+        from pycudac.compiler import SourceModule
+        f = SourceModule("__global__ void k(int *p) { *p = 1; }").get_function("k")
+        for i in range(4):
+            try:
+                f(np.intp(0), block=(1, 1, 1))
+                drv.Context.synchronize()
+                print(i, "no error")
+            except drv.LaunchError as exc:
+                print(i, type(exc).__name__, exc.code)
+            except Exception as exc:
+                print(i, "WRONG", type(exc).__name__, exc)
+    """, backend=drv.get_backend())
+    lines = r.stdout.split("\n")
+    assert [ln.split(" ", 1)[1] for ln in lines if ln] == ["LaunchError 700"] * 4, \
+        r.stdout + r.stderr
+
+
+def test_a_launch_as_a_threads_first_call(ctx):
+    """Issue 21: a thread whose first pycudac call is a launch got
+    CUDA_ERROR_INVALID_CONTEXT (201); it runs in the kernel's context, on the
+    fast path and the general one (In/Out), and that context stays current
+    in the thread as it would after an allocation."""
+    from pycudac.compiler import SourceModule
+    src = "__global__ void k(int *p, int v) { p[threadIdx.x] = v; }"
+    f = SourceModule(src).get_function("k")
+    a = drv.mem_alloc(4 * 32)
+    out = []
+
+    def first_call(general):
+        try:
+            if general:
+                host = np.zeros(32, np.int32)
+                f(drv.Out(host), np.int32(9), block=(32, 1, 1))
+                out.append(int(host.sum()))
+            else:
+                f(a, np.int32(5), block=(32, 1, 1))
+                drv.Context.synchronize()
+                out.append("fast")
+            out.append(drv.Context.get_current() is ctx)
+        except Exception as exc:  # the assertion below shows it
+            out.append(repr(exc))
+
+    for general in (False, True):
+        t = threading.Thread(target=first_call, args=(general,))
+        t.start()
+        t.join()
+    host = np.zeros(32, np.int32)
+    drv.memcpy_dtoh(host, a)
+    assert out == ["fast", True, 9 * 32, True]
+    assert (host == 5).all()

@@ -131,6 +131,15 @@ int pcc_context_ensure(void)
     return -1;
 }
 
+int pcc_context_adopt(PyObject *context)
+{
+    CUcontext cur = NULL;
+    PccContext *c = (PccContext *)context;
+    if (c == NULL || c->released || pcc_drv.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != NULL)
+        return 0;
+    return pcc_drv.cuCtxSetCurrent(c->ctx) == CUDA_SUCCESS;
+}
+
 PyObject *pcc_context_current(void)
 {
     if (pcc_context_ensure() < 0)

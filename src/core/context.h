@@ -108,6 +108,11 @@ PyObject *pcc_context_wrap(CUcontext ctx, CUdevice dev, int kind);
  * registered by pycudac.autoinit current if none is; -1 + LogicError. */
 int pcc_context_ensure(void);
 
+/* When no context is current in the calling thread, makes `context` (a
+ * Context object) current there: 1; else 0. Nothing raised. For a launch
+ * that is its thread's first call: the Function's own context. */
+int pcc_context_adopt(PyObject *context);
+
 /* New reference: a Device object for `dev`. */
 PyObject *pcc_device_new(CUdevice dev);
 

@@ -285,6 +285,8 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
 
     if (PCC_UNLIKELY(pcc_ready() < 0))
         return NULL;
+    /* a thread's first call: no context is current there yet */
+    pcc_context_adopt(f->context);
     if (PCC_UNLIKELY(o->block == NULL)) {
         PyErr_Format(PyExc_ValueError, "kernel '%U': the block size must be given "
                      "(block=(x, y, z))", f->name);
@@ -386,8 +388,10 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     else if (o->grid != f->last_dims[1])
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
-                     o->time_kernel || nargs != f->fast_nparams || pcc_ready() < 0))
+                     o->time_kernel || nargs != f->fast_nparams))
         return launch_general(f, args, nargs, o);
+    if (PCC_UNLIKELY(pcc_ready() < 0)) /* poisoned or forked: its exception is set */
+        return NULL;
     _Alignas(16) char buf[PCC_FAST_ARGS];
     if (PCC_UNLIKELY(f->ngap_words < 0)) {
         memset(buf, 0, f->argsize);
@@ -403,6 +407,8 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
     CUresult rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
+    if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
+        rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
         return launch_failed(f, rc);
     pcc_note_launch((PyObject *)f);

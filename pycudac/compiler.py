@@ -29,6 +29,7 @@ import stat
 import sys
 import tempfile
 import warnings
+import weakref
 
 from pycudac import _driver, _pycuda_headers
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
@@ -658,7 +659,10 @@ def cache_clear(cache_dir=None):
 # ---------------------------------------------------------------------------
 # SourceModule
 
-_memo = {}
+# SourceModules of the same source, options and context share their loaded
+# module while it is in use; the memo never keeps one alive (a module nobody
+# uses is unloaded, and so its context can be destroyed).
+_memo = weakref.WeakValueDictionary()
 _nvcc_warned = False
 
 

@@ -147,9 +147,11 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     memo = args[3];
     stats = args[4];
     a.format = args[5];
-    if (!PyDict_Check(memo) || !PyDict_Check(stats)) {
-        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo and stats must be dict, not "
-                     "%.100s and %.100s", Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
+    if (!PyDict_Check(stats) || PyList_Check(memo) || PyTuple_Check(memo) ||
+        !PyObject_HasAttr(memo, pcc_st.str_get)) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo must be a dict or a "
+                     "weakref.WeakValueDictionary and stats a dict, not %.100s and %.100s",
+                     Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
         return NULL;
     }
     if ((a.no_extern_c = PyObject_IsTrue(args[1])) < 0)
@@ -163,9 +165,12 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
      * context) */
     key = PyTuple_Pack(9, a.source, empty_tuple, empty_tuple, a.no_extern_c ? Py_True : Py_False,
                        Py_None, Py_None, empty_tuple, empty_tuple, context);
-    PyObject *hit = key ? PyDict_GetItemWithError(memo, key) : NULL;
+    /* the memo holds modules weakly (a weakref.WeakValueDictionary): a
+     * module nobody uses is unloaded, and its context can go */
+    PyObject *hit = key ? PyObject_CallMethodOneArg(memo, pcc_st.str_get, key) : NULL;
+    if (hit == Py_None)
+        Py_CLEAR(hit);
     if (hit != NULL) {
-        Py_INCREF(hit); /* cache_path may run Python code */
         PyObject *path = NULL; /* a wrong cache_dir is refused on a memo hit too */
         if (cache_dir != Py_None && cache_dir != Py_False &&
             (path = pcc_cache_path(cache_dir)) == NULL) {
@@ -186,7 +191,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     out = options ? cache_module(cache_dir, &a, options, context) : NULL;
     Py_XDECREF(options);
     if (out != NULL && out != Py_None &&
-        (count(stats, pcc_st.str_hits) < 0 || PyDict_SetItem(memo, key, out) < 0))
+        (count(stats, pcc_st.str_hits) < 0 || PyObject_SetItem(memo, key, out) < 0))
         Py_CLEAR(out);
 done:
     Py_XDECREF(key);

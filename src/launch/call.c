@@ -331,7 +331,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
         launch_failed(f, rc);
         goto done;
     }
-    pcc_note_launch((PyObject *)f);
+    pcc_note_launch((PyObject *)f, f->name);
     if (PCC_UNLIKELY(o->stream != NULL && o->stream != Py_None) &&
         keep_args_if_captured(f, o->stream, args, nargs) < 0)
         goto done;
@@ -411,7 +411,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
         rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
         return launch_failed(f, rc);
-    pcc_note_launch((PyObject *)f);
+    pcc_note_launch((PyObject *)f, f->name);
     Py_RETURN_NONE;
 }
 

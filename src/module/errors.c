@@ -108,19 +108,13 @@ static void raise_with(PyObject *cls, int code, const char *name, const char *ca
 static const char *kernel_name_of_last_launch(char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (pcc_st.last_launched == NULL)
+    if (pcc_st.last_launched_name == NULL)
         return buf;
-    PyObject *name = PyObject_GetAttrString(pcc_st.last_launched, "__name__");
-    if (name == NULL) {
-        PyErr_Clear();
-        return buf;
-    }
-    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    const char *s = PyUnicode_AsUTF8(pcc_st.last_launched_name);
     if (s)
         snprintf(buf, len, "%s", s);
     else
         PyErr_Clear();
-    Py_DECREF(name);
     return buf;
 }
 
@@ -204,10 +198,10 @@ void pcc_note_failed_free(CUresult rc, const char *call)
     last_failed_free_call = call;
 }
 
-void pcc_note_launch_slow(PyObject *func)
+void pcc_note_launch_slow(PyObject *func, PyObject *name)
 {
-    Py_INCREF(func);
-    Py_XSETREF(pcc_st.last_launched, func);
+    pcc_st.last_launched = func;
+    Py_XSETREF(pcc_st.last_launched_name, Py_NewRef(name));
 }
 
 static void after_fork_child(void)

@@ -56,12 +56,15 @@ int pcc_skip_free(void);
 void pcc_note_failed_free(CUresult rc, const char *call);
 
 /* Remember the kernel launched last, for the message of a later sticky
- * error. `func` is a Function object (borrowed; a reference is kept). */
-void pcc_note_launch_slow(PyObject *func);
-static inline void pcc_note_launch(PyObject *func)
+ * error: its name (a reference is kept), and `func` only to tell the next
+ * launch's kernel from it (no reference: remembering must not keep the
+ * kernel's module, and so its context, alive). */
+void pcc_note_launch_slow(PyObject *func, PyObject *name);
+static inline void pcc_note_launch(PyObject *func, PyObject *name)
 {
-    if (func != pcc_st.last_launched)
-        pcc_note_launch_slow(func);
+    /* (the name too: another Function may have the address of a dead one) */
+    if (func != pcc_st.last_launched || name != pcc_st.last_launched_name)
+        pcc_note_launch_slow(func, name);
 }
 
 /* Exception class for a CUresult (borrowed reference). */

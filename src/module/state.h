@@ -33,7 +33,8 @@ struct pcc_backend;
     X(image, "image") X(lowered, "lowered") X(options, "options") X(target, "target")        \
     X(arch, "arch") X(key, "key") X(from_cache, "from_cache") X(log, "log") X(ptx, "ptx")    \
     X(source, "source") X(cubin, "cubin") X(keep_dir, "keep_dir") X(cache_key, "cache_key")  \
-    X(nvrtc, "nvrtc") X(hits, "hits") X(memo_hits, "memo_hits") X(digest, "digest")
+    X(nvrtc, "nvrtc") X(hits, "hits") X(memo_hits, "memo_hits") X(digest, "digest")        \
+    X(get, "get")
 
 /* X(field, name): Python objects the package registers at import through
  * _driver._register(name, obj), instead of C importing Python modules. */
@@ -60,7 +61,8 @@ typedef struct pcc_state {
     const struct pcc_backend *backend; /* NULL until loaded */
     int poison_code;         /* a sticky error's code: the process is poisoned */
     int forked;              /* set in a child after fork() */
-    PyObject *last_launched; /* the Function launched last, for a sticky error's message */
+    void *last_launched;          /* the Function launched last (no reference), */
+    PyObject *last_launched_name; /* and its name, for a sticky error's message */
 
     /* The Function type's get_function factory, registered by launch/ (core
      * makes Modules and knows nothing of launches): New reference. */

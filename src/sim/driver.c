@@ -445,6 +445,11 @@ static CUresult sim_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     if (sim_sticky_code())
         return sim_sticky_code();
     pthread_mutex_lock(&state_lock);
+    /* its reserve is taken when it comes alive, given back at its reset */
+    if (primary_ctx.refcount == 0 && (rc = sim_mem_charge(SIM_CONTEXT_BYTES)) != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&state_lock);
+        return rc;
+    }
     primary_ctx.refcount++;
     primary_ctx.alive = 1;
     pthread_mutex_unlock(&state_lock);
@@ -464,8 +469,10 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
     }
     /* At zero the driver resets the primary context; its handle stays the
      * same and becomes usable again on the next retain. */
-    if (--primary_ctx.refcount == 0)
+    if (--primary_ctx.refcount == 0) {
         primary_ctx.alive = 0;
+        sim_mem_uncharge(SIM_CONTEXT_BYTES);
+    }
     pthread_mutex_unlock(&state_lock);
     return CUDA_SUCCESS;
 }
@@ -481,9 +488,13 @@ static CUresult sim_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice de
         return sim_sticky_code();
     if (ctx_depth >= SIM_CTX_STACK_MAX)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    if ((rc = sim_mem_charge(SIM_CONTEXT_BYTES)) != CUDA_SUCCESS)
+        return rc;
     CUcontext c = calloc(1, sizeof *c);
-    if (c == NULL)
+    if (c == NULL) {
+        sim_mem_uncharge(SIM_CONTEXT_BYTES);
         return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     c->magic = SIM_CTX_MAGIC;
     c->device = dev;
     c->alive = 1;
@@ -504,6 +515,7 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
      * so a stale handle on another thread's stack reads as invalid instead
      * of as freed memory. */
     ctx->alive = 0;
+    sim_mem_uncharge(SIM_CONTEXT_BYTES);
     int j = 0;
     for (int i = 0; i < ctx_depth; i++)
         if (ctx_stack[i] != ctx)

@@ -238,6 +238,21 @@ static CUresult guarded_free(uintptr_t p, unsigned kinds)
     return CUDA_SUCCESS;
 }
 
+CUresult sim_mem_charge(size_t bytes)
+{
+    size_t used = atomic_load(&bytes_in_use);
+    do {
+        if (bytes > total_bytes() || used > total_bytes() - bytes)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+    } while (!atomic_compare_exchange_weak(&bytes_in_use, &used, used + bytes));
+    return CUDA_SUCCESS;
+}
+
+void sim_mem_uncharge(size_t bytes)
+{
+    atomic_fetch_sub(&bytes_in_use, bytes);
+}
+
 static CUresult sim_cuMemGetInfo(size_t *free_bytes, size_t *total)
 {
     CUresult rc = sim_enter();

@@ -123,11 +123,18 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
      * (core/module.c) has checked that `size` bytes are there. */
     if (pcc_crc32c(so, (size_t)hdr.size, 1) != hdr.crc32c)
         return CUDA_ERROR_INVALID_IMAGE;
+    size_t charge = ((size_t)hdr.size + SIM_MODULE_PAGE - 1) / SIM_MODULE_PAGE * SIM_MODULE_PAGE;
+    if ((rc = sim_mem_charge(charge)) != CUDA_SUCCESS)
+        return rc;
     CUmodule m = calloc(1, sizeof *m);
-    if (m == NULL)
+    if (m == NULL) {
+        sim_mem_uncharge(charge);
         return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    m->charged = charge;
     m->dl = open_image(so, (size_t)hdr.size, &m->fd);
     if (m->dl == NULL) {
+        sim_mem_uncharge(charge);
         free(m);
         return CUDA_ERROR_INVALID_IMAGE;
     }
@@ -167,6 +174,7 @@ bad:
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
+    sim_mem_uncharge(m->charged);
     free(m);
     return CUDA_ERROR_INVALID_IMAGE;
 }
@@ -197,6 +205,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
             close(m->fd);
     }
     pthread_mutex_unlock(&sim_launch_lock);
+    sim_mem_uncharge(m->charged);
     free(m->funcs);
     free(m);
     return CUDA_SUCCESS;

@@ -153,6 +153,18 @@ void sim_fill_mem_table(pcc_driver_table *t);
  * have been freed since the op was captured). */
 CUresult sim_mem_op_run(const sim_op *op);
 
+/* What the GPU charges against device memory besides allocations, and so
+ * the simulator too (mem_get_info shows it; a leak of contexts or modules
+ * runs the device out of memory in CI as on the GPU): a context's reserve
+ * (stacks, printf buffer, heap; ~300-500 MiB on a Hopper GPU) and a
+ * module's code and data, in 2 MiB pages. */
+#define SIM_CONTEXT_BYTES ((size_t)256 << 20)
+#define SIM_MODULE_PAGE ((size_t)2 << 20)
+/* Takes `bytes` from the device's free memory: CUDA_SUCCESS, or
+ * CUDA_ERROR_OUT_OF_MEMORY when that much is not free (sim/memory.c). */
+CUresult sim_mem_charge(size_t bytes);
+void sim_mem_uncharge(size_t bytes);
+
 /* ---- sim/module.c ---- */
 /* Why a simulator image must not reach cuModuleLoadData, which gets no
  * length: "truncated ..." when its header counts more bytes than `len`;
@@ -176,6 +188,7 @@ struct CUmod_st {
     const pcc_sim_kernel *kernels;
     int count;
     struct CUfunc_st *funcs;
+    size_t charged; /* device memory it counts against (SIM_MODULE_PAGE) */
 };
 
 int sim_func_ok(CUfunction f);

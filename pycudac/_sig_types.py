@@ -39,8 +39,23 @@ class Param(NamedTuple):
         base = _strip_cv(base)
         if "*" in base:
             return np.dtype(np.uintp)
-        spec = _dtype_spec(base)
+        spec = _dtype_spec(_ALIASES.get(base, base))
         return None if spec is None else np.dtype(spec)
+
+    @property
+    def pointee_dtype(self):
+        """For a pointer whose pointee is an arithmetic, vector or complex
+        type (float *, uint32_t *, float4 *, cuFloatComplex *): the dtype the
+        memory passed must have (the launch refuses an array of another);
+        None for pointers that take any memory: void, char, signed and
+        unsigned char, pointers to pointers, and structs."""
+        if not self.is_pointer or self.pointee is None:
+            return None
+        base = _strip_cv(self.pointee)
+        if ("*" in base or base in ("void", "char", "signed char", "unsigned char")
+                or base in REGISTERED or _ALIASES.get(base, base) in REGISTERED):
+            return None
+        return self.dtype
 
 
 @dataclass(frozen=True)

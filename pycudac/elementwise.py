@@ -665,20 +665,14 @@ def parse_arguments(arguments):
 
 
 def array_arg(kernel, spec, a):
-    """The device address of GPUArray `a` for pointer parameter `spec` of
-    `kernel`, checked as no launch can: a contiguous array whose elements
-    are the pointee's size (a float64 array through 'float *x' would be read
-    past half its bytes; a float32 one through 'double *x' written past its
-    end). Same-size reinterpretation (int32 through 'float *') stays
-    allowed, as in PyCUDA."""
+    """GPUArray `a` as pointer parameter `spec` of `kernel`: a contiguous
+    array, checked here (a kernel indexes it flat). Its element type is
+    checked by the launch, as for every kernel: a float64 array through
+    'float *x' is a TypeError (reinterpret on purpose with a.view(dtype))."""
     if a._layout is None and a.size > 1:
         raise ValueError(f"{kernel}: argument '{spec.name}' is a non-contiguous array view; "
                          f"pass a.copy()")
-    if spec.dtype is not None and a.dtype.itemsize != spec.dtype.itemsize:
-        raise TypeError(f"{kernel}: argument '{spec.name}' is declared '{spec.ctype}' "
-                        f"({spec.dtype.itemsize}-byte elements) but got a GPUArray of {a.dtype} "
-                        f"({a.dtype.itemsize}-byte elements)")
-    return a.ptr
+    return a
 
 
 def index_range(kernel, n, range_, slice_, limit):

@@ -284,9 +284,14 @@ def test_elementwise_kernel_lin_comb(ga):
                    (slice(0, 10, 0), ValueError)):
         with pytest.raises(exc, match="range="):
             lin_comb(5, gx, 6, gy, gz, range=r)
-    # an array of another element size than the pointer's type
-    with pytest.raises(TypeError, match="'float \\*'.*float64"):
+    # an array of another element type than the pointer's (issue 21: of the
+    # same size too: int32 through 'float *' reads garbage)
+    with pytest.raises(TypeError, match=r"'x' \(float \*\): got a GPUArray of float64"):
         lin_comb(5, ga.to_gpu(x.astype(np.float64)), 6, gy, gz)
+    with pytest.raises(TypeError, match=r"'y' \(float \*\): got a GPUArray of int32"):
+        lin_comb(5, gx, 6, ga.to_gpu(y.astype(np.int32)), gz)
+    # a view of the right dtype reinterprets on purpose
+    lin_comb(5, gx, 6, ga.to_gpu(y.view(np.int32)).view(np.float32), gz)
 
 
 def test_elementwise_kernel_stream_n_and_types(ga):

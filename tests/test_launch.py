@@ -4,6 +4,7 @@ back, In/Out/InOut, launch-configuration checks, prepared calls, and the
 sticky error after an out-of-bounds kernel (in a subprocess)."""
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -332,7 +333,7 @@ class FakeGPUArray:
 class FakeCAI:
     def __init__(self, ptr):
         self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (1,),
-                                         "typestr": "<f4", "version": 3}
+                                         "typestr": "<i4", "version": 3}
 
 
 def test_pointer_conversions(mod):
@@ -484,7 +485,7 @@ def test_gpuarray_pointers_pooled_plain_and_views(mod):
     from pycudac import gpuarray
     f = mod.get_function("ptrs")
     pooled = gpuarray.arange(16, dtype=np.float32)
-    plain = gpuarray.GPUArray((16,), np.float32, allocator=drv.mem_alloc)
+    plain = gpuarray.GPUArray((16,), np.int32, allocator=drv.mem_alloc)
     for _ in range(3):
         assert f.pack(pooled, plain) == struct.pack("<QQ", pooled.ptr, plain.ptr)
         assert f.pack(pooled[4:], plain[2:]) == struct.pack("<QQ", pooled.ptr + 16,
@@ -944,13 +945,14 @@ def test_pointer_from_gpuarray_pinned_and_managed(mod):
     f = mod.get_function("ptrs")
     gpuarray = pytest.importorskip("pycudac.gpuarray")
     g = gpuarray.to_gpu(np.arange(8, dtype=np.float32))
-    assert f.pack(g, g[2:]) == struct.pack("<QQ", int(g.gpudata), int(g.gpudata) + 8)
+    assert f.pack(g, g[2:].view(np.int32)) == struct.pack("<QQ", int(g.gpudata),
+                                                          int(g.gpudata) + 8)
     pinned = drv.pagelocked_empty(16, np.float32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
-    raw = f.pack(pinned, pinned[4:])
+    raw = f.pack(pinned, pinned[4:].view(np.int32))
     p0, p1 = struct.unpack("<QQ", raw)
     assert p0 != 0 and p1 == p0 + 16
     managed = drv.managed_empty(16, np.int32)
-    assert f.pack(managed[1:], managed) == struct.pack(
+    assert f.pack(managed[1:].view(np.float32), managed) == struct.pack(
         "<QQ", managed.ctypes.data + 4, managed.ctypes.data)
     # a plain host array (no pinned/managed base) is refused with the hint
     with pytest.raises(TypeError, match="In.*to_gpu"):
@@ -1182,3 +1184,95 @@ def test_function_object_basics(mod):
         type(f)()
     g = mod.get_function("scale")
     assert g.param_layout == f.param_layout
+
+
+# ------------------------------------------------ pointer element types (issue 21)
+
+TYPED = r"""
+struct Pair { int a; float b; };
+__global__ void typed(float *x, const unsigned int *u, float4 *v, double2 *c, void *any,
+                      char *bytes, unsigned char *ubytes, Pair *pairs, int n) { }
+"""
+
+
+class _CAI:
+    def __init__(self, g, typestr=None):
+        self.g = g
+        cai = dict(g.__cuda_array_interface__)
+        if typestr is not None:
+            cai["typestr"] = typestr
+        self.__cuda_array_interface__ = cai
+
+
+class _DLPack:
+    def __init__(self, g):
+        self.g = g
+
+    def __dlpack__(self, *args, **kw):
+        return self.g.__dlpack__(*args, **kw)
+
+    def __dlpack_device__(self):
+        return self.g.__dlpack_device__()
+
+
+def test_pointer_element_types_are_checked(ctx):
+    """The first mistake PyCUDA's tutorial warns about: a float64 (or int32)
+    array for a `float *` was accepted and the kernel read garbage. When the
+    argument carries a dtype and the pointee is an arithmetic, vector or
+    complex type, a mismatch is a TypeError naming the kernel, the parameter,
+    the declared type and the dtype given; void, char, unsigned char and
+    struct pointers, raw addresses, and views of the right dtype still go."""
+    from pycudac import gpuarray
+    f = source_module(TYPED).get_function("typed")
+    n = 16
+    x = gpuarray.zeros(n, np.float32)
+    u = gpuarray.zeros(n, np.uint32)
+    v = gpuarray.zeros(n, gpuarray.vec.float4)
+    c = gpuarray.zeros(n, np.complex128)
+    good = [x, u, v, c, x, x, x, x, np.int32(n)]
+    for _ in range(3):  # the fast path and the general one agree
+        f.pack(*good)
+        f(*good, block=(1, 1, 1))
+    # vector and complex pointees also take their components, and complex
+    f.pack(x, u, gpuarray.zeros(4 * n, np.float32), gpuarray.zeros(2 * n, np.float64),
+           *good[4:])
+    f.pack(x, u, v, gpuarray.zeros(n, gpuarray.vec.double2), *good[4:])
+    # any memory for void, char, unsigned char and a struct; raw addresses
+    d64 = gpuarray.zeros(n, np.float64)
+    f.pack(x, u, v, c, d64, d64, d64, d64, np.int32(n))
+    f.pack(d64.gpudata, int(u.ptr), v.gpudata, c.ptr, *good[4:])
+    wrong = [
+        (0, d64, "argument 1 'x' (float *): got a GPUArray of float64, but the kernel reads "
+                 "float32"),
+        (0, gpuarray.zeros(n, np.int32), "'x' (float *): got a GPUArray of int32"),
+        (1, gpuarray.zeros(n, np.int32), "'u' (const unsigned int *): got a GPUArray of int32"),
+        (2, d64, "'v' (float4 *): got a GPUArray of float64"),
+        (3, gpuarray.zeros(n, np.complex64), "'c' (double2 *): got a GPUArray of complex64"),
+        (0, drv.In(np.zeros(n, np.float64)), "'x' (float *): got In of float64"),
+        (0, drv.Out(np.zeros(n, np.int32)), "'x' (float *): got Out of int32"),
+        (0, _CAI(d64), "got an array (__cuda_array_interface__) of float64"),
+        (0, _DLPack(d64), "got a DLPack tensor of float64"),
+    ]
+    for pos, arg, msg in wrong:
+        args = list(good)
+        args[pos] = arg
+        for _ in range(2):
+            with pytest.raises(TypeError, match=re.escape(msg)):
+                f(*args, block=(1, 1, 1))
+    # the reinterpretation made on purpose: a view of the declared dtype
+    f(d64.view(np.float32), *good[1:], block=(1, 1, 1))
+    f(drv.In(np.zeros(n, np.float64).view(np.float32)), *good[1:], block=(1, 1, 1))
+    f(_CAI(d64, typestr="<f4"), *good[1:], block=(1, 1, 1))
+
+
+def test_elementwise_kernel_checks_pointer_element_types(ctx):
+    from pycudac import gpuarray
+    from pycudac.elementwise import ElementwiseKernel
+    k = ElementwiseKernel("float *y, const float *x", "y[i] = 2 * x[i]", name="twice")
+    y = gpuarray.zeros(8, np.float32)
+    with pytest.raises(TypeError, match=r"'x' \(const float \*\): got a GPUArray of float64"):
+        k(y, gpuarray.zeros(8, np.float64))
+    with pytest.raises(TypeError, match=r"'y' \(float \*\): got a GPUArray of int32"):
+        k(gpuarray.zeros(8, np.int32), y)
+    k(y, gpuarray.arange(8, dtype=np.float32))
+    np.testing.assert_array_equal(y.get(), 2 * np.arange(8, dtype=np.float32))

@@ -304,6 +304,8 @@ typedef struct {
        size_t dynamicSMemSize, int blockSizeLimit))                                        \
     OPT(CUresult, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                \
         (CUfunction f, size_t index, size_t *offset, size_t *size))                        \
+    OPT(CUresult, cuFuncGetParamCount, "cuFuncGetParamCount",                              \
+        (CUfunction f, size_t *count))                                                     \
     OPT(CUresult, cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2",                          \
         (CUdeviceptr d, size_t n, CUmemLocation loc, unsigned int flags, CUstream s))      \
     OPT(CUresult, cuMemPrefetchAsync, "cuMemPrefetchAsync",                                \

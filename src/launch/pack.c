@@ -647,7 +647,9 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
         return !((k == PK_VEC || k == PK_STRUCT) && cached_dtype_copy(&f->params[i], arg, dst));
     if (k == PK_PTR && PyType_IsSubtype(t, pcc_st.ArrayBase)) { /* a GPUArray */
         CUdeviceptr dp;
-        if (pcc_array_base_ptr((const PccArrayBase *)arg, &dp) != 0)
+        const PyObject *elem = f->params[i].elem; /* its dtype, when checked */
+        if ((elem != NULL && ((const PccArrayBase *)arg)->dtype != elem) ||
+            pcc_array_base_ptr((const PccArrayBase *)arg, &dp) != 0)
             return 1;
         memcpy(dst, &dp, sizeof dp);
         return 0;

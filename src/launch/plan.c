@@ -98,6 +98,8 @@ void pcc_plan_clear(PccFunction *f)
             Py_XDECREF(f->params[i].name);
             Py_XDECREF(f->params[i].ctype);
             Py_XDECREF(f->params[i].bytes_dtype);
+            Py_XDECREF(f->params[i].elem);
+            Py_XDECREF(f->params[i].elem_base);
         }
         PyMem_Free(f->params);
         f->params = NULL;
@@ -119,12 +121,20 @@ static int driver_layout(CUfunction fn, size_t **offs, size_t **sizes, int *n)
     *offs = *sizes = NULL;
     if (pcc_drv.cuFuncGetParamInfo == NULL)
         return 0;
+    /* The count, where the driver can say (CUDA 13): else the parameters are
+     * asked for until one past the last is refused, which compute-sanitizer
+     * reports as an API error the user did not make. */
+    size_t known = 0;
+    int have_count = pcc_drv.cuFuncGetParamCount != NULL &&
+                     pcc_drv.cuFuncGetParamCount(fn, &known) == CUDA_SUCCESS && known <= 16384;
     int cap = 16, count = 0;
     size_t *o = PyMem_Malloc(cap * sizeof *o), *s = PyMem_Malloc(cap * sizeof *s);
     if (o == NULL || s == NULL)
         goto nomem;
     for (;;) {
         size_t off = 0, sz = 0;
+        if (have_count && (size_t)count == known)
+            break;
         CUresult rc = pcc_drv.cuFuncGetParamInfo(fn, (size_t)count, &off, &sz);
         if (rc == CUDA_ERROR_INVALID_VALUE)
             break; /* past the last parameter */
@@ -203,6 +213,35 @@ done:
     Py_XDECREF(sz);
     Py_XDECREF(al);
     return rc;
+}
+
+/* A pointer Param's pointee dtype into p->elem / p->elem_base (see
+ * pcc_param): Param.pointee_dtype, where the parser decides which pointees
+ * are checked. */
+static int read_pointee(PyObject *param, pcc_param *p)
+{
+    PyObject *dt = PyObject_GetAttr(param, pcc_st.str_pointee_dtype);
+    if (dt == NULL)
+        return -1;
+    if (!PyArray_DescrCheck(dt)) { /* None: any memory */
+        Py_DECREF(dt);
+        return 0;
+    }
+    PyArray_Descr *d = (PyArray_Descr *)dt;
+    p->elem = dt;
+    if (PyDataType_ISCOMPLEX(d)) {
+        p->elem_base = (PyObject *)PyArray_DescrFromType(d->type_num == NPY_CFLOAT ? NPY_FLOAT
+                                                                                  : NPY_DOUBLE);
+    } else if (PyDataType_HASFIELDS(d)) {
+        /* a vector type: its components (all of one type) */
+        PyObject *names = PyDataType_NAMES(d), *fields = PyDataType_FIELDS(d);
+        PyObject *first = names && PyTuple_GET_SIZE(names) > 0
+                              ? PyDict_GetItem(fields, PyTuple_GET_ITEM(names, 0))
+                              : NULL;
+        if (first != NULL && PyTuple_Check(first) && PyTuple_GET_SIZE(first) >= 1)
+            p->elem_base = Py_NewRef(PyTuple_GET_ITEM(first, 0));
+    }
+    return 0;
 }
 
 /* f->decl: "float *a, int n" or "<8 bytes>, <4 bytes>". */
@@ -342,7 +381,8 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
         Py_ssize_t size = -1, align = -1;
         if (sn >= 0) {
             if (read_param(PySequence_Fast_GET_ITEM(seq, i), &kind, &size, &align, &p->name,
-                           &p->ctype) < 0)
+                           &p->ctype) < 0 ||
+                (kind == PK_PTR && read_pointee(PySequence_Fast_GET_ITEM(seq, i), p) < 0))
                 goto done;
         }
         if (dn >= 0) {

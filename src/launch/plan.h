@@ -44,6 +44,12 @@ typedef struct {
     int elem_count; /* PK_VEC: number of elements */
     PyObject *name;  /* str or NULL */
     PyObject *ctype; /* str or NULL */
+    /* PK_PTR: the numpy.dtype of the declared pointee when it is an
+     * arithmetic, vector or complex type (float *, float4 *, cuFloatComplex
+     * *), else NULL: void, char, unsigned char and struct pointers take any
+     * memory. elem_base: a vector or complex pointee's component dtype
+     * (float32 for float4), whose arrays it may also be given; else NULL. */
+    PyObject *elem, *elem_base;
 } pcc_param;
 
 /* What the packer reads of each parameter on every call, kept apart from
@@ -160,6 +166,10 @@ int pcc_arg_error_from_current(PccFunction *f, int i, PyObject *exc_type);
 /* TypeError for argument i (by value or In/Out) whose bytes would be Python
  * object pointers (dtype=object). Returns -1. */
 int pcc_arg_objects_error(PccFunction *f, int i);
+/* Whether memory of `given` (a numpy.dtype) may be passed as parameter
+ * p's pointee (see pcc_param.elem); 1 or 0, nothing raised. */
+int pcc_pointee_accepts(const pcc_param *p, PyObject *given);
+
 /* Parameter i (a pointer, or an untyped 8-byte one) from anything but the
  * inline cases; In/Out/InOut are recorded in `cs`. 0 or -1 (src/launch/pointer.c). */
 int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state *cs);

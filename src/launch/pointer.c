@@ -113,6 +113,59 @@ int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out)
     return 0;
 }
 
+/* ---- the pointee's element type ------------------------------------------- */
+
+int pcc_pointee_accepts(const pcc_param *p, PyObject *given)
+{
+    PyArray_Descr *want = (PyArray_Descr *)p->elem, *g = (PyArray_Descr *)given;
+    if (want == NULL || given == NULL || given == p->elem || PyArray_EquivTypes(g, want))
+        return 1;
+    PyArray_Descr *base = (PyArray_Descr *)p->elem_base;
+    if (base == NULL)
+        return 0;
+    /* a vector or complex pointee (float4 *, cuFloatComplex *): its component
+     * type (float32 in fours), a complex of it, or a structured dtype of
+     * just such components */
+    if (PyArray_EquivTypes(g, base))
+        return 1;
+    if (PyDataType_ELSIZE(g) != PyDataType_ELSIZE(want))
+        return 0;
+    if (PyDataType_ISCOMPLEX(g))
+        return PyDataType_ELSIZE(g) == 2 * PyDataType_ELSIZE(base) &&
+               PyDataType_ISFLOAT(base);
+    if (!PyDataType_HASFIELDS(g))
+        return 0;
+    PyObject *names = PyDataType_NAMES(g), *fields = PyDataType_FIELDS(g);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++) {
+        PyObject *fi = PyDict_GetItem(fields, PyTuple_GET_ITEM(names, k));
+        if (fi == NULL || !PyTuple_Check(fi) ||
+            !PyArray_EquivTypes((PyArray_Descr *)PyTuple_GET_ITEM(fi, 0), base))
+            return 0;
+    }
+    return 1;
+}
+
+/* TypeError: argument i carries `given` where the kernel reads p's pointee. */
+static int pointee_error(PccFunction *f, int i, const char *what, PyObject *given)
+{
+    pcc_param *p = &f->params[i];
+    return pcc_arg_error(f, i, PyExc_TypeError,
+                         "got %s of %S, but the kernel reads %S elements (pass an array of "
+                         "that dtype, a .view() of the right dtype to reinterpret the memory on "
+                         "purpose, or the bare device memory, e.g. a.gpudata, to pass it "
+                         "untyped)",
+                         what, given, p->elem);
+}
+
+/* The pointee check for an argument that carries `given` (a numpy.dtype, or
+ * NULL when it says nothing): 0, or -1 with the TypeError. */
+static int check_pointee(PccFunction *f, int i, const char *what, PyObject *given)
+{
+    if (pcc_pointee_accepts(&f->params[i], given))
+        return 0;
+    return pointee_error(f, i, what, given);
+}
+
 /* int(obj) as a device address (0..2^64-1). */
 static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out,
                           const char *what)
@@ -171,6 +224,8 @@ static int array_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
 {
     PyArrayObject *arr = (PyArrayObject *)arg;
     PyObject *b = PyArray_BASE(arr);
+    if (check_pointee(f, i, "a numpy.ndarray", (PyObject *)PyArray_DESCR(arr)) < 0)
+        return -1;
     for (int depth = 0; b != NULL && depth < 64; depth++) {
         if (pcc_st.HostAllocation && PyObject_TypeCheck(b, pcc_st.HostAllocation)) {
             PccHostAllocation *h = (PccHostAllocation *)b;
@@ -226,24 +281,65 @@ static int dlpack_ptr(PccFunction *f, int i, PyObject *arg, CUdeviceptr *out)
         return pcc_arg_error_from_current(f, i, PyExc_TypeError);
     pcc_dltensor *t = PyCapsule_IsValid(cap, "dltensor") ? PyCapsule_GetPointer(cap, "dltensor")
                                                           : NULL;
-    int rc = 0;
-    if (t == NULL) {
-        PyErr_Clear();
-        rc = pcc_arg_error(f, i, PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
-    } else if (t->device.device_type != 2 && t->device.device_type != 3 &&
-               t->device.device_type != 13) {
-        rc = pcc_arg_error(f, i, PyExc_TypeError,
-                       "the DLPack tensor lives on device type %d, not on a CUDA device",
-                       (int)t->device.device_type);
-    } else {
+    PyErr_Clear();
+    int device = t ? (int)t->device.device_type : -1;
+    int on_gpu = device == 2 || device == 3 || device == 13; /* CUDA, host-pinned, managed */
+    PyArray_Descr *d = NULL;
+    if (on_gpu) {
         *out = (CUdeviceptr)(uintptr_t)t->data + t->byte_offset;
+        /* the element type, when DLPack names one NumPy has: int, uint,
+         * float, complex or bool, one lane */
+        static const char codes[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
+        char c = t->dtype.code < sizeof codes ? codes[t->dtype.code] : 0;
+        if (c && t->dtype.lanes == 1 && f->params[i].elem != NULL) {
+            char spec[8];
+            snprintf(spec, sizeof spec, "%c%u", c, (unsigned)t->dtype.bits / 8);
+            PyObject *sp = PyUnicode_FromString(spec);
+            if (sp == NULL || PyArray_DescrConverter(sp, &d) != NPY_SUCCEED)
+                d = NULL;
+            Py_XDECREF(sp);
+            PyErr_Clear();
+        }
     }
-    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */
+    /* The capsule's destructor releases the tensor and may run Python code,
+     * so it goes before any error is raised; `arg` keeps the memory. */
+    Py_DECREF(cap);
+    int rc = 0;
+    if (t == NULL)
+        rc = pcc_arg_error(f, i, PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
+    else if (!on_gpu)
+        rc = pcc_arg_error(f, i, PyExc_TypeError,
+                           "the DLPack tensor lives on device type %d, not on a CUDA device",
+                           device);
+    else if (d != NULL)
+        rc = check_pointee(f, i, "a DLPack tensor", (PyObject *)d);
+    Py_XDECREF(d);
     return rc;
 }
 
 static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *cs,
                           CUdeviceptr *out);
+
+/* The pointee check for a __cuda_array_interface__ dict by its typestr
+ * (a structured one, "|V16", says nothing of its fields: not checked). */
+static int cai_pointee(PccFunction *f, int i, PyObject *cai)
+{
+    if (f->params[i].elem == NULL)
+        return 0;
+    PyObject *ts = PyDict_GetItemWithError(cai, pcc_st.str_typestr); /* borrowed */
+    if (ts == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyArray_Descr *d = NULL;
+    if (!PyUnicode_Check(ts) || PyArray_DescrConverter(ts, &d) != NPY_SUCCEED) {
+        PyErr_Clear();
+        return 0;
+    }
+    int rc = d->type_num == NPY_VOID
+                 ? 0
+                 : check_pointee(f, i, "an array (__cuda_array_interface__)", (PyObject *)d);
+    Py_DECREF(d);
+    return rc;
+}
 
 /* The address an object's `gpudata` stands for (None: NULL). 0 or -1. */
 static int gpudata_ptr(PccFunction *f, int i, PyObject *gpudata, CUdeviceptr *out)
@@ -262,7 +358,13 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
     PyObject *attr;
     if (PyObject_TypeCheck(arg, pcc_st.ArrayBase)) {
         /* a GPUArray whose gpudata pack_fast does not take: its field */
-        attr = ((PccArrayBase *)arg)->gpudata;
+        PccArrayBase *a = (PccArrayBase *)arg;
+        if (a->dtype != NULL && PyArray_DescrCheck(a->dtype) &&
+            check_pointee(f, i, "a GPUArray", a->dtype) < 0)
+            return -1;
+        if (pcc_array_base_ptr(a, &p) == 0)
+            goto store; /* a view: its own address, not its allocation's */
+        attr = a->gpudata;
         if (attr != NULL) {
             Py_INCREF(attr);
             goto gpudata;
@@ -308,8 +410,10 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
         PyObject *data = PyDict_Check(attr) ? PyDict_GetItemWithError(attr, pcc_st.str_data) : NULL;
         int rc;
         if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) >= 1)
-            rc = address_of_int(f, i, PyTuple_GET_ITEM(data, 0), &p,
-                                "__cuda_array_interface__ data");
+            rc = cai_pointee(f, i, attr) < 0
+                     ? -1
+                     : address_of_int(f, i, PyTuple_GET_ITEM(data, 0), &p,
+                                      "__cuda_array_interface__ data");
         else
             rc = PyErr_Occurred() ? -1
                                   : pcc_arg_error(f, i, PyExc_TypeError,
@@ -393,6 +497,7 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->array = PyObject_GetAttr(arg, pcc_st.str_array);
     if (r->array == NULL)
         return -1;
+
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {
         PyErr_Clear();
@@ -411,6 +516,10 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->has_view = 1;
     if (pcc_holds_objects(r->array, &r->view))
         return pcc_arg_objects_error(f, i);
+    if (PyArray_Check(r->array) &&
+        check_pointee(f, i, Py_TYPE(arg)->tp_name,
+                      (PyObject *)PyArray_DESCR((PyArrayObject *)r->array)) < 0)
+        return -1;
     if (r->view.len > 0) {
         r->alloc = pcc_mem_alloc((size_t)r->view.len);
         if (r->alloc == NULL)

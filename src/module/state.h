@@ -24,11 +24,11 @@ struct pcc_backend;
     X(cooperative, "cooperative")                                                            \
     /* kernel signatures and layouts (launch/plan.c) */                                      \
     X(name, "name") X(ctype, "ctype") X(kind, "kind") X(size, "size") X(params, "params")    \
-    X(pointee, "pointee") X(empty, "")                                                       \
+    X(pointee_dtype, "pointee_dtype") X(empty, "")                                                       \
     /* pointer arguments (launch/pointer.c, core/convert.c) */                              \
     X(gpudata, "gpudata") X(freed, "freed") X(cai, "__cuda_array_interface__")               \
     X(dlpack, "__dlpack__") X(array, "array") X(copy_in, "copy_in") X(copy_out, "copy_out")  \
-    X(data, "data") X(typestr, "typestr") X(dtype, "dtype")                                  \
+    X(data, "data") X(typestr, "typestr")                                  \
     /* compile results and module attributes (core/module.c, compile/) */                   \
     X(image, "image") X(lowered, "lowered") X(options, "options") X(target, "target")        \
     X(arch, "arch") X(key, "key") X(from_cache, "from_cache") X(log, "log") X(ptx, "ptx")    \

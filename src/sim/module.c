@@ -272,6 +272,19 @@ static CUresult sim_cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offse
     return CUDA_SUCCESS;
 }
 
+static CUresult sim_cuFuncGetParamCount(CUfunction f, size_t *count)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (count == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = (size_t)f->k->nparams;
+    return CUDA_SUCCESS;
+}
+
 static CUresult sim_cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
 {
     CUresult rc = sim_enter();
@@ -356,5 +369,6 @@ void sim_fill_module_table(pcc_driver_table *t)
     t->cuFuncGetAttribute = sim_cuFuncGetAttribute;
     t->cuFuncSetAttribute = sim_cuFuncSetAttribute;
     t->cuFuncGetParamInfo = sim_cuFuncGetParamInfo;
+    t->cuFuncGetParamCount = sim_cuFuncGetParamCount;
     t->cuOccupancyMaxPotentialBlockSize = sim_cuOccupancyMaxPotentialBlockSize;
 }

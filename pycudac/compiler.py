@@ -25,9 +25,11 @@ with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 ``PYCUDAC_CACHE_MAX_BYTES`` caps its size (least recently used entries go).
 """
 import os
+import re
 import stat
 import sys
 import tempfile
+import time
 import warnings
 import weakref
 
@@ -461,6 +463,40 @@ def _include_files(dirs):
     return out
 
 
+_ABS_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<](/[^">\n]+)[">]', re.M)
+_ENV_INCLUDE_VARS = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
+
+
+def _hidden_include_dirs(source, compiler):
+    """Directories whose headers can change the binary though they reach the
+    compiler neither as include_dirs nor as -I: those of headers included by
+    absolute path (followed into those headers, up to 64 of them) and, for
+    the simulator's C++ compiler, CPATH, C_INCLUDE_PATH and
+    CPLUS_INCLUDE_PATH (NVRTC reads no environment). Their files go into the
+    cache key as include_dirs' do, or the compile skips the cache."""
+    dirs = []
+    if isinstance(source, str) and "include" in source:
+        seen, todo = set(), [source]
+        while todo and len(seen) < 64:
+            for path in _ABS_INCLUDE.findall(todo.pop()):
+                if path in seen:
+                    continue
+                seen.add(path)
+                if os.path.dirname(path) not in dirs:
+                    dirs.append(os.path.dirname(path))
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        todo.append(f.read(1 << 20))
+                except OSError:
+                    pass
+    if compiler == "sim":
+        for var in _ENV_INCLUDE_VARS:
+            for d in os.environ.get(var, "").split(os.pathsep):
+                if d and d not in dirs:
+                    dirs.append(d)
+    return dirs
+
+
 def _include_fingerprint(dirs):
     """Cheap stand-in for the include files in the memo key: path, size and
     mtime of each (the disk key hashes their bytes); None (no memo) past
@@ -571,6 +607,7 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
     the target (_device_target); a guess that misses is confirmed before
     anything is compiled or stored."""
     options, target, arch, sure = plan(False)
+    include_dirs = list(include_dirs or ()) + _hidden_include_dirs(source, compiler)
     # the headers are read once (not again for a second target), and not at
     # all without a cache
     includes = None
@@ -634,9 +671,10 @@ def cache_stats(cache_dir=None):
 
 
 def cache_clear(cache_dir=None):
-    """Removes every entry (and stray temporary file) of the cache directory;
-    returns how many files were removed. Touches nothing in a directory the
-    cache would refuse."""
+    """Removes every entry of the cache directory, and the temporary files a
+    crashed writer left (those older than a few minutes: a younger one is a
+    store in flight, in this process or another); returns how many files were
+    removed. Touches nothing in a directory the cache would refuse."""
     path = cache_path(cache_dir)
     if not os.path.isdir(path) or os.path.islink(path):
         return 0
@@ -646,8 +684,16 @@ def cache_clear(cache_dir=None):
     removed = 0
     with os.scandir(path) as it:
         for e in it:
-            if (e.name.endswith(".pcc") or e.name.startswith(".tmp-")) and \
-                    e.is_file(follow_symlinks=False):
+            if not e.is_file(follow_symlinks=False):
+                continue
+            if e.name.startswith(".tmp-"):
+                try:
+                    age = time.time() - e.stat(follow_symlinks=False).st_mtime
+                except FileNotFoundError:
+                    continue
+                if age < _driver.CACHE_STALE_TMP_S:
+                    continue
+            if e.name.endswith(".pcc") or e.name.startswith(".tmp-"):
                 try:
                     os.unlink(e.path)
                     removed += 1
@@ -762,8 +808,13 @@ class SourceModule:
             _warn_nvcc()
         # the common case in one C call (src/compile/cache_warm.c): the memo, then the
         # disk cache, under the key built below; None: this path decides
+        # headers reached by absolute path or through CPATH go into the key,
+        # which only the general path builds
+        env_incs = any(v in os.environ for v in _ENV_INCLUDE_VARS)
+        hidden = _hidden_include_dirs(
+            source, "sim" if env_incs and _driver.get_backend() == "sim" else None)
         fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs)
+                and not keep and not include_dirs and not hidden)
         if fast:
             mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                              CACHE_FORMAT_VERSION)
@@ -779,9 +830,9 @@ class SourceModule:
                  if name_expressions else ())
         incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
         fp = ()
-        if incs or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
-                                 if isinstance(o, str))):
-            fp = _include_fingerprint(list(incs) + normalize_options(opts)[3])
+        if incs or hidden or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
+                                           if isinstance(o, str))):
+            fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
         context = _current_context()
         # (warm_source_module builds this key too, for its arguments)
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
@@ -799,7 +850,7 @@ class SourceModule:
             return
         mod = None
         if (not fast and arch is None and code is None and not incs and not keep
-                and isinstance(source, str)):
+                and not hidden and isinstance(source, str)):
             # the warm start from disk in one C call (src/compile/cache_warm.c); None:
             # a miss, or a case only the general path (_build_module) decides
             nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts

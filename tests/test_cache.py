@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import uuid
 import warnings
 
@@ -900,3 +901,130 @@ def test_warm_start_in_one_c_call_on_the_cuda_backend(tmp_path, stub_driver):
     again = child("any")
     assert again["from_cache"] is False and again["cache_key"] == cold["cache_key"]
     assert _driver.cache_verify(str(tmp_path / "c"), name[:-4]) == "ok"
+
+
+# ---- headers the key must see (issue 21) -----------------------------------------------
+
+STALE_PROBE = r"""
+import sys
+import numpy as np
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+src = open(sys.argv[1]).read()
+out = np.zeros(1, np.int32)
+SourceModule(src).get_function("k")(drv.Out(out), block=(1, 1, 1))
+print(int(out[0]))
+"""
+
+
+def _probe(tmp_path, src, env_extra=None):
+    probe = tmp_path / "probe.py"
+    probe.write_text(STALE_PROBE)
+    srcfile = tmp_path / "kernel.cu"
+    srcfile.write_text(src)
+    env = dict(os.environ, PYCUDAC_CACHE_DIR=str(tmp_path / "cache"),
+               PYCUDAC_BACKEND=_driver.get_backend(), **(env_extra or {}))
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, str(probe), str(srcfile)], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split()[-1])
+
+
+def test_a_header_included_by_absolute_path_is_in_the_key(tmp_path):
+    """Issue 21: `#include "/path/x.h"` was not in the key: after an edit of
+    the header, a new process ran the old kernel from the cache."""
+    hdir = tmp_path / "hdr"
+    hdir.mkdir()
+    header = hdir / "value.h"
+    nested = hdir / "nested.h"
+    src = f'#include "{header}"\n__global__ void k(int *p) {{ *p = VALUE + NESTED; }}\n'
+    nested.write_text("#define NESTED 100\n")
+    header.write_text(f'#include "{nested}"\n#define VALUE 1\n')
+    assert _probe(tmp_path, src) == 101
+    header.write_text(f'#include "{nested}"\n#define VALUE 2\n')
+    assert _probe(tmp_path, src) == 102
+    nested.write_text("#define NESTED 300\n")  # a header that one includes, by path
+    assert _probe(tmp_path, src) == 302
+
+
+def test_headers_found_through_cpath_are_in_the_key(tmp_path):
+    """The simulator's C++ compiler reads CPATH (and C_INCLUDE_PATH,
+    CPLUS_INCLUDE_PATH); its headers go into the key. NVRTC reads no
+    environment, so on the GPU such a source does not compile at all."""
+    if _driver.get_backend() != "sim":
+        pytest.skip("NVRTC does not search CPATH: only the simulator's compiler reads it")
+    hdir = tmp_path / "cpath"
+    hdir.mkdir()
+    (hdir / "cpath_value.h").write_text("#define VALUE 5\n")
+    src = '#include "cpath_value.h"\n__global__ void k(int *p) { *p = VALUE; }\n'
+    assert _probe(tmp_path, src, {"CPATH": str(hdir)}) == 5
+    (hdir / "cpath_value.h").write_text("#define VALUE 6\n")
+    assert _probe(tmp_path, src, {"CPATH": str(hdir)}) == 6
+
+
+def test_clear_leaves_stores_in_flight_alone(cache):
+    """Issue 21: cache_clear deleted other writers' temporary files, so a
+    concurrent store failed with a spurious CacheWarning. A temporary file
+    younger than CACHE_STALE_TMP_S is a store in flight; an older one was
+    left by a crashed writer and goes."""
+    compiler.compile(unique_src(), arch="sm_90")
+    stale = cache / ".tmp-deadbeef-1-1-1"
+    stale.write_bytes(b"partial")
+    _set_mtime(stale, 1_000_000_000)
+    fresh = cache / ".tmp-deadbeef-2-2-2"
+    fresh.write_bytes(b"partial")
+    assert compiler.cache_clear() == 2  # the entry and the stale one
+    assert fresh.exists() and not stale.exists() and entries(cache) == []
+
+
+def test_clear_during_concurrent_stores_warns_nothing(tmp_path):
+    """Writers in other processes storing while this one clears, over and
+    over: no writer sees its store fail."""
+    d = tmp_path / "cache"
+    script = textwrap.dedent("""
+        import uuid, warnings
+        from pycudac import compiler
+        warnings.simplefilter("error")
+        for i in range(12):
+            compiler.compile(f"// {uuid.uuid4().hex}\\n" + %r, arch="sm_90")
+        print("ok", compiler.cache_stats()["process"]["store_errors"])
+    """ % SRC)
+    env = dict(os.environ, PYCUDAC_CACHE_DIR=str(d))
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    while any(p.poll() is None for p in procs):
+        if d.is_dir():
+            compiler.cache_clear(str(d))
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert out.split() == ["ok", "0"], out + err
+
+
+def test_a_huge_entry_is_a_miss_not_a_memory_error(cache):
+    """Issue 21: an entry whose header declares a huge payload (a sparse file
+    that large) raised MemoryError from SourceModule; it is a miss like any
+    damaged entry, refused before anything is allocated, and rewritten."""
+    src = unique_src()
+    good = compiler.compile(src, arch="sm_90")
+    (name,) = entries(cache)
+    path = cache / name
+    header = bytearray(path.read_bytes()[:88])
+    huge = (3 << 30) - 88
+    header[48:56] = huge.to_bytes(8, "little")
+    with open(path, "wb") as f:
+        f.write(header)
+        f.truncate(88 + huge)  # sparse: no disk used
+    os.chmod(path, 0o600)
+    assert _driver.cache_verify(str(cache), name[:-4]) != "ok"
+    before = counts()
+    t0 = time.perf_counter()
+    assert _driver.cache_load(str(cache), name[:-4]) is None  # no 3 GiB read either
+    assert time.perf_counter() - t0 < 1.0
+    assert compiler.compile(src, arch="sm_90") == good
+    assert delta(before, "misses") == 1 and delta(before, "compiles") == 1
+    assert os.path.getsize(path) < 1 << 20

@@ -54,8 +54,9 @@
 #define PCC_CACHE_FORMAT 3u /* 1: the checksum was SHA-256, 2: zlib's CRC-32 */
 #define PCC_CACHE_HEADER 88 /* 8 magic + 4 format + 4 header size + 32 key + 8 len + 32 sum */
 #define PCC_CACHE_TMP_PREFIX ".tmp-"
-/* Refuse absurd entries before allocating for them. */
-#define PCC_CACHE_MAX_ENTRY ((uint64_t)1 << 32)
+/* Refuse absurd entries before allocating for them: no compile makes 1 GiB
+ * (the cache's whole default size); a larger file is damage or mischief. */
+#define PCC_CACHE_MAX_ENTRY ((uint64_t)1 << 30)
 /* Temporary files older than this were left by a crashed writer. */
 #define PCC_CACHE_STALE_TMP_S 600
 
@@ -294,11 +295,9 @@ int pcc_cache_load_raw(const char *dir, const unsigned char key[32], const char 
     Py_END_ALLOW_THREADS
     if (fd < 0)
         goto done;
-    if (nomem) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (!ok)
+    if (nomem) /* a miss like any other unusable entry, never a MemoryError */
+        *why = "entry is too large to read into memory";
+    else if (!ok)
         *why = "entry cannot be read";
     else if (memcmp(header, PCC_CACHE_MAGIC, 8) != 0)
         *why = "entry has a bad magic number (not a pycudac cache file)";
@@ -583,7 +582,8 @@ static PyObject *py_cache_store(PyObject *self, PyObject *args, PyObject *kwargs
     if (parse_key(key_hex, key, name) < 0)
         goto done;
     if ((uint64_t)payload.len > PCC_CACHE_MAX_ENTRY - PCC_CACHE_HEADER) {
-        PyErr_SetString(PyExc_ValueError, "payload is too large for the cache");
+        errno = EFBIG; /* an OSError: compiler.py warns once and compiles uncached */
+        PyErr_SetFromErrno(PyExc_OSError);
         goto done;
     }
     memcpy(header, PCC_CACHE_MAGIC, 8);
@@ -705,7 +705,8 @@ static PyMethodDef cache_methods[] = {
 
 int pcc_cache_init(PyObject *module)
 {
-    if (PyModule_AddIntConstant(module, "CACHE_FORMAT", PCC_CACHE_FORMAT) < 0)
+    if (PyModule_AddIntConstant(module, "CACHE_FORMAT", PCC_CACHE_FORMAT) < 0 ||
+        PyModule_AddIntConstant(module, "CACHE_STALE_TMP_S", PCC_CACHE_STALE_TMP_S) < 0)
         return -1;
     return PyModule_AddFunctions(module, cache_methods);
 }

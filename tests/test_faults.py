@@ -194,6 +194,7 @@ class _Cycle(list):
     """A list that can be weakly referenced."""
 
 
+@pytest.mark.tsan
 def test_gc_on_another_thread_frees_in_owner_context(ctx):
     """Reference cycles holding allocations of two contexts, collected by a
     thread that has a third context current: each is freed in its own
@@ -249,6 +250,7 @@ def test_gc_on_another_thread_frees_in_owner_context(ctx):
     assert drv.mem_get_info()[0] >= free0 - MEM_SLACK - (16 << 20)
 
 
+@pytest.mark.tsan
 def test_launches_and_frees_from_many_threads(mod, ctx):
     f = mod.get_function("add_one")
     errors = []
@@ -283,6 +285,7 @@ def test_launches_and_frees_from_many_threads(mod, ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.tsan
 def test_objects_freed_in_a_thread_with_no_context(ctx):
     """A thread that never touched CUDA drops modules, streams, events and
     allocations: freed (in their context), and the thread is left with no
@@ -305,6 +308,7 @@ def test_objects_freed_in_a_thread_with_no_context(ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.tsan
 def test_first_launches_of_a_process_on_every_worker_thread():
     """The first launches of a fresh process start the simulator's worker
     threads and give each its fibers, all at once: under ThreadSanitizer
@@ -388,6 +392,7 @@ def _ticks_during(call):
     return len(inside), t1 - t0, gap
 
 
+@pytest.mark.tsan
 def test_long_copy_releases_the_gil(ctx):
     n = 128 << 20
     host = np.ones(n, np.uint8)
@@ -404,6 +409,7 @@ def test_long_copy_releases_the_gil(ctx):
     assert ticks > 0 and gap < 0.5 * dt, f"{ticks} ticks in {dt:.3f} s of copies, gap {gap:.3f} s"
 
 
+@pytest.mark.tsan
 def test_long_kernel_and_synchronize_release_the_gil(mod):
     """On the GPU the launch returns at once and synchronize() blocks; on
     the simulator the launch itself runs the kernel. Either way another
@@ -541,6 +547,7 @@ def _clean(fn, *args, **kw):
         return exc
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("bad", SIZES, ids=repr)
 def test_garbage_sizes(ctx, bad):
     for fn in (drv.mem_alloc, drv.mem_alloc_async, drv.pagelocked_empty, drv.pagelocked_zeros,
@@ -562,6 +569,7 @@ def test_garbage_sizes(ctx, bad):
     assert isinstance(_clean(drv.memcpy_dtod_async, a, a, bad), BaseException)
 
 
+@pytest.mark.valgrind
 def test_garbage_pointers_and_buffers(ctx):
     a = drv.mem_alloc(64)
     host = np.zeros(16, np.float32)
@@ -593,6 +601,7 @@ def test_garbage_pointers_and_buffers(ctx):
         assert isinstance(_clean(fn, *args), (ValueError, drv.Error)), fn
 
 
+@pytest.mark.valgrind
 def test_garbage_streams_events_contexts(ctx):
     a = drv.mem_alloc(64)
     host = np.zeros(16, np.float32)
@@ -637,6 +646,7 @@ def test_garbage_launch_configs(mod, ctx):
     drv.Context.synchronize()
 
 
+@pytest.mark.valgrind
 def test_garbage_to_function_methods(mod):
     f = mod.get_function("add_one")
     for bad in ("x", -1, 2 ** 64, 1.5, None):
@@ -654,6 +664,7 @@ def test_garbage_to_function_methods(mod):
         assert isinstance(_clean(mod.get_global, name), ValueError)
 
 
+@pytest.mark.valgrind
 def test_garbage_to_module_loading(ctx, tmp_path):
     for img in (b"", b"\x00" * 64, b"garbage" * 100, b"\x7fELF" + b"\x00" * 100):
         assert isinstance(_clean(drv.module_from_buffer, img), (ValueError, drv.Error)), img[:8]
@@ -731,6 +742,7 @@ def test_garbage_to_compile(ctx):
                           (TypeError, ValueError)), arch
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("dtype", [object, "U4", "S4", "V8", "M8[s]", "m8[s]"])
 def test_garbage_dtypes_to_arrays(ctx, dtype):
     from pycudac import gpuarray

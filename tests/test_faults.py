@@ -886,3 +886,117 @@ def test_objects_outlive_their_destroyed_context(ctx):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok False"
     assert r.stderr == ""
+
+
+# ---- which codes poison: every sticky code, and no other (the stub driver) ----------------
+
+# The driver's sticky codes (DESIGN.md): 700 illegal address, 710 assert, 714 hardware
+# stack error, 715 illegal instruction, 716 misaligned address, 717 invalid address
+# space, 718 invalid PC, 719 launch failed. On the simulator only some can happen (700,
+# 710, 719); the stub driver (bench/stub_libcuda.c, stub_fail) returns any of them.
+STICKY = [700, 710, 714, 715, 716, 717, 718, 719]
+NOT_STICKY = [1, 2, 701, 702]   # invalid value, out of memory, out of resources, timeout
+
+STUB_FAULT = r"""
+import ctypes, os, sys, threading, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+lib = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+f = SourceModule("__global__ void k(int *p) { }").get_function("k")
+a = drv.mem_alloc(64)
+f(a, block=(1, 1, 1))                          # a launch that works first
+for code in map(int, sys.argv[2:]):
+    if sys.argv[1] == "launch":
+        lib.stub_fail(code, 0, 0)
+        call = lambda: f(a, block=(1, 1, 1))
+    else:                                        # the error comes with a synchronize
+        lib.stub_fail(0, code, 0)
+        call = drv.Context.synchronize
+    try:
+        call()
+        print(code, "NO ERROR")
+    except drv.Error as e:
+        print(code, "ERR", type(e).__name__, e.code)
+    lib.stub_fail(0, 0, 0)
+    print(code, "POISONED", drv.is_poisoned())
+    try:
+        drv.mem_alloc(16)
+        print(code, "LATER ok")
+    except drv.Error as e:
+        print(code, "LATER", e.code)
+"""
+
+
+def _stub_child(stub_driver, code, *args):
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver)
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    if "NVRTC" in r.stderr and r.returncode != 0:
+        pytest.skip(f"no NVRTC for the stub driver's kernels: {r.stderr[-300:]}")
+    return r
+
+
+@pytest.mark.parametrize("code", STICKY)
+def test_every_sticky_code_poisons_the_process(stub_driver, code):
+    """A mutation that dropped 716 from the sticky codes passed the suite
+    (tools/mutate.py P1): the simulator makes only some of them."""
+    r = _stub_child(stub_driver, STUB_FAULT, "launch", code)
+    assert f"{code} ERR LaunchError {code}" in r.stdout, r.stdout + r.stderr
+    assert f"{code} POISONED True" in r.stdout
+    assert f"{code} LATER {code}" in r.stdout
+
+
+@pytest.mark.parametrize("where", ["launch", "sync"])
+def test_codes_that_are_not_sticky_leave_the_process_usable(stub_driver, where):
+    r = _stub_child(stub_driver, STUB_FAULT, where, *NOT_STICKY)
+    for code in NOT_STICKY:
+        assert f"{code} ERR " in r.stdout and f"{code} POISONED False" in r.stdout, r.stdout
+        assert f"{code} LATER ok" in r.stdout
+    if where == "sync":
+        r = _stub_child(stub_driver, STUB_FAULT, "sync", 719)
+        assert "719 ERR LaunchError 719" in r.stdout and "719 POISONED True" in r.stdout
+
+
+STUB_TWO_FAULTS = r"""
+import ctypes, os, threading, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+lib = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+f = SourceModule("__global__ void k(int *p) { }").get_function("k")
+a = drv.mem_alloc(64)
+s = drv.Stream()
+f(a, block=(1, 1, 1))
+lib.stub_fail(0, 719, 800)       # a synchronize waits 0.8 s, then reports 719
+seen = {}
+
+def waiter():
+    try:
+        s.synchronize()
+        seen["b"] = "NO ERROR"
+    except drv.Error as e:
+        seen["b"] = (e.code, str(e))
+
+t = threading.Thread(target=waiter)
+t.start()
+time.sleep(0.1)                  # the other thread is inside the driver now
+lib.stub_fail(700, 719, 800)     # this launch fails first, with 700
+try:
+    f(a, block=(1, 1, 1))
+except drv.Error as e:
+    first = (e.code, str(e))
+t.join()
+print("FIRST", first[0])
+print("SECOND", seen["b"][0])
+print("SAME MESSAGE", seen["b"][1] == first[1])
+"""
+
+
+def test_a_second_sticky_error_repeats_the_first(stub_driver):
+    """Once poisoned, a sticky code another thread's call returns reports
+    the original error, not its own (tools/mutate.py P5 survived)."""
+    r = _stub_child(stub_driver, STUB_TWO_FAULTS)
+    assert "FIRST 700" in r.stdout, r.stdout + r.stderr
+    assert "SECOND 700" in r.stdout
+    assert "SAME MESSAGE True" in r.stdout

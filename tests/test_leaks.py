@@ -131,6 +131,18 @@ class CAI:
         self.__cuda_array_interface__ = a.__cuda_array_interface__
 
 
+class CAIProperty:
+    """__cuda_array_interface__ as GPUArray and CuPy have it: a property that
+    makes a new dict on every read (a leaked one is a block per call)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.a.__cuda_array_interface__
+
+
 class DLPack:
     """Only __dlpack__ (of a GPUArray it keeps)."""
 
@@ -155,7 +167,8 @@ class GpudataAttr:
 
 POINTER_KINDS = ["DeviceAllocation", "GPUArray", "GPUArray view", "GPUArray view of a view",
                  "plain-allocator GPUArray", "plain-allocator view", "int address",
-                 "np.uintp address", "None", "__cuda_array_interface__", "__dlpack__",
+                 "np.uintp address", "None", "__cuda_array_interface__",
+                 "__cuda_array_interface__ property", "__dlpack__",
                  "gpudata attribute", "gpudata attribute (int)", "mapped pinned array",
                  "managed array", "In", "Out", "InOut", "InOut on a stream"]
 
@@ -187,6 +200,8 @@ def test_pointer_arguments(mod, ga, kind):
         arg = None
     elif kind == "__cuda_array_interface__":
         arg = CAI(a)
+    elif kind == "__cuda_array_interface__ property":
+        arg = CAIProperty(a)
     elif kind == "__dlpack__":
         arg = DLPack(a)
     elif kind == "gpudata attribute":
@@ -206,6 +221,8 @@ def test_pointer_arguments(mod, ga, kind):
     gpudata = getattr(arg, "gpudata", None)
     if gpudata is not None:
         watch.append(gpudata)  # a view's _ViewPointer: what the converter reads
+    if type(arg) is CAI:
+        watch.append(arg.__cuda_array_interface__)  # the dict the converter reads
 
     def body():
         f(arg, block=(32, 1, 1), grid=(1, 1), stream=stream)
@@ -218,8 +235,8 @@ def test_two_pointer_arguments_of_every_pair_of_kinds(mod, ga):
     into the second's)."""
     f = mod.get_function("ptr2")
     a = ga.to_gpu(np.zeros(64, np.float32))
-    kinds = [a, a[2:], drv.mem_alloc(64), CAI(a), DLPack(a), GpudataAttr(a.gpudata), None,
-             int(a.gpudata) + 4]
+    kinds = [a, a[2:], drv.mem_alloc(64), CAI(a), CAIProperty(a), DLPack(a),
+             GpudataAttr(a.gpudata), None, int(a.gpudata) + 4]
     for x in kinds:
         for y in kinds:
             check_no_leak(lambda: f(x, y, block=(1, 1, 1)), x, y, n=200, warm=5)

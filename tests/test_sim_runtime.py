@@ -248,6 +248,34 @@ def test_too_much_dynamic_shared_memory_is_refused(working):
     assert not drv.is_poisoned()
 
 
+def test_more_dynamic_shared_memory_than_the_function_allows_is_refused(ctx):
+    """A function's MAX_DYNAMIC_SHARED_SIZE_BYTES lowered below the default
+    48 KiB: pycudac lets a launch within 48 KiB through, and the simulator
+    refuses one past the function's own limit, as the driver does — a
+    launch error that leaves the context usable (tools/mutate.py V4: the
+    simulator's check had no test)."""
+    mod = source_module(r"""
+    __global__ void dyn(float *out)
+    {
+        extern __shared__ float buf[];
+        buf[threadIdx.x] = threadIdx.x;
+        __syncthreads();
+        out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
+    }""")
+    f = mod.get_function("dyn")
+    out = drv.mem_alloc(4 * 64)
+    f.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024)
+    assert f.get_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES) == 1024
+    f(out, block=(64, 1, 1), shared=1024)
+    with pytest.raises(drv.Error, match="INVALID_VALUE"):
+        f(out, block=(64, 1, 1), shared=2048)
+    assert not drv.is_poisoned()
+    f(out, block=(64, 1, 1), shared=256)
+    host = np.empty(64, np.float32)
+    drv.memcpy_dtoh(host, out)
+    np.testing.assert_array_equal(host, np.arange(63, -1, -1, dtype=np.float32))
+
+
 # ------------------------------------------- faults: sticky, described, survived
 
 def test_out_of_bounds_write_names_kernel_block_thread_allocation():

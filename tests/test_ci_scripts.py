@@ -309,3 +309,14 @@ def test_the_stages_markers_select_their_tests():
         files = sorted({ln.split("::")[0] for ln in _collected("-m", marker, "tests")})
         tests = _collected("-m", expr, *files)
         assert len(tests) >= least, (marker, len(tests))
+
+
+# ----------------------------------------------- the proof on the device machine
+
+@pytest.mark.gpu
+def test_the_gpu_stages_can_fail():
+    """`PYCUDAC_FORCE_GPU_TEST_FAILURE=1 make gpu-check` must exit non-zero
+    (this test fails in its pytest_gpu and pytest_all stages); without the
+    variable it passes. Issue 26's proof that the GPU check can fail."""
+    assert os.environ.get("PYCUDAC_FORCE_GPU_TEST_FAILURE") != "1", \
+        "made to fail on purpose (PYCUDAC_FORCE_GPU_TEST_FAILURE=1)"

@@ -479,7 +479,16 @@ def render(results):
         lines.append(f"| {m['id']} | {m['path']} | {m['what']} | {tests} | {s} ({dt:.0f}s) "
                      f"| {note} |")
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-    return "\n".join(lines) + f"\n\n{len(results)} mutations: {summary}\n"
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    head = ["# Mutation pass (tools/mutate.py)", "",
+            f"Run {time.strftime('%Y-%m-%d %H:%M', time.localtime())} on {commit}, the "
+            f"simulator backend, {os.cpu_count()} CPU cores: **{len(results)} mutations: "
+            f"{summary}**. Each row: the mutation, the tests it ran (stopping at the first "
+            "failure) and the first test that failed. Rerun: `.venv/bin/python tools/mutate.py "
+            "--report tools/mutate_report.md`; tests/README.md says what the first run left "
+            "alive and which tests closed it.", ""]
+    return "\n".join(head + lines) + f"\n\n{len(results)} mutations: {summary}\n"
 
 
 if __name__ == "__main__":

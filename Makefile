@@ -5,8 +5,9 @@
 # system python3 there, builds in place, runs the suite on the GPU and the
 # benchmarks, and prints a short table last.
 #
-# `make test` runs the suite. With CI=true (as .ci/run is called in CI) or
-# PYCUDAC_FULL_TEST=1 it then also runs the reliability stages of
+# `make test` runs the suite. With CI=true (any case; CI calls .ci/run, which
+# sets PYCUDAC_FULL_TEST=1 itself) or PYCUDAC_FULL_TEST=1 it then also runs
+# the reliability stages of
 # tests/README.md: the suite under ASan+UBSan (test-asan), the threading
 # tests under ThreadSanitizer (test-tsan), a valgrind memcheck subset
 # (test-valgrind) and a bounded fuzzing run (test-fuzz).
@@ -20,7 +21,9 @@ PYTEST_FLAGS ?= -q
 
 FUZZ_SCALE ?= 10
 FUZZ_SEED ?= 0
-FULL := $(filter true 1,$(CI) $(PYCUDAC_FULL_TEST))
+# CI=true/True/TRUE/1/yes (any case), or PYCUDAC_FULL_TEST likewise, turns the
+# reliability stages on; tests/test_ci_scripts.py checks the spellings.
+FULL := $(filter true 1 yes on,$(shell printf '%s %s' '$(CI)' '$(PYCUDAC_FULL_TEST)' | tr A-Z a-z))
 # pytest, with exit status 5 (nothing collected) turned into a failure
 RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
 
@@ -41,6 +44,7 @@ demo: build
 
 test: test-suite
 ifneq ($(FULL),)
+	@echo "== make test: the suite passed; now the reliability stages: asan, tsan, valgrind, fuzz"
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-valgrind

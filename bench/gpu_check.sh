@@ -11,7 +11,16 @@
 # a failing stage never stops the later ones (no `set -e`). Full logs and
 # JSON go to $OUT when set (the device tool's output folder), else bench/out/.
 # Environment knobs: PYTHON (default python3), GPU_CHECK_BUDGET,
-# GPU_CHECK_SKIP="stage stage..." (names below), GPU_CHECK_QUICK=1 (benches --quick).
+# GPU_CHECK_SKIP="stage stage..." (names below), GPU_CHECK_QUICK=1 (benches --quick),
+# GPU_CHECK_OUTDIR (the logs' folder, default bench/out/run).
+#
+# Exit status: 0 only when every stage that was not skipped by name ran and
+# passed and no target row of the table is FAIL; 1 when a stage failed, timed
+# out or was left out for lack of time (the build included); 3 when every stage
+# passed but a target was missed. The last line says which. A row that could
+# not be measured (n/a: a peer not installed) is listed, not failed.
+# tests/test_ci_scripts.py runs this script with a stand-in python3 to check
+# that a failing stage or a FAIL row makes it exit non-zero.
 
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -20,7 +29,7 @@ export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 # Logs are written under bench/out/run; at the end the device tool's $OUT (which
 # takes at most 8 files) gets the table, the JSON and one tarball of the logs.
-OUTDIR=$ROOT/bench/out/run
+OUTDIR=${GPU_CHECK_OUTDIR:-$ROOT/bench/out/run}
 mkdir -p "$OUTDIR" "$ROOT/bench/out"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 BUDGET=${GPU_CHECK_BUDGET:-540}
@@ -32,6 +41,9 @@ QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
 
 remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
+
+# the stages that failed, timed out or could not run for lack of time
+FAILED=""
 
 # run_stage NAME LIMIT_SECONDS CMD...: runs CMD with a time limit (cut to
 # what is left of the budget, keeping 15 s for the table), logs it to
@@ -45,8 +57,9 @@ run_stage() {
     local left=$(( $(remaining) - 15 ))
     if [ "$left" -lt 10 ]; then
         echo "== [$name] skipped: time budget spent"
-        echo "$name: skipped (budget)" >> "$STAGES"
-        return 0
+        echo "$name: not run (budget spent)" >> "$STAGES"
+        FAILED="$FAILED $name(not-run)"
+        return 1
     fi
     [ "$limit" -gt "$left" ] && limit=$left
     echo "== [$name] (limit ${limit}s) $*"
@@ -62,6 +75,7 @@ run_stage() {
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && what="TIMEOUT after ${limit}s"
     echo "$name: $what (${dt}s)" >> "$STAGES"
     echo "-- [$name] $what in ${dt}s"
+    [ "$rc" -eq 0 ] || FAILED="$FAILED $name"
     return $rc
 }
 
@@ -172,9 +186,22 @@ fi
 echo
 echo "================ pycudac gpu-check: $(( $(date +%s) - START ))s; logs in $OUTDIR ================"
 timeout 30 "$PY" bench/report.py "$OUTDIR" --stages "$STAGES"
+REPORT_RC=$?
 if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
     cp "$OUTDIR"/results_table.md "$OUTDIR"/bench.jsonl "$OUTDIR"/floor.jsonl "$STAGES" "$OUT"/ 2>/dev/null
     tar czf "$OUT/logs.tgz" -C "$OUTDIR" . 2>/dev/null
 fi
-[ "$BUILD_RC" -eq 0 ] || exit 1
+# report.py: 0 no FAIL row, 1 a FAIL row, anything else: it did not run through
+if [ "$REPORT_RC" -ne 0 ] && [ "$REPORT_RC" -ne 1 ]; then
+    FAILED="$FAILED report(rc=$REPORT_RC)"
+fi
+if [ "$BUILD_RC" -ne 0 ] || [ -n "$FAILED" ]; then
+    echo "gpu-check: FAILED: stages:${FAILED:- build}$([ "$REPORT_RC" -eq 1 ] && echo "; and a target missed (FAIL rows above)")"
+    exit 1
+fi
+if [ "$REPORT_RC" -eq 1 ]; then
+    echo "gpu-check: FAILED: every stage passed, a target was missed (FAIL rows above)"
+    exit 3
+fi
+echo "gpu-check: PASSED: every stage ran and passed, no target missed"
 exit 0

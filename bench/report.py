@@ -4,6 +4,13 @@ PASS/FAIL. Also writes it as Markdown (results_table.md) beside the inputs,
 ready to paste into bench/RESULTS.md.
 
     python3 bench/report.py DIR [--stages DIR/stages.txt]
+
+Every target is a ratio of pycudac's figure to a reference measured in the
+same run (the C floor, the device-to-device copy, CuPy, numba-cuda's
+simulator): never a fixed number of µs or TB/s, which holds on one machine
+only. A row whose figure or reference is missing is n/a, with the reason.
+Exit status: 0 when no row is FAIL, 1 when one is (bench/gpu_check.sh exits
+non-zero then), 2 for a usage error.
 """
 import glob
 import json
@@ -53,9 +60,14 @@ def why(res, bench, metric):
     return r.get("na", "")
 
 
-# (label, pycudac metric, reference (bench, metric) or a number, kind, bound, target text)
-#   kind "le": pycudac/ref <= bound; "ge": pycudac/ref >= bound;
-#   "abs_le"/"abs_lt": pycudac value itself against bound; "info": no target.
+# (label, pycudac metric, reference (bench, metric), kind, bound, target text)
+#   kind "le": pycudac/ref <= bound; "ge": pycudac/ref >= bound; "info": no target.
+# Where the bounds come from: the launch, copy and compile rows' are those
+# set when the rows were made (bench/RESULTS.md); 0.90x of the D2D copy,
+# the elementwise rows' bound, is also the reductions': each reads its
+# input once at memory bandwidth (the bytes counted as the copy's are:
+# read + written); the peers' (CuPy, numba-cuda's simulator) is parity,
+# no slower than the peer on the same work.
 def rows():
     fl = "floor"
     return [
@@ -120,17 +132,20 @@ def rows():
         ("  first cuModuleLoadData vs repeated µs", ("floor", "module_first_load_us"),
          (fl, "module_load_us"), "info", None, "steady state"),
         ("same-process re-create µs", ("pycudac", "recreate_us"),
-         ("cupy", "recreate_us"), "abs_le", 5.0, "<= 5 us (ref: cupy)"),
+         ("cupy", "recreate_us"), "le", 1.0, "<= 1.0x cupy"),
         ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
         ("z = x + y 2^28 f32 TB/s", ("pycudac", "add_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
-        ("sum 2^28 f32 TB/s", ("pycudac", "sum_TBps"), ("cupy", "sum_TBps"),
-         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
-        ("max 2^28 f32 TB/s", ("pycudac", "max_TBps"), ("cupy", "max_TBps"),
-         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
-        ("dot 2^28 f32 TB/s", ("pycudac", "dot_TBps"), ("cupy", "dot_TBps"),
-         "abs_ge", 2.5, ">= 2.5 TB/s (ref: cupy)"),
+        ("sum 2^28 f32 TB/s", ("pycudac", "sum_TBps"), ("dtod_ref",),
+         "ge", 0.90, ">= 0.90x D2D copy"),
+        ("  cupy sum TB/s", ("cupy", "sum_TBps"), ("dtod_ref",), "info", None, "peer"),
+        ("max 2^28 f32 TB/s", ("pycudac", "max_TBps"), ("dtod_ref",),
+         "ge", 0.90, ">= 0.90x D2D copy"),
+        ("  cupy max TB/s", ("cupy", "max_TBps"), ("dtod_ref",), "info", None, "peer"),
+        ("dot 2^28 f32 TB/s", ("pycudac", "dot_TBps"), ("dtod_ref",),
+         "ge", 0.90, ">= 0.90x D2D copy"),
+        ("  cupy dot TB/s", ("cupy", "dot_TBps"), ("dtod_ref",), "info", None, "peer"),
         ("inclusive scan 2^28 i32 TB/s", ("pycudac", "scan_TBps"),
          ("dtod_ref",), "ge", 0.60, ">= 0.60x D2D copy"),
         ("to_gpu 256MiB GB/s", ("pycudac", "to_gpu_GBps"),
@@ -141,10 +156,17 @@ def rows():
          (fl, "pageable_d2h_GBps"), "info", None, "+ page faults of the new array"),
         ("2*x on 1000 elems µs", ("pycudac", "small_scale_us"),
          ("cupy", "small_scale_us"), "le", 1.3, "<= 1.3x cupy"),
-        ("sim vector add 1M ms", ("pycudac", "sim_vadd_ms"),
-         ("numpy", "sim_vadd_ms"), "abs_lt", 50.0, "< 50 ms (ref: numpy)"),
-        ("sim tree reduction 1M ms", ("pycudac", "sim_reduce_ms"),
-         ("numpy", "sim_reduce_ms"), "abs_lt", 500.0, "< 500 ms (ref: numpy)"),
+        # the simulator against numba-cuda's (NUMBA_ENABLE_CUDASIM=1) on the
+        # same two kernels, at a size numba's (a Python thread per CUDA
+        # thread) runs in seconds; the 1M rows below are the sizes of issue 5
+        ("sim vector add 4K ms", ("pycudac", "sim_vadd_small_ms"),
+         ("numba-cudasim", "sim_vadd_small_ms"), "le", 1.0, "<= 1.0x numba-cuda sim"),
+        ("sim tree reduction 4K ms", ("pycudac", "sim_reduce_small_ms"),
+         ("numba-cudasim", "sim_reduce_small_ms"), "le", 1.0, "<= 1.0x numba-cuda sim"),
+        ("  sim vector add 1M ms", ("pycudac", "sim_vadd_ms"),
+         ("numpy", "sim_vadd_ms"), "info", None, "numpy, the same sum"),
+        ("  sim tree reduction 1M ms", ("pycudac", "sim_reduce_ms"),
+         ("numpy", "sim_reduce_ms"), "info", None, "numpy, a whole-array sum"),
         ("D2D copy 1GiB TB/s", ("pycudac", "dtod_TBps"),
          (fl, "dtod_TBps"), "info", None, "the ceiling"),
     ]
@@ -178,14 +200,10 @@ def reference(res, ref):
 def verdict(kind, x, ref, bound):
     if kind == "info":
         return "info"
+    if kind not in ("le", "ge"):
+        raise ValueError(f"target kind {kind!r}: every target is a ratio ('le' or 'ge')")
     if x is None:
         return "n/a"
-    if kind == "abs_le":
-        return "PASS" if x <= bound else "FAIL"
-    if kind == "abs_lt":
-        return "PASS" if x < bound else "FAIL"
-    if kind == "abs_ge":
-        return "PASS" if x >= bound else "FAIL"
     if ref is None or ref == 0:
         return "n/a"
     r = x / ref
@@ -231,6 +249,8 @@ def main(argv):
             if kind in ("le", "ge"):
                 v = "PASS" if (ratio <= bound if kind == "le" else ratio >= bound) else "FAIL"
         note = "" if x is not None else why(res, b, m)
+        if x is not None and not ref and kind != "info":
+            note = f"no reference: {why(res, *ref_key) if len(ref_key) == 2 else 'not measured'}"
         table.append((label, fmt(x), fmt(ref), fmt(ratio) + ("x" + mark if ratio else ""),
                       target, v, note, ref_name))
     w = [max(len(r[i]) for r in table) for i in range(6)]
@@ -270,7 +290,7 @@ def main(argv):
             f.write("\n".join(md) + "\n")
     except OSError:
         pass
-    return 0
+    return 1 if counts["FAIL"] else 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,12 @@
  *   PYCUDAC_LIBCUDA=$PWD/bench/out/libstub_cuda.so PYCUDAC_BACKEND=cuda python ...
  *
  * Not thread-safe beyond what the benchmark needs (one thread launches).
+ *
+ * Failures on demand, for the tests of the error path (tests/test_faults.py):
+ * stub_fail(launch_rc, sync_rc, sync_delay_ms) makes the next cuLaunchKernel
+ * return launch_rc (0: none), and every cuCtxSynchronize/cuStreamSynchronize
+ * from then on wait sync_delay_ms and return sync_rc (0: success), as a GPU
+ * whose kernel faulted would report it.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -303,9 +309,30 @@ API CUresult cuCtxGetDevice(CUdevice *d)
     return CUDA_SUCCESS;
 }
 
+static int fail_launch_rc, fail_sync_rc, fail_sync_delay_ms; /* stub_fail */
+
+API void stub_fail(int launch_rc, int sync_rc, int sync_delay_ms)
+{
+    __atomic_store_n(&fail_sync_delay_ms, sync_delay_ms, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fail_sync_rc, sync_rc, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fail_launch_rc, launch_rc, __ATOMIC_SEQ_CST);
+}
+
+/* What a synchronize reports under stub_fail: CUDA_SUCCESS or the code. */
+static CUresult sync_result(void)
+{
+    int rc = __atomic_load_n(&fail_sync_rc, __ATOMIC_SEQ_CST);
+    if (rc == 0)
+        return CUDA_SUCCESS;
+    int ms = __atomic_load_n(&fail_sync_delay_ms, __ATOMIC_SEQ_CST);
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+    return (CUresult)rc;
+}
+
 API CUresult cuCtxSynchronize(void)
 {
-    return ctx_depth ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    return ctx_depth ? sync_result() : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 /* ---- memory: host memory standing in for device memory ------------------- */
@@ -570,7 +597,7 @@ API CUresult cuStreamDestroy_v2(CUstream s)
 API CUresult cuStreamSynchronize(CUstream s)
 {
     (void)s;
-    return CUDA_SUCCESS;
+    return sync_result();
 }
 
 API CUresult cuStreamQuery(CUstream s)
@@ -849,6 +876,8 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsi
                             unsigned int shared, CUstream s, void **params, void **extra)
 {
     (void)params;
+    if (__builtin_expect(fail_launch_rc != 0, 0))
+        return (CUresult)__atomic_exchange_n(&fail_launch_rc, 0, __ATOMIC_SEQ_CST);
     if (pollute_on != 0)
         stub_pollute();
     if (record_on < 0) {

@@ -363,6 +363,34 @@ def test_bad_entry_is_a_miss_and_is_rewritten(cache, damage):
     assert _driver.cache_verify(str(cache), key) == "ok"
 
 
+@pytest.mark.parametrize("change", ["extended", "shortened", "length field"])
+def test_entry_whose_length_disagrees_with_its_header_is_a_miss(cache, change):
+    """The header's payload length is checked on its own: an entry extended
+    or cut short whose checksum was recomputed over what it now holds (so
+    that only the length can tell) is a miss (tools/mutate.py C8 survived:
+    every damaged-entry test also broke the checksum)."""
+    import struct
+    _driver.cache_check_dir(str(cache))
+    key = "ef" * 32
+    payload = bytes(range(256)) * 4
+    _driver.cache_store(str(cache), key, payload)
+    path = cache / (key + ".pcc")
+    data = path.read_bytes()
+    header, body = bytearray(data[:88]), data[88:]
+    assert struct.unpack_from("<Q", header, 48)[0] == len(payload) == len(body)
+    if change == "extended":
+        body = body + b"more"
+    elif change == "shortened":
+        body = body[:-4]
+    else:
+        struct.pack_into("<Q", header, 48, len(body) + 4)
+    header[56:88] = struct.pack("<I", _driver._crc32c(body)) + bytes(28)
+    path.write_bytes(bytes(header) + body)
+    why = _driver.cache_verify(str(cache), key)
+    assert why != "ok" and "length" in why, why
+    assert _driver.cache_load(str(cache), key) is None
+
+
 def _crc32c_reference(data):
     """CRC-32C bit by bit, straight from its definition (reflected
     polynomial 0x82F63B78, all-ones start and final XOR)."""
@@ -530,6 +558,22 @@ def test_store_refuses_unsafe_dir_even_if_checked_before(cache):
     _driver.cache_store(str(cache), "ab" * 32, b"x")
     os.chmod(cache, 0o777)
     assert _driver.cache_load(str(cache), "ab" * 32) is None
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o720, 0o702, 0o707], ids=oct)
+def test_store_and_load_refuse_a_dir_made_unsafe_after_its_check(cache, mode):
+    """Every operation checks the directory it opens (not only the first):
+    writable by the group alone is as unsafe as by others (a mutation that
+    let a group-writable directory through, tools/mutate.py C3, passed the
+    suite)."""
+    assert _driver.cache_check_dir(str(cache)) is None
+    _driver.cache_store(str(cache), "cd" * 32, b"y")
+    os.chmod(cache, mode)
+    with pytest.raises(OSError, match="writable by group or others"):
+        _driver.cache_store(str(cache), "ab" * 32, b"x")
+    assert _driver.cache_load(str(cache), "cd" * 32) is None
+    os.chmod(cache, 0o700)
+    assert _driver.cache_load(str(cache), "cd" * 32) == b"y"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a directory of another user")

@@ -171,6 +171,7 @@ def test_alloc_outlives_detached_context(ctx):
 
 # ---- device memory -------------------------------------------------------------
 
+@pytest.mark.valgrind
 def test_mem_alloc_basics(ctx):
     a = drv.mem_alloc(1000)
     assert a.size == 1000 and int(a) != 0
@@ -187,6 +188,7 @@ def test_mem_alloc_basics(ctx):
     assert r() is None
 
 
+@pytest.mark.valgrind
 def test_mem_alloc_zero():
     a = drv.mem_alloc(0)
     assert a.size == 0
@@ -198,12 +200,14 @@ def test_mem_alloc_zero():
     (-1, ValueError, ">= 0"), (1.5, TypeError, "float"), (float("nan"), TypeError, "nan"),
     (2**70, OverflowError, "too large"), ("10", TypeError, "str"), (None, TypeError, "None"),
 ])
+@pytest.mark.valgrind
 def test_mem_alloc_bad_size(bad, exc, msg):
     with pytest.raises(exc, match=msg) as info:
         drv.mem_alloc(bad)
     assert "bytes" in str(info.value)
 
 
+@pytest.mark.valgrind
 def test_mem_alloc_huge_is_memory_error():
     with pytest.raises(MemoryError):
         drv.mem_alloc(1 << 60)
@@ -214,6 +218,7 @@ def test_deviceallocation_not_constructible():
         drv.DeviceAllocation()
 
 
+@pytest.mark.valgrind
 def test_mem_get_info():
     free, total = drv.mem_get_info()
     assert 0 < free <= total
@@ -240,6 +245,7 @@ def _sample(dtype, n=37):
     return raw.view(dtype)
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_round_trip_every_dtype(dtype):
     x = _sample(dtype)
@@ -264,6 +270,7 @@ def test_string_array_seed_example():
     assert y[0] == b"stuff" and y.dtype == np.dtype("S5")
 
 
+@pytest.mark.valgrind
 def test_buffer_protocol_objects():
     a = drv.mem_alloc(16)
     drv.memcpy_htod(a, b"0123456789abcdef")
@@ -281,6 +288,7 @@ def test_buffer_protocol_objects():
     assert (g == f).all()
 
 
+@pytest.mark.valgrind
 def test_keywords_and_int_pointers():
     x = np.arange(8, dtype=np.int32)
     a = drv.mem_alloc(x.nbytes)
@@ -294,6 +302,7 @@ def test_keywords_and_int_pointers():
     assert (y == [0, 1, 2, 3, 7, 7, 7, 7]).all()
 
 
+@pytest.mark.valgrind
 def test_object_arrays_rejected():
     a = drv.mem_alloc(64)
     obj = np.array([1, "x", None], dtype=object)
@@ -308,6 +317,7 @@ def test_object_arrays_rejected():
         drv.memcpy_htod(a, rec)
 
 
+@pytest.mark.valgrind
 def test_non_contiguous_rejected():
     a = drv.mem_alloc(64)
     x = np.arange(16, dtype=np.int32)[::2]
@@ -320,6 +330,7 @@ def test_non_contiguous_rejected():
         drv.memcpy_htod(a, memoryview(np.arange(16, dtype=np.int32))[::2])
 
 
+@pytest.mark.valgrind
 def test_read_only_destination_rejected():
     a = drv.mem_alloc(16)
     ro = np.zeros(4, np.int32)
@@ -330,6 +341,7 @@ def test_read_only_destination_rejected():
         drv.memcpy_dtoh(b"0123456789abcdef", a)
 
 
+@pytest.mark.valgrind
 def test_device_range_too_small():
     a = drv.mem_alloc(16)
     with pytest.raises(ValueError, match=r"memcpy_htod\(dest\).*32 bytes.*16 bytes"):
@@ -345,12 +357,14 @@ def test_device_range_too_small():
         drv.memset_d32(a, 0, 5)
 
 
+@pytest.mark.valgrind
 def test_int_pointer_range_checked():
     a = drv.mem_alloc(16)
     with pytest.raises(ValueError, match="device memory there holds only 8 bytes"):
         drv.memcpy_htod(int(a) + 8, np.zeros(16, np.uint8))
 
 
+@pytest.mark.valgrind
 def test_wrong_kinds_rejected():
     a = drv.mem_alloc(16)
     x = np.zeros(4, np.int32)
@@ -385,6 +399,7 @@ def test_wrong_kinds_rejected():
         drv.memcpy_dtoh(a, a)
 
 
+@pytest.mark.valgrind
 def test_memset():
     a = drv.mem_alloc(64)
     out = np.zeros(64, np.uint8)
@@ -434,6 +449,7 @@ def test_memcpy_peer_same_context(ctx):
         drv.memcpy_peer(b, a, 8, dest_context=3)
 
 
+@pytest.mark.valgrind
 def test_pycuda_conveniences():
     x = np.arange(5, dtype=np.int16)
     a = drv.to_device(x)
@@ -559,6 +575,7 @@ def test_stream_and_event():
 
 # ---- page-locked and managed memory ------------------------------------------------
 
+@pytest.mark.valgrind
 def test_pagelocked_arrays():
     a = drv.pagelocked_empty((3, 4), np.float32)
     assert a.shape == (3, 4) and a.dtype == np.float32 and a.flags.c_contiguous
@@ -587,6 +604,7 @@ def test_pagelocked_arrays():
     a.base.free()
 
 
+@pytest.mark.valgrind
 def test_pagelocked_bad_args():
     with pytest.raises(TypeError, match="object"):
         drv.pagelocked_empty(3, object)
@@ -600,6 +618,7 @@ def test_pagelocked_bad_args():
         drv.HostAllocation()
 
 
+@pytest.mark.valgrind
 def test_register_host_memory():
     orig = np.arange(1024, dtype=np.int32)
     reg = drv.register_host_memory(orig)
@@ -619,6 +638,7 @@ def test_register_host_memory():
         drv.register_host_memory(5)
 
 
+@pytest.mark.valgrind
 def test_managed_arrays():
     m = drv.managed_zeros((4, 8), np.float32)
     assert isinstance(m.base, drv.DeviceAllocation) and isinstance(m.base, drv.ManagedAllocation)
@@ -678,6 +698,7 @@ def test_free_while_the_array_lives_waits_for_it():
     assert "freed" in repr(h)
 
 
+@pytest.mark.valgrind
 def test_plain_allocation_has_no_host_buffer():
     a = drv.mem_alloc(16)
     with pytest.raises(TypeError):
@@ -686,6 +707,7 @@ def test_plain_allocation_has_no_host_buffer():
 
 # ---- staged copies (pageable <-> pinned chunks <-> device) ------------------------
 
+@pytest.mark.tsan
 @pytest.mark.parametrize("threads", ["1", "3"])
 def test_staged_copies_correct(monkeypatch, threads):
     monkeypatch.setenv("PYCUDAC_STAGED_COPY", "force")
@@ -704,6 +726,7 @@ def test_staged_copies_correct(monkeypatch, threads):
     assert (x == z).all()
 
 
+@pytest.mark.tsan
 @pytest.mark.parametrize("threads", ["1", "3"])
 def test_staged_copies_hold_no_reference(monkeypatch, threads):
     """A staged copy keeps nothing: the allocation dies with its last
@@ -734,6 +757,7 @@ def test_staged_copies_hold_no_reference(monkeypatch, threads):
     assert drv.mem_get_info()[0] >= free0 - (1 << 20)
 
 
+@pytest.mark.tsan
 @pytest.mark.gpu
 def test_staged_htod_not_slower_than_driver(monkeypatch):
     n = 256 << 20
@@ -759,6 +783,7 @@ def test_staged_htod_not_slower_than_driver(monkeypatch):
     assert staged >= 1.0 * plain
 
 
+@pytest.mark.tsan
 @pytest.mark.gpu
 def test_gil_released_during_synchronize():
     """Another Python thread keeps running while the main thread waits."""
@@ -786,6 +811,7 @@ def test_gil_released_during_synchronize():
 
 # ---- threads -------------------------------------------------------------------------
 
+@pytest.mark.tsan
 def test_eight_threads_alloc_copy_free(ctx):
     errors = []
     free_before = drv.mem_get_info()[0]
@@ -816,6 +842,7 @@ def test_eight_threads_alloc_copy_free(ctx):
     assert drv.mem_get_info()[0] >= free_before - (1 << 20)
 
 
+@pytest.mark.tsan
 def test_free_from_other_thread(ctx):
     allocs = [drv.mem_alloc(1024) for _ in range(50)]
     streams = [drv.Stream() for _ in range(3)]
@@ -840,6 +867,7 @@ def test_free_from_other_thread(ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.tsan
 def test_free_restores_callers_context(ctx):
     other = drv.Device(0).make_context()
     a = drv.mem_alloc(64)  # lives in `other`
@@ -850,6 +878,7 @@ def test_free_restores_callers_context(ctx):
     other.detach()
 
 
+@pytest.mark.valgrind
 def test_mem_alloc_async():
     s = drv.Stream()
     a = drv.mem_alloc_async(100, s)
@@ -896,6 +925,7 @@ def test_alloc_free_loop_does_not_leak():
     assert drv.mem_get_info()[0] >= free_before - (1 << 20)
 
 
+@pytest.mark.valgrind
 def test_host_validation_needs_no_driver():
     """Bad host buffers and sizes are refused before the driver is loaded."""
     code = textwrap.dedent("""

@@ -398,3 +398,33 @@ def test_pycuda_elwise_module_and_prepared_kernel(ga):
     with pytest.raises(TypeError, match="prepare"):
         from pycudac import elementwise
         elementwise.parse_arguments("mystery_t *p, mystery_t q")[1].struct_char
+
+
+def test_broadcast_strides_follow_numpy_and_refuse_what_does_not_broadcast():
+    """The map kernels' strides: aligned on the right, 0 where an operand is
+    broadcast, and a ValueError (never stride 0) where a dimension neither
+    matches nor is 1 (tools/mutate.py B1: the refusal could go unseen, every
+    public path checks the shapes first)."""
+    from pycudac.elementwise import broadcast_strides
+    x = np.zeros((3, 1, 4), np.float32)
+    shape = (2, 3, 5, 4)
+    want = np.broadcast_to(x, shape).strides
+    assert tuple(broadcast_strides(x, shape)) == want
+    assert tuple(broadcast_strides(np.zeros(4, np.float32), (3, 4))) == (0, 4)
+    for bad_shape, to in (((3,), (5,)), ((2, 3), (3, 3)), ((4, 2), (2, 4, 3))):
+        with pytest.raises(ValueError, match="broadcast"):
+            broadcast_strides(np.zeros(bad_shape, np.float32), to)
+
+
+def test_collapse_merges_exactly_the_contiguous_dims():
+    """collapse(shape, strides) merges a dim into the one before it only
+    where every operand is contiguous across the two (tools/mutate.py B2)."""
+    from pycudac.elementwise import collapse
+    assert collapse((2, 3, 4), [(48, 16, 4), (48, 16, 4)]) == ((24,), [(4,), (4,)])
+    # the second operand is a column slice: dims 0 and 1 cannot merge
+    assert collapse((2, 3), [(12, 4), (24, 4)]) == ((2, 3), [(12, 4), (24, 4)])
+    # equal strides are not contiguity (an operand broadcast along one dim)
+    assert collapse((2, 3), [(12, 4), (4, 4)]) == ((2, 3), [(12, 4), (4, 4)])
+    assert collapse((4, 4), [(4, 4), (0, 4)]) == ((4, 4), [(4, 4), (0, 4)])
+    assert collapse((1, 5, 1), [(20, 4, 4)]) == ((5,), [(4,)])
+    assert collapse((1, 1), [(0, 0)]) == ((1,), [(0,)])

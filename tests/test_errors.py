@@ -7,6 +7,9 @@ import pytest
 
 from pycudac import driver
 
+# the whole file runs under valgrind memcheck (tools/ci/valgrind.sh selects by marker)
+pytestmark = pytest.mark.valgrind
+
 
 @pytest.mark.parametrize("code, cls", [
     (1, driver.LogicError), (2, driver.MemoryError), (101, driver.LogicError),

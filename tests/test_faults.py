@@ -194,6 +194,7 @@ class _Cycle(list):
     """A list that can be weakly referenced."""
 
 
+@pytest.mark.tsan
 def test_gc_on_another_thread_frees_in_owner_context(ctx):
     """Reference cycles holding allocations of two contexts, collected by a
     thread that has a third context current: each is freed in its own
@@ -249,6 +250,7 @@ def test_gc_on_another_thread_frees_in_owner_context(ctx):
     assert drv.mem_get_info()[0] >= free0 - MEM_SLACK - (16 << 20)
 
 
+@pytest.mark.tsan
 def test_launches_and_frees_from_many_threads(mod, ctx):
     f = mod.get_function("add_one")
     errors = []
@@ -283,6 +285,7 @@ def test_launches_and_frees_from_many_threads(mod, ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.tsan
 def test_objects_freed_in_a_thread_with_no_context(ctx):
     """A thread that never touched CUDA drops modules, streams, events and
     allocations: freed (in their context), and the thread is left with no
@@ -305,6 +308,7 @@ def test_objects_freed_in_a_thread_with_no_context(ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.tsan
 def test_first_launches_of_a_process_on_every_worker_thread():
     """The first launches of a fresh process start the simulator's worker
     threads and give each its fibers, all at once: under ThreadSanitizer
@@ -388,6 +392,7 @@ def _ticks_during(call):
     return len(inside), t1 - t0, gap
 
 
+@pytest.mark.tsan
 def test_long_copy_releases_the_gil(ctx):
     n = 128 << 20
     host = np.ones(n, np.uint8)
@@ -404,6 +409,7 @@ def test_long_copy_releases_the_gil(ctx):
     assert ticks > 0 and gap < 0.5 * dt, f"{ticks} ticks in {dt:.3f} s of copies, gap {gap:.3f} s"
 
 
+@pytest.mark.tsan
 def test_long_kernel_and_synchronize_release_the_gil(mod):
     """On the GPU the launch returns at once and synchronize() blocks; on
     the simulator the launch itself runs the kernel. Either way another
@@ -541,6 +547,7 @@ def _clean(fn, *args, **kw):
         return exc
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("bad", SIZES, ids=repr)
 def test_garbage_sizes(ctx, bad):
     for fn in (drv.mem_alloc, drv.mem_alloc_async, drv.pagelocked_empty, drv.pagelocked_zeros,
@@ -562,6 +569,7 @@ def test_garbage_sizes(ctx, bad):
     assert isinstance(_clean(drv.memcpy_dtod_async, a, a, bad), BaseException)
 
 
+@pytest.mark.valgrind
 def test_garbage_pointers_and_buffers(ctx):
     a = drv.mem_alloc(64)
     host = np.zeros(16, np.float32)
@@ -593,6 +601,7 @@ def test_garbage_pointers_and_buffers(ctx):
         assert isinstance(_clean(fn, *args), (ValueError, drv.Error)), fn
 
 
+@pytest.mark.valgrind
 def test_garbage_streams_events_contexts(ctx):
     a = drv.mem_alloc(64)
     host = np.zeros(16, np.float32)
@@ -637,6 +646,7 @@ def test_garbage_launch_configs(mod, ctx):
     drv.Context.synchronize()
 
 
+@pytest.mark.valgrind
 def test_garbage_to_function_methods(mod):
     f = mod.get_function("add_one")
     for bad in ("x", -1, 2 ** 64, 1.5, None):
@@ -654,6 +664,7 @@ def test_garbage_to_function_methods(mod):
         assert isinstance(_clean(mod.get_global, name), ValueError)
 
 
+@pytest.mark.valgrind
 def test_garbage_to_module_loading(ctx, tmp_path):
     for img in (b"", b"\x00" * 64, b"garbage" * 100, b"\x7fELF" + b"\x00" * 100):
         assert isinstance(_clean(drv.module_from_buffer, img), (ValueError, drv.Error)), img[:8]
@@ -731,6 +742,7 @@ def test_garbage_to_compile(ctx):
                           (TypeError, ValueError)), arch
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("dtype", [object, "U4", "S4", "V8", "M8[s]", "m8[s]"])
 def test_garbage_dtypes_to_arrays(ctx, dtype):
     from pycudac import gpuarray
@@ -934,3 +946,117 @@ def test_a_launch_as_a_threads_first_call(ctx):
     drv.memcpy_dtoh(host, a)
     assert out == ["fast", True, 9 * 32, True]
     assert (host == 5).all()
+
+
+# ---- which codes poison: every sticky code, and no other (the stub driver) ----------------
+
+# The driver's sticky codes (DESIGN.md): 700 illegal address, 710 assert, 714 hardware
+# stack error, 715 illegal instruction, 716 misaligned address, 717 invalid address
+# space, 718 invalid PC, 719 launch failed. On the simulator only some can happen (700,
+# 710, 719); the stub driver (bench/stub_libcuda.c, stub_fail) returns any of them.
+STICKY = [700, 710, 714, 715, 716, 717, 718, 719]
+NOT_STICKY = [1, 2, 701, 702]   # invalid value, out of memory, out of resources, timeout
+
+STUB_FAULT = r"""
+import ctypes, os, sys, threading, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+lib = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+f = SourceModule("__global__ void k(int *p) { }").get_function("k")
+a = drv.mem_alloc(64)
+f(a, block=(1, 1, 1))                          # a launch that works first
+for code in map(int, sys.argv[2:]):
+    if sys.argv[1] == "launch":
+        lib.stub_fail(code, 0, 0)
+        call = lambda: f(a, block=(1, 1, 1))
+    else:                                        # the error comes with a synchronize
+        lib.stub_fail(0, code, 0)
+        call = drv.Context.synchronize
+    try:
+        call()
+        print(code, "NO ERROR")
+    except drv.Error as e:
+        print(code, "ERR", type(e).__name__, e.code)
+    lib.stub_fail(0, 0, 0)
+    print(code, "POISONED", drv.is_poisoned())
+    try:
+        drv.mem_alloc(16)
+        print(code, "LATER ok")
+    except drv.Error as e:
+        print(code, "LATER", e.code)
+"""
+
+
+def _stub_child(stub_driver, code, *args):
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver)
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    if "NVRTC" in r.stderr and r.returncode != 0:
+        pytest.skip(f"no NVRTC for the stub driver's kernels: {r.stderr[-300:]}")
+    return r
+
+
+@pytest.mark.parametrize("code", STICKY)
+def test_every_sticky_code_poisons_the_process(stub_driver, code):
+    """A mutation that dropped 716 from the sticky codes passed the suite
+    (tools/mutate.py P1): the simulator makes only some of them."""
+    r = _stub_child(stub_driver, STUB_FAULT, "launch", code)
+    assert f"{code} ERR LaunchError {code}" in r.stdout, r.stdout + r.stderr
+    assert f"{code} POISONED True" in r.stdout
+    assert f"{code} LATER {code}" in r.stdout
+
+
+@pytest.mark.parametrize("where", ["launch", "sync"])
+def test_codes_that_are_not_sticky_leave_the_process_usable(stub_driver, where):
+    r = _stub_child(stub_driver, STUB_FAULT, where, *NOT_STICKY)
+    for code in NOT_STICKY:
+        assert f"{code} ERR " in r.stdout and f"{code} POISONED False" in r.stdout, r.stdout
+        assert f"{code} LATER ok" in r.stdout
+    if where == "sync":
+        r = _stub_child(stub_driver, STUB_FAULT, "sync", 719)
+        assert "719 ERR LaunchError 719" in r.stdout and "719 POISONED True" in r.stdout
+
+
+STUB_TWO_FAULTS = r"""
+import ctypes, os, threading, time
+import pycudac.autoinit
+import pycudac.driver as drv
+from pycudac.compiler import SourceModule
+lib = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+f = SourceModule("__global__ void k(int *p) { }").get_function("k")
+a = drv.mem_alloc(64)
+s = drv.Stream()
+f(a, block=(1, 1, 1))
+lib.stub_fail(0, 719, 800)       # a synchronize waits 0.8 s, then reports 719
+seen = {}
+
+def waiter():
+    try:
+        s.synchronize()
+        seen["b"] = "NO ERROR"
+    except drv.Error as e:
+        seen["b"] = (e.code, str(e))
+
+t = threading.Thread(target=waiter)
+t.start()
+time.sleep(0.1)                  # the other thread is inside the driver now
+lib.stub_fail(700, 719, 800)     # this launch fails first, with 700
+try:
+    f(a, block=(1, 1, 1))
+except drv.Error as e:
+    first = (e.code, str(e))
+t.join()
+print("FIRST", first[0])
+print("SECOND", seen["b"][0])
+print("SAME MESSAGE", seen["b"][1] == first[1])
+"""
+
+
+def test_a_second_sticky_error_repeats_the_first(stub_driver):
+    """Once poisoned, a sticky code another thread's call returns reports
+    the original error, not its own (tools/mutate.py P5 survived)."""
+    r = _stub_child(stub_driver, STUB_TWO_FAULTS)
+    assert "FIRST 700" in r.stdout, r.stdout + r.stderr
+    assert "SECOND 700" in r.stdout
+    assert "SAME MESSAGE True" in r.stdout

@@ -445,6 +445,20 @@ def test_logical_bad_input(ga):
         ga.logical_and(gx, 1, out=np.empty((2, 3), np.bool_))
 
 
+def test_out_of_another_shape_is_refused_even_with_as_many_elements(ga):
+    """out= must have the result's shape, not only its size (NumPy's rule;
+    tools/mutate.py B4: a check by size passed the suite)."""
+    gx = ga.to_gpu(np.arange(6, dtype=np.float64).reshape(2, 3))
+    gy = ga.to_gpu(np.ones((2, 3)))
+    for out_shape in ((6,), (3, 2), (1, 2, 3)):
+        with pytest.raises(ValueError, match="output of shape"):
+            ga.logical_not(gx, out=ga.empty(out_shape, np.bool_))
+        with pytest.raises(ValueError, match="output of shape"):
+            ga.logical_and(gx, gy, out=ga.empty(out_shape, np.bool_))
+        with pytest.raises(ValueError, match="output of shape"):
+            ga.logical_or(gx, 1, out=ga.empty(out_shape, np.bool_))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_subset_reductions(ga, dtype):
     a, b = sample(dtype, (200,)), sample(dtype, (200,), seed=1)

@@ -54,6 +54,7 @@ def mod(ctx):
 
 # ------------------------------------------------------------- layout
 
+@pytest.mark.valgrind
 def test_param_layout_mixed(mod):
     f = mod.get_function("mixed")
     lay = f.param_layout
@@ -68,6 +69,7 @@ def test_param_layout_mixed(mod):
     assert f.layout_note is None
 
 
+@pytest.mark.valgrind
 def test_pack_mixed_exact_bytes(mod):
     f = mod.get_function("mixed")
     v = np.array([1.5, 2.5, -3.0, 4.0], np.float32)
@@ -78,6 +80,7 @@ def test_pack_mixed_exact_bytes(mod):
     assert len(got) == 51
 
 
+@pytest.mark.valgrind
 def test_pack_no_args(mod):
     f = mod.get_function("noargs")
     assert f.pack() == b""
@@ -106,6 +109,7 @@ def _ints_bytes(fn, /, **over):
     return out
 
 
+@pytest.mark.valgrind
 @pytest.mark.parametrize("name, code, lo, hi", INT_KINDS)
 def test_integer_range_edges(mod, name, code, lo, hi):
     f = mod.get_function("ints")
@@ -116,6 +120,7 @@ def test_integer_range_edges(mod, name, code, lo, hi):
             f.pack(*_ints_args(**{name: bad}))
 
 
+@pytest.mark.valgrind
 def test_integers_around_one_digit(mod):
     """Ints of one internal digit (|v| < 2**30) are read without a call;
     the values on both sides of that edge convert alike."""
@@ -135,6 +140,7 @@ def test_integers_around_one_digit(mod):
         p.pack(0, -(2**30))
 
 
+@pytest.mark.valgrind
 def test_a_device_pointer_for_a_narrow_integer_is_a_type_error(mod):
     """A DeviceAllocation's __index__ is its address: no 1-4 byte integer
     holds one, so that is the wrong argument, not an out-of-range number. A
@@ -147,6 +153,7 @@ def test_a_device_pointer_for_a_narrow_integer_is_a_type_error(mod):
     assert _ints_bytes(f, k=a)["k"] == struct.pack("<Q", int(a))
 
 
+@pytest.mark.valgrind
 def test_integer_numpy_scalars_and_bool(mod):
     f = mod.get_function("ints")
     b = _ints_bytes(f, e=np.int16(-5), f=np.uint64(7), g=np.int8(-1), a=True, h=np.bool_(True))
@@ -163,6 +170,7 @@ def test_integer_numpy_scalars_and_bool(mod):
 @pytest.mark.parametrize("bad, given", [(1.0, "float"), ("3", "str"), (None, "NoneType"),
                                         (np.float32(1), "numpy.float32"), (1j, "complex"),
                                         ([1], "list")])
+@pytest.mark.valgrind
 def test_integer_type_errors(mod, bad, given):
     f = mod.get_function("ints")
     with pytest.raises(TypeError) as ei:
@@ -192,6 +200,7 @@ def test_host_array_to_int_param(mod):
 
 # --------------------------------------------------------------- floats
 
+@pytest.mark.valgrind
 def test_float_conversions(mod):
     f = mod.get_function("floats")
     lay = {e.name: e for e in f.param_layout}
@@ -224,6 +233,7 @@ def test_float_conversions(mod):
         f.pack(0.0, 1j, 0.0)
 
 
+@pytest.mark.valgrind
 def test_half_rounds_like_numpy(mod):
     f = mod.get_function("floats")
     e = [x for x in f.param_layout if x.name == "h"][0]
@@ -238,6 +248,7 @@ def test_half_rounds_like_numpy(mod):
 
 # -------------------------------------------------------------- bool
 
+@pytest.mark.valgrind
 def test_bool_param(mod):
     f = mod.get_function("flags")
     assert f.pack(True, 0)[0:1] == b"\x01"
@@ -251,6 +262,7 @@ def test_bool_param(mod):
 
 # ------------------------------------------------------ vectors, structs
 
+@pytest.mark.valgrind
 def test_vector_params(mod):
     f = mod.get_function("vecs")
     lay = {e.name: e for e in f.param_layout}
@@ -305,6 +317,7 @@ def test_vec_arrays_of_one_dtype_repeatedly(mod):
     assert struct.unpack_from("<2f", f.pack((0, 0, 0, 0), a[2:], *rest), off_b) == (2.0, 3.0)
 
 
+@pytest.mark.valgrind
 def test_struct_params(mod):
     f = mod.get_function("structs")
     lay = f.param_layout
@@ -336,6 +349,7 @@ class FakeCAI:
                                          "typestr": "<i4", "version": 3}
 
 
+@pytest.mark.valgrind
 def test_pointer_conversions(mod):
     f = mod.get_function("ptrs")
     a = drv.mem_alloc(64)
@@ -364,6 +378,7 @@ def test_pointer_conversions(mod):
         f.pack(drv.In(np.zeros(4, np.float32)), None)
 
 
+@pytest.mark.valgrind
 def test_numpy_scalars_of_the_declared_type_pack_their_own_bytes(mod):
     """A NumPy scalar of exactly the declared type (numpy.int32 for int,
     numpy.float32 for float...) and a Python int for float or double take
@@ -589,6 +604,7 @@ def test_what_each_launch_sends_through_the_stub_driver(stub_driver):
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]
 
 
+@pytest.mark.valgrind
 def test_wrong_argument_count(mod):
     f = mod.get_function("ptrs")
     with pytest.raises(TypeError, match=r"kernel 'ptrs' takes 2 arguments \(float \*a, "
@@ -737,6 +753,7 @@ def test_python_objects_never_reach_the_device(emod):
             g(drv.mem_alloc(112), *good, bad, (1, 2, 3, 4), 1e-3, block=(1, 1, 1))
 
 
+@pytest.mark.valgrind
 def test_launch_keywords_in_any_order_and_reentrant(emod):
     """Launch keywords are matched once per keyword tuple (a call site's
     constant) and remembered: other orders and sets still land right, an
@@ -959,6 +976,7 @@ def test_pointer_from_gpuarray_pinned_and_managed(mod):
         f.pack(np.array(pinned), None)
 
 
+@pytest.mark.valgrind
 def test_pinned_and_managed_arrays_in_a_launch(mod):
     f = mod.get_function("scale")
     x = drv.managed_zeros(64, np.float32)
@@ -982,6 +1000,7 @@ class FakeDLPack:
         return self.a.__dlpack_device__()
 
 
+@pytest.mark.valgrind
 def test_dlpack_host_tensor_is_refused(mod):
     f = mod.get_function("ptrs")
     with pytest.raises(TypeError, match="device type 1"):
@@ -1074,6 +1093,7 @@ def test_parameters_over_the_limit(ctx):
 
 @pytest.mark.parametrize("name", ["mixed", "ints", "floats", "vecs", "flags", "ptrs", "scale",
                                   "upcase", "noargs"])
+@pytest.mark.valgrind
 def test_c_abi_layout_matches_the_driver(mod, name):
     """On drivers without cuFuncGetParamInfo the layout comes from the C ABI
     rules over the declared types; it must match what the driver says."""
@@ -1081,12 +1101,14 @@ def test_c_abi_layout_matches_the_driver(mod, name):
     assert f._abi_layout() == [(e.offset, e.size) for e in f.param_layout]
 
 
+@pytest.mark.valgrind
 def test_c_abi_layout_unknown_for_user_structs(mod):
     f = mod.get_function("structs")
     why = f._abi_layout()
     assert isinstance(why, str) and "Pair" in why and "cuFuncGetParamInfo" in why
 
 
+@pytest.mark.valgrind
 def test_argument_handlers():
     a = np.zeros(3, np.float32)
     assert drv.In(a).array is a and drv.InOut(a).copy_in and drv.InOut(a).copy_out
@@ -1125,6 +1147,7 @@ if given is not None:
         st.builds(np.uint64, st.integers(0, 2 ** 64 - 1)),
         st.builds(lambda n: np.zeros(n, np.uint8), st.integers(0, 20)))
 
+    @pytest.mark.valgrind
     @settings(max_examples=300, deadline=None)
     @given(st.lists(_values, min_size=8, max_size=8))
     def test_fuzz_pack_is_exact_or_raises_cleanly(mod, values):
@@ -1276,3 +1299,42 @@ def test_elementwise_kernel_checks_pointer_element_types(ctx):
         k(gpuarray.zeros(8, np.int32), y)
     k(y, gpuarray.arange(8, dtype=np.float32))
     np.testing.assert_array_equal(y.get(), 2 * np.arange(8, dtype=np.float32))
+
+
+# ------------------------------------------------------- the fast path
+
+def test_repeated_plain_launches_take_the_fast_path(emod):
+    """After the first call has parsed the block and grid tuples, a launch
+    with the same tuples, a Stream or none, no shared memory and arguments
+    the fast packer takes never reaches launch_general — on every backend,
+    the simulator included (its only coverage was the stub driver)."""
+    f = emod.get_function("scale")
+    n = 64
+    x, y = drv.mem_alloc(4 * n), drv.mem_alloc(4 * n)
+    drv.memcpy_htod(x, np.arange(n, dtype=np.float32))
+    block, grid = (n, 1, 1), (1, 1)
+    s = drv.Stream()
+    forms = [lambda: f(y, x, np.float32(2), np.int32(n), block=block, grid=grid),
+             lambda: f(y, x, 2.0, n, block=block, grid=grid),
+             lambda: f(y, x, 2.0, n, block=block, grid=grid, stream=s)]
+    for form in forms:
+        form()  # parses the tuples
+        before = drv._debug_counters()["general_launches"]
+        for _ in range(100):
+            form()
+        s.synchronize()
+        assert drv._debug_counters()["general_launches"] == before
+    f.prepare("PPfi")
+    f.prepared_call(grid, block, y, x, 3.0, n)
+    before = drv._debug_counters()["general_launches"]
+    for _ in range(100):
+        f.prepared_call(grid, block, y, x, 3.0, n)
+    assert drv._debug_counters()["general_launches"] == before
+    out = np.empty(n, np.float32)
+    drv.memcpy_dtoh(out, y)
+    np.testing.assert_array_equal(out, 3 * np.arange(n, dtype=np.float32))
+    # and what the fast path does not take still goes to launch_general
+    before = drv._debug_counters()["general_launches"]
+    f(y, x, 2.0, n, block=block, grid=grid, shared=16)
+    f(y, x, 2.0, n, block=(n, 1, 1), grid=(1, 1))  # new tuples: parsed again
+    assert drv._debug_counters()["general_launches"] >= before + 1

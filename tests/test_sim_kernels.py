@@ -55,6 +55,7 @@ def toolkit_includes():
 
 # ------------------------------------------------------------ reductions
 
+@pytest.mark.tsan
 def test_tree_reduction_shared_memory(ctx):
     f = load("reduce_shared.cu").get_function("reduce_sum")
     n = 100_003
@@ -68,6 +69,7 @@ def test_tree_reduction_shared_memory(ctx):
                         abs_tol=1e-2)
 
 
+@pytest.mark.tsan
 def test_warp_shuffle_reduction(ctx):
     mod = load("reduce_warp.cu")
     n = 50_000
@@ -78,6 +80,7 @@ def test_warp_shuffle_reduction(ctx):
     assert math.isclose(out[0], x.sum(dtype=np.float64), rel_tol=1e-4)
 
 
+@pytest.mark.tsan
 def test_warp_butterfly_and_votes(ctx):
     mod = load("reduce_warp.cu")
     a = rng(3).integers(0, 50, 128).astype(np.int32)
@@ -116,6 +119,7 @@ def test_tiled_matmul(ctx):
     np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.tsan
 def test_histogram_atomics(ctx):
     f = load("histogram.cu").get_function("histogram")
     n = 70_000

@@ -184,6 +184,7 @@ def working(ctx):
 @pytest.mark.parametrize("grid,block", [((7, 1, 1), (64, 1, 1)),
                                         ((3, 5, 2), (4, 3, 2)),
                                         ((2, 2, 3), (32, 2, 1))])
+@pytest.mark.tsan
 def test_every_thread_of_every_block_runs_once(working, grid, block):
     nb = grid[0] * grid[1] * grid[2]
     nt = block[0] * block[1] * block[2]
@@ -194,6 +195,7 @@ def test_every_thread_of_every_block_runs_once(working, grid, block):
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.tsan
 def test_warp_ops_in_a_partial_warp(working):
     n = 72  # two full warps and one of 8 lanes
     data = np.arange(n, dtype=np.int32) * 3 + 1
@@ -210,12 +212,14 @@ def test_warp_ops_in_a_partial_warp(working):
         assert ballots[w] == want
 
 
+@pytest.mark.tsan
 def test_syncthreads_count_and_or(working):
     out = np.zeros(4, np.int32)
     working.get_function("votes")(drv.Out(out), block=(100, 1, 1), grid=(1, 1))
     assert list(out) == [34, 1, 1, 0]
 
 
+@pytest.mark.tsan
 def test_dynamic_shared_memory_reduction(working):
     n = 10000
     data = np.random.default_rng(1).random(n).astype(np.float32)
@@ -242,6 +246,34 @@ def test_too_much_dynamic_shared_memory_is_refused(working):
         f(drv.In(np.zeros(4, np.float32)), drv.Out(np.zeros(1, np.float32)), np.int32(4),
           block=(4, 1, 1), grid=(1, 1), shared=228 * 1024)
     assert not drv.is_poisoned()
+
+
+def test_more_dynamic_shared_memory_than_the_function_allows_is_refused(ctx):
+    """A function's MAX_DYNAMIC_SHARED_SIZE_BYTES lowered below the default
+    48 KiB: pycudac lets a launch within 48 KiB through, and the simulator
+    refuses one past the function's own limit, as the driver does — a
+    launch error that leaves the context usable (tools/mutate.py V4: the
+    simulator's check had no test)."""
+    mod = source_module(r"""
+    __global__ void dyn(float *out)
+    {
+        extern __shared__ float buf[];
+        buf[threadIdx.x] = threadIdx.x;
+        __syncthreads();
+        out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
+    }""")
+    f = mod.get_function("dyn")
+    out = drv.mem_alloc(4 * 64)
+    f.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024)
+    assert f.get_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES) == 1024
+    f(out, block=(64, 1, 1), shared=1024)
+    with pytest.raises(drv.Error, match="INVALID_VALUE"):
+        f(out, block=(64, 1, 1), shared=2048)
+    assert not drv.is_poisoned()
+    f(out, block=(64, 1, 1), shared=256)
+    host = np.empty(64, np.float32)
+    drv.memcpy_dtoh(host, out)
+    np.testing.assert_array_equal(host, np.arange(63, -1, -1, dtype=np.float32))
 
 
 # ------------------------------------------- faults: sticky, described, survived
@@ -307,6 +339,51 @@ def test_partial_barrier_names_the_block():
         mod.get_function("early_exit")(a, block=(64, 1, 1), grid=(3, 1))
     """, "kernel 'early_exit'", "block (1,0,0)", "__syncthreads() not reached by every thread",
         name="CUDA_ERROR_LAUNCH_FAILED")
+
+
+# A thread that exits before a barrier the others reach is a fault however
+# the threads interleave: the simulator checks when a waiting thread sees an
+# exited one (the exiting thread first: thread 0 runs first) and when an
+# exiting thread sees waiting ones (the test above). The issue's case:
+# `if (threadIdx.x == 0) return; __syncthreads();` ran with no error when the
+# first check was missing.
+@pytest.mark.parametrize("exits, block", [
+    ("threadIdx.x == 0", 32),         # the first thread to run exits first
+    ("threadIdx.x < 32", 64),         # a whole warp exits before the other waits
+    ("threadIdx.x == blockDim.x - 1", 8),  # the last thread, after all others wait
+])
+def test_a_thread_that_exits_before_a_barrier_is_a_fault(exits, block):
+    expect_sticky(f"""
+        mod = SourceModule('''
+        __global__ void exit_first(float *a)
+        {{
+            if ({exits}) return;
+            __syncthreads();
+            a[threadIdx.x] = 1.0f;
+        }}''')
+        a = drv.mem_alloc(4096)
+        mod.get_function("exit_first")(a, block=({block}, 1, 1), grid=(1, 1))
+    """, "kernel 'exit_first'", "block (0,0,0)", "__syncthreads() not reached by every thread",
+        name="CUDA_ERROR_LAUNCH_FAILED")
+
+
+def test_threads_that_exit_after_the_last_barrier_are_no_fault(ctx):
+    """The barrier check's counterpart: returning after every barrier (and
+    before none) is legal, in any order."""
+    mod = source_module(r"""
+    __global__ void late_exit(int *a)
+    {
+        __shared__ int s[64];
+        s[threadIdx.x] = threadIdx.x;
+        __syncthreads();
+        if (threadIdx.x % 3 == 0) return;
+        a[threadIdx.x] = s[63 - threadIdx.x];
+    }""")
+    out = np.full(64, -1, np.int32)
+    mod.get_function("late_exit")(drv.InOut(out), block=(64, 1, 1), grid=(2, 1))
+    want = np.where(np.arange(64) % 3 == 0, -1, 63 - np.arange(64))
+    assert (out == want).all()
+    assert not drv.is_poisoned()
 
 
 def test_mismatched_warp_masks_deadlock_is_reported():
@@ -383,6 +460,7 @@ def test_integer_division_by_zero_does_not_kill_the_process():
     """, "kernel 'divide'", "thread (7,0,0)", "division by zero", name="CUDA_ERROR_LAUNCH_FAILED")
 
 
+@pytest.mark.tsan
 def test_launches_from_several_python_threads(working):
     import threading
     n = 4096
@@ -417,6 +495,12 @@ def test_segfault_outside_kernels_still_reaches_faulthandler():
     # kernel on to the handler that was there before (here faulthandler).
     env = dict(os.environ, PYCUDAC_BACKEND="sim")
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    # A deliberate crash: under the ASan stage (tools/ci/asan.sh) its report
+    # belongs on this child's stderr, read here, not in the stage's logs,
+    # where any error fails the stage.
+    if "ASAN_OPTIONS" in env:
+        env["ASAN_OPTIONS"] = ":".join(o for o in env["ASAN_OPTIONS"].split(":")
+                                       if not o.startswith("log_path="))
     code = textwrap.dedent("""
         import ctypes, numpy as np
         import pycudac.autoinit
@@ -438,6 +522,7 @@ def test_segfault_outside_kernels_still_reaches_faulthandler():
 
 # ----------------------------------------------------------------- environment
 
+@pytest.mark.tsan
 def test_environment_changes_reach_the_simulator_and_race_with_nothing(tmp_path):
     """The simulator reads TMPDIR and PYCUDAC_SIM_KEEP_TMP with the GIL
     released, from a copy taken at each call (getenv there could race with

@@ -283,6 +283,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
     CUstream stream = NULL;
     CUresult rc;
 
+    pcc_general_launches++;
     if (PCC_UNLIKELY(pcc_ready() < 0))
         return NULL;
     /* a thread's first call: no context is current there yet */

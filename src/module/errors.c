@@ -17,6 +17,7 @@
 #include "pycudac/backend.h"
 
 unsigned long pcc_skipped_frees;
+unsigned long pcc_general_launches;
 static unsigned long failed_frees;
 static int last_failed_free_code;
 static const char *last_failed_free_call = "";
@@ -235,10 +236,11 @@ static PyObject *py_debug_counters(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return Py_BuildValue("{s:k,s:i,s:i,s:k,s:i,s:s}", "skipped_frees", pcc_skipped_frees,
+    return Py_BuildValue("{s:k,s:i,s:i,s:k,s:i,s:s,s:k}", "skipped_frees", pcc_skipped_frees,
                          "poison_code", pcc_st.poison_code, "forked", pcc_st.forked, "failed_frees",
                          failed_frees, "last_failed_free_code", last_failed_free_code,
-                         "last_failed_free_call", last_failed_free_call);
+                         "last_failed_free_call", last_failed_free_call, "general_launches",
+                         pcc_general_launches);
 }
 
 /* For tests of the mapping table: raise the exception a CUresult maps to. */

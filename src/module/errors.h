@@ -29,6 +29,9 @@
 #endif
 
 extern unsigned long pcc_skipped_frees;
+/* Launches that took the general path (launch/call.c), for the tests: the
+ * fast path counts nothing. */
+extern unsigned long pcc_general_launches;
 
 /* Sets the exception for a failed driver call `call`; always returns -1.
  * Sticky codes poison the process as a side effect. */

@@ -30,11 +30,22 @@ build_sanitized "$TREE" asan "$SAN" "-fsanitize=address,undefined" __asan_report
 LIBASAN=$($CC -print-file-name=libasan.so)
 LIBUBSAN=$($CC -print-file-name=libubsan.so)
 export LD_PRELOAD="$LIBASAN:$LIBUBSAN"
+# PYTHONMALLOC=malloc: Python's own allocator (pymalloc) carves small objects
+# out of arenas that ASan sees as one block, so an overflow of an object or
+# buffer the C core got from PyMem_*/PyObject_* would go unseen; with malloc
+# every allocation has its own redzones.
+export PYTHONMALLOC=malloc
+# Reports go to files (log_path: one per process, subprocesses too), never
+# only to stderr, where pytest's capture would swallow them; each is printed
+# below and any error in one fails the stage.
+LOGDIR="$TREE/sanitizer-logs"
+rm -rf "$LOGDIR"
+mkdir -p "$LOGDIR"
 # detect_leaks=0: CPython leaks at exit by design. halt_on_error: the first
 # report ends the process (exit code != 0 fails the run).
 # detect_stack_use_after_return stays off: the simulator's fibers switch stacks.
-export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:exitcode=86:${ASAN_OPTIONS_EXTRA:-}"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=87"
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:exitcode=86:log_path=$LOGDIR/asan:${ASAN_OPTIONS_EXTRA:-}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=87:log_path=$LOGDIR/ubsan"
 # Tests that start subprocesses inherit LD_PRELOAD and the options above, so
 # they run sanitized too; tests/README.md lists the ones skipped here (marked
 # `no_asan` / checked with PYCUDAC_UNDER_ASAN).
@@ -42,10 +53,14 @@ export PYCUDAC_UNDER_ASAN=1
 export PYCUDAC_BACKEND=${PYCUDAC_BACKEND:-sim}
 cd "$TREE"
 if [ $# -eq 0 ]; then set -- tests; fi
-echo "== [asan] pytest $* (LD_PRELOAD=$LD_PRELOAD)"
+echo "== [asan] pytest $* (LD_PRELOAD=$LD_PRELOAD, PYTHONMALLOC=$PYTHONMALLOC)"
 set +e
 "$PY" -m pytest -q -p no:cacheprovider "$@"
 rc=$?
 set -e
+. "$ROOT/tools/ci/sanitizer-logs.sh"
+if ! show_sanitizer_logs asan "$LOGDIR"; then
+    if [ "$rc" -eq 0 ]; then rc=1; fi
+fi
 [ "$rc" -eq 5 ] && { echo "asan: pytest collected no tests" >&2; exit 1; }
 exit "$rc"

@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+"""tools/mutate.py — a mutation pass over pycudac's C and Python sources.
+
+Each mutation is a small, deliberate bug: a file, an exact snippet of it
+(found exactly once), its replacement, and the tests that should catch it.
+They are applied one at a time to a copy of the tree (the tracked and
+untracked-but-not-ignored files of this checkout, never the checkout
+itself), the extension is rebuilt (for a C file: that file's object and the
+link, with the compiler commands of a first full build; for a header: every
+object), the named tests run on the simulator with a time limit, and the
+mutation is CAUGHT when they fail, SURVIVED when they pass. A mutation whose
+snippet is no longer in the file is STALE, one that does not compile is
+BROKEN: both are reported, neither counts as caught.
+
+    .venv/bin/python tools/mutate.py                 all, report on stdout
+    .venv/bin/python tools/mutate.py --only K1 C2    some
+    .venv/bin/python tools/mutate.py --list          the list
+    .venv/bin/python tools/mutate.py --report tools/mutate_report.md
+
+The unmutated tree runs every named test first (all must pass, else the pass
+stops: a red baseline makes every mutation look caught). The copy lives in
+--workdir (default build/mutate); it keeps its own compile cache
+(PYCUDAC_CACHE_DIR) so a mutation never writes into the user's.
+Exit status: 0 when every mutation is caught, 1 otherwise.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# test groups
+T_LAUNCH = ["tests/test_launch.py", "tests/test_leaks.py"]
+T_PACK = ["tests/test_launch.py", "tests/test_leaks.py", "tests/test_fuzz.py"]
+T_CACHE = ["tests/test_cache.py", "tests/test_compiler.py"]
+T_POISON = ["tests/test_errors.py", "tests/test_faults.py", "tests/test_sim_runtime.py",
+            "tests/test_launch.py"]
+T_ARRAYS = ["tests/test_gpuarray.py", "tests/test_elementwise.py", "tests/test_gpuarray_index.py",
+            "tests/test_cumath.py"]
+T_RED = ["tests/test_reduction.py", "tests/test_gpuarray.py"]
+T_SCAN = ["tests/test_scan.py"]
+T_SIM = ["tests/test_sim_runtime.py", "tests/test_sim_kernels.py", "tests/test_sim_driver.py"]
+
+
+def M(ident, path, find, replace, tests, what):
+    return dict(id=ident, path=path, find=find, replace=replace, tests=tests, what=what)
+
+
+MUTATIONS = [
+    # ---- the three of issue 26 ------------------------------------------------------
+    M("N1", "src/launch/pointer.c",
+      """        int rc = gpudata_ptr(f, i, attr, &p);
+        Py_DECREF(attr);""",
+      """        int rc = gpudata_ptr(f, i, attr, &p);""",
+      T_LAUNCH, "pointer converter: the gpudata reference is never released (a leak per "
+                "launch with an array view)"),
+    M("N2", "src/launch/pack.c",
+      """        owned = NULL;
+    }
+    Py_XDECREF(owned);
+    return rc;""",
+      """        owned = NULL;
+    }
+    return rc;""",
+      T_LAUNCH, "integer packer: the int from a NumPy integer's __index__ is never released"),
+    M("N3", "src/sim/fiber.c",
+      """    if (b->exited) {
+        b->bar_waiting++;
+        partial_barrier(b, t);
+    }""",
+      "",
+      T_SIM, "simulator barrier: a thread reaching __syncthreads() after another exited is "
+             "not a fault"),
+    # ---- the packer ----------------------------------------------------------------
+    M("K1", "src/launch/pack.c",
+      "[PK_I16] = INT16_MAX,", "[PK_I16] = INT16_MAX + 1,",
+      T_PACK, "short's range ends at 32768"),
+    M("K2", "src/launch/pack.c",
+      """        if (isinf(v) && isfinite(d))
+            return pcc_arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);""",
+      "",
+      T_PACK, "a double too large for float32 is stored as inf"),
+    M("K3", "src/launch/pack.c",
+      "    } else if ((size_t)view.len != p->size) {",
+      "    } else if ((size_t)view.len < p->size) {",
+      T_PACK, "a by-value buffer longer than the parameter is accepted (truncated)"),
+    M("K4", "src/launch/pack.c",
+      """        if (PCC_UNLIKELY(!int_fits(p, v)))
+            return int_as_float(k, v, dst);""",
+      "",
+      T_PACK, "the fast path stores an int without its range check"),
+    M("K5", "src/launch/pack.c",
+      """    if (n != p->size)
+        return 0;
+    if (n == 16)""",
+      """    if (n == 16)""",
+      T_PACK, "a remembered-dtype array of another size is copied as the parameter's size"),
+    M("K6", "src/launch/pack.c",
+      """        if (t != (k == PK_I32 ? &PyInt32ArrType_Type : &PyUInt32ArrType_Type))""",
+      """        if (t != &PyInt32ArrType_Type && t != &PyUInt32ArrType_Type)""",
+      T_PACK, "numpy.uint32 for int (and int32 for unsigned) packs its bits unchecked"),
+    M("K7", "src/launch/pack.c",
+      """        if (n != p->elem_count)
+            return pcc_arg_error(f, i, PyExc_TypeError, "expected %d components, got a %s of %zd",
+                             p->elem_count, Py_TYPE(arg)->tp_name, n);""",
+      """        if (n > p->elem_count)
+            return pcc_arg_error(f, i, PyExc_TypeError, "expected %d components, got a %s of %zd",
+                             p->elem_count, Py_TYPE(arg)->tp_name, n);""",
+      T_PACK, "a vector given too few components leaves the rest as they were"),
+    M("K8", "src/launch/pointer.c",
+      """    if (overflow < 0 || (overflow == 0 && sv < 0)) {
+        neg = 1;""",
+      """    if (overflow < 0) {
+        neg = 1;""",
+      T_PACK, "a negative int is taken as a device address"),
+    M("K9", "src/launch/call.c",
+      """    if (f->ngap_words != 0)
+        memset(buf, 0, f->argsize); /* the padding between parameters */""",
+      "",
+      T_PACK, "the padding between parameters is left as the stack had it"),
+    M("K10", "src/launch/pointer.c",
+      """        Py_DECREF(attr);
+        if (rc < 0)
+            return -1;
+        goto store;""",
+      """        if (rc < 0)
+            return -1;
+        goto store;""",
+      T_LAUNCH, "pointer converter: a __cuda_array_interface__ dict is never released"),
+    M("K11", "src/launch/pointer.c",
+      """    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */""",
+      "",
+      T_LAUNCH, "pointer converter: a DLPack capsule is never released"),
+    # ---- the cache -----------------------------------------------------------------
+    M("C1", "src/compile/cache.c",
+      """    else if (memcmp(header + 16, key, 32) != 0)
+        *why = "entry holds another key";""",
+      "",
+      T_CACHE, "an entry holding another key is a hit"),
+    M("C2", "src/compile/cache.c",
+      """    else if (memcmp(digest, header + 56, 32) != 0)
+        *why = "entry checksum does not verify";""",
+      "",
+      T_CACHE, "an entry whose checksum does not verify is a hit"),
+    M("C3", "src/compile/cache.c",
+      """    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        errno = EPERM;
+        return "is writable by group or others";""",
+      """    if (st->st_mode & S_IWOTH) {
+        errno = EPERM;
+        return "is writable by group or others";""",
+      T_CACHE, "a group-writable cache directory is used"),
+    M("C4", "src/compile/cache.c",
+      """            if (strcmp(files[i].name, keep) == 0)
+                continue;""",
+      "",
+      T_CACHE, "eviction may remove the entry just stored"),
+    M("C5", "src/compile/cache.c",
+      "        qsort(files, n, sizeof *files, by_mtime);", "",
+      T_CACHE, "eviction removes entries in directory order, not least recently used first"),
+    M("C6", "src/compile/cache_key.c",
+      """             put_joined_field(&g, "options", a->options) < 0 ||""", "",
+      T_CACHE, "the compile options are not in the cache key"),
+    M("C7", "src/compile/cache_key.c",
+      """                         put_field(&g, "include.bytes", data.buf, (size_t)data.len) < 0""",
+      """                         0""",
+      T_CACHE, "the bytes of included headers are not in the cache key"),
+    M("C8", "src/compile/cache.c",
+      """    else if (get_u64(header + 48) != len)
+        *why = "entry length does not match its header (truncated or extended)";""",
+      "",
+      T_CACHE, "an entry longer or shorter than its header says is a hit"),
+    # ---- poisoning -----------------------------------------------------------------
+    M("P1", "src/module/errors.c",
+      """    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return 1;""",
+      """    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return 1;""",
+      T_POISON, "716 (misaligned address) does not poison the process"),
+    M("P2", "src/module/errors.c",
+      """        pcc_hot.poison_code = rc;
+        snprintf(poison_message""",
+      """        snprintf(poison_message""",
+      T_POISON, "a sticky error poisons nothing"),
+    M("P3", "src/module/errors.c",
+      """    if (pcc_hot.poison_code || pcc_hot.forked || !pcc_hot.backend_loaded) {
+        pcc_skipped_frees++;""",
+      """    if (pcc_hot.forked || !pcc_hot.backend_loaded) {
+        pcc_skipped_frees++;""",
+      T_POISON, "frees after a sticky error call the driver"),
+    M("P4", "src/module/errors.c",
+      """    if (pcc_hot.poison_code) {
+        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
+        return -1;
+    }""",
+      "",
+      T_POISON, "calls after a sticky error go to the driver"),
+    M("P5", "src/module/errors.c",
+      """    if (pcc_hot.poison_code && is_sticky(rc)) {""",
+      """    if (0 && pcc_hot.poison_code && is_sticky(rc)) {""",
+      T_POISON, "a second sticky error replaces the first one's message"),
+    # ---- broadcasting ------------------------------------------------------------
+    M("B1", "pycudac/elementwise.py",
+      """        elif n != 1:
+            raise ValueError(f"operands could not be broadcast together: shape {ary.shape} \"""",
+      """        elif False:
+            raise ValueError(f"operands could not be broadcast together: shape {ary.shape} \"""",
+      T_ARRAYS, "operands of shapes that do not broadcast are run with stride 0"),
+    M("B2", "pycudac/elementwise.py",
+      "        if all(o[-1] == st * n for o, st in zip(out_strides, sts)):",
+      "        if all(o[-1] == st for o, st in zip(out_strides, sts)):",
+      T_ARRAYS, "dims are merged when they are not contiguous"),
+    M("B3", "pycudac/elementwise.py",
+      "    off = nd - ary.ndim\n", "    off = 0\n",
+      T_ARRAYS, "broadcasting aligns shapes on the left"),
+    M("B4", "pycudac/_gpuarray_ops.py",
+      """    if out.shape != shape:
+        raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
+      """    if out.size < _ga._prod(shape):
+        raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
+      T_ARRAYS, "an out= of another shape (but enough elements) is accepted"),
+    # ---- reductions --------------------------------------------------------------
+    M("R1", "pycudac/reduction.py",
+      "    vec = 1 if (n >= 16 and aligned) else 0",
+      "    vec = 1 if n >= 16 else 0",
+      T_RED, "the vectorized loop runs on misaligned inputs"),
+    M("R2", "pycudac/reduction.py",
+      "        for (; v_ < nv_; v_ += nthreads_) {{",
+      "        for (; v_ + 1 < nv_; v_ += nthreads_) {{",
+      T_RED, "the vectorized loop drops its last pack of four"),
+    M("R3", "pycudac/reduction.py",
+      "    for (long long k_ = (long long)blockIdx.x * {block} + tid_; k_ < count_; "
+      "k_ += nthreads_) {{",
+      "    for (long long k_ = (long long)blockIdx.x * {block} + tid_; k_ + 1 < count_; "
+      "k_ += nthreads_) {{",
+      T_RED, "ReductionKernel leaves out the last element"),
+    M("R4", "pycudac/reduction.py",
+      """        if (tid_ == 0) out[r] = {store};
+        __syncthreads();  /* the next row's {block_fn} rewrites its warps_ */""",
+      """        if (tid_ == 0) out[r] = {store};""",
+      T_RED + T_SIM, "axis reductions: no barrier between rows (the next row overwrites the "
+                     "block's partials)"),
+    # ---- scans ---------------------------------------------------------------------
+    M("S1", "pycudac/scan.py",
+      "        if (lane >= d) incl = {p}_op(up, incl);",
+      "        if (lane > d) incl = {p}_op(up, incl);",
+      T_SCAN, "the warp scan skips a step"),
+    M("S2", "pycudac/scan.py",
+      "            if (lane - d >= first) v = {p}_op(up, v);",
+      "            if (lane - d > first) v = {p}_op(up, v);",
+      T_SCAN, "the look-back combines one tile too few"),
+    M("S3", "pycudac/scan.py",
+      "        x[k] = has ? run : {p}_to_T({neutral});",
+      "        x[k] = has ? {p}_op(run, v) : v;",
+      T_SCAN, "the exclusive scan is inclusive"),
+    M("S4", "pycudac/scan.py",
+      "            if (base + e < n) out[base + e] = stage_t[{p}_slot(e / {v}) * {v} + e % {v}];",
+      "            if (base + e <= n) out[base + e] = stage_t[{p}_slot(e / {v}) * {v} + e % {v}];",
+      T_SCAN + T_SIM, "the last partial tile writes one element past the end"),
+    # ---- the simulator's checks ------------------------------------------------------
+    M("V1", "src/sim/fiber.c",
+      """    if (b->bar_waiting > 0)
+        partial_barrier(b, &f->t);""",
+      "",
+      T_SIM, "a thread exiting while others wait at a barrier is not a fault"),
+    M("V2", "src/sim/memory.c",
+      "    if (a && n <= a->size - ((uintptr_t)p - a->base))",
+      "    if (a)",
+      T_SIM + ["tests/test_driver.py"], "a copy past the end of an allocation is made"),
+    M("V3", "src/sim/launch.c",
+      """        if (buf_size != end || (end > 0 && buf == NULL))""",
+      """        if (buf_size > end || (end > 0 && buf == NULL))""",
+      T_SIM + T_LAUNCH + ["tests/test_graph.py"],
+      "a parameter buffer shorter than the parameters is launched"),
+    M("V4", "src/sim/launch.c",
+      """    if (shared > (unsigned int)f->max_dynamic_shared)
+        return CUDA_ERROR_INVALID_VALUE;""",
+      "",
+      T_SIM + T_LAUNCH + ["tests/test_graph.py"],
+      "more dynamic shared memory than the function allows is launched"),
+]
+
+
+# ---------------------------------------------------------------------------- tree
+
+def copy_tree(dest):
+    files = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, check=True).stdout.split(b"\0")
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    for f in files:
+        f = f.decode()
+        if not f or not os.path.isfile(os.path.join(ROOT, f)):
+            continue
+        os.makedirs(os.path.join(dest, os.path.dirname(f)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, f), os.path.join(dest, f))
+
+
+class Builder:
+    """A full build once (its compiler commands recorded), then one object
+    and the link per mutated C file."""
+
+    def __init__(self, tree, python):
+        self.tree, self.python = tree, python
+        self.compile = {}   # source -> argv
+        self.link = None
+
+    def full(self):
+        r = subprocess.run([self.python, "setup.py", "build_ext", "--inplace", "--force"],
+                           cwd=self.tree, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit("mutate: the unmutated tree does not build:\n" + r.stdout[-3000:]
+                             + r.stderr[-3000:])
+        for line in r.stdout.splitlines():
+            argv = shlex.split(line)
+            if not argv or "-c" not in argv or "-o" not in argv:
+                if argv and "-shared" in argv and "-o" in argv:
+                    self.link = argv
+                continue
+            src = argv[argv.index("-c") + 1]
+            self.compile[src] = argv
+        if not self.compile or self.link is None:
+            raise SystemExit("mutate: cannot read the compiler commands of setup.py's output")
+        self.so_built = self.link[self.link.index("-o") + 1]
+
+    def _run(self, argv):
+        return subprocess.run(argv, cwd=self.tree, capture_output=True, text=True)
+
+    def rebuild(self, changed):
+        """Recompiles what `changed` (a path in the tree) affects; (ok, log)."""
+        if changed.endswith(".c") and changed in self.compile:
+            todo = [self.compile[changed]]
+        elif changed.endswith(".h") and "/prelude/" not in changed:
+            todo = list(self.compile.values())
+        else:  # setup.py-generated inputs (the prelude): the whole build
+            r = self._run([self.python, "setup.py", "build_ext", "--inplace", "--force"])
+            return r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        with concurrent.futures.ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as ex:
+            results = list(ex.map(self._run, todo))
+        bad = [r for r in results if r.returncode != 0]
+        if bad:
+            return False, bad[0].stderr[-2000:]
+        r = self._run(self.link)
+        if r.returncode != 0:
+            return False, r.stderr[-2000:]
+        dest = os.path.join(self.tree, "pycudac", os.path.basename(self.so_built))
+        shutil.copy2(os.path.join(self.tree, self.so_built), dest)
+        return True, ""
+
+
+# --------------------------------------------------------------------------- tests
+
+def run_tests(tree, python, tests, timeout, env):
+    argv = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    t0 = time.time()
+    try:
+        r = subprocess.run(argv, cwd=tree, capture_output=True, text=True, timeout=timeout,
+                           env=env)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"")
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        return "timeout", time.time() - t0, out[-1500:]
+    return r.returncode, time.time() - t0, (r.stdout + r.stderr)[-1500:]
+
+
+def first_failure(log):
+    for line in log.splitlines():
+        if line.startswith("FAILED ") or line.startswith("ERROR "):
+            return line[:200]
+    tail = [ln for ln in log.splitlines() if ln.strip()]
+    return tail[-1][:200] if tail else ""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", help="mutation ids")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "mutate"))
+    ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per mutation's tests")
+    ap.add_argument("--report", help="also write the report (Markdown) here")
+    ap.add_argument("--skip-baseline", action="store_true")
+    args = ap.parse_args(argv)
+
+    muts = MUTATIONS
+    if args.only:
+        muts = [m for m in MUTATIONS if m["id"] in args.only]
+    if args.list:
+        for m in muts:
+            print(f"{m['id']:<4} {m['path']:<28} {m['what']}")
+        return 0
+
+    tree = os.path.join(args.workdir, "tree")
+    print(f"mutate: copying the tree to {tree}", flush=True)
+    copy_tree(tree)
+    env = dict(os.environ, PYCUDAC_BACKEND="sim",
+               PYCUDAC_CACHE_DIR=os.path.join(args.workdir, "cache"))
+    for k in ("CI", "PYCUDAC_FULL_TEST"):
+        env.pop(k, None)
+    b = Builder(tree, args.python)
+    t0 = time.time()
+    b.full()
+    print(f"mutate: built in {time.time() - t0:.0f}s ({len(b.compile)} objects)", flush=True)
+
+    if not args.skip_baseline:
+        union = sorted({t for m in muts for t in m["tests"]})
+        rc, dt, log = run_tests(tree, args.python, union, args.timeout * 2, env)
+        print(f"mutate: baseline {' '.join(union)}: rc={rc} in {dt:.0f}s", flush=True)
+        if rc != 0:
+            print(log)
+            raise SystemExit("mutate: the unmutated tree fails its tests; fix that first")
+
+    results = []
+    for m in muts:
+        path = os.path.join(tree, m["path"])
+        with open(path) as f:
+            original = f.read()
+        count = original.count(m["find"])
+        if count != 1:
+            results.append((m, "STALE", 0, f"snippet found {count} times"))
+            print(f"[{m['id']}] STALE: snippet found {count} times in {m['path']}", flush=True)
+            continue
+        try:
+            with open(path, "w") as f:
+                f.write(original.replace(m["find"], m["replace"]))
+            ok, log = (True, "")
+            if m["path"].startswith(("src/", "include/")):
+                ok, log = b.rebuild(m["path"])
+            if not ok:
+                results.append((m, "BROKEN", 0, " ".join(log.split())[:300]))
+                print(f"[{m['id']}] BROKEN (does not build): {log[-300:]}", flush=True)
+                continue
+            rc, dt, log = run_tests(tree, args.python, m["tests"], args.timeout, env)
+            if rc == 0:
+                status, note = "SURVIVED", "the named tests pass"
+            elif rc == "timeout":
+                status, note = "CAUGHT", f"timeout after {args.timeout}s"
+            elif rc in (1, 2, 3):
+                status, note = "CAUGHT", first_failure(log)
+            else:
+                status, note = "CAUGHT", f"pytest exit {rc}: {first_failure(log)}"
+            if rc == 5:
+                status, note = "BROKEN", "no tests collected"
+            results.append((m, status, dt, note))
+            print(f"[{m['id']}] {status} in {dt:.0f}s: {note}", flush=True)
+        finally:
+            with open(path, "w") as f:
+                f.write(original)
+            if m["path"].startswith(("src/", "include/")):
+                b.rebuild(m["path"])
+
+    report = render(results)
+    print(report)
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(report)
+    return 0 if all(s == "CAUGHT" for _, s, _, _ in results) else 1
+
+
+def render(results):
+    counts = {}
+    for _, s, _, _ in results:
+        counts[s] = counts.get(s, 0) + 1
+    lines = ["| id | file | mutation | tests | result | caught by |", "|---|---|---|---|---|---|"]
+    for m, s, dt, note in results:
+        tests = " ".join(os.path.basename(t) for t in m["tests"])
+        note = note.replace("|", "\\|")
+        lines.append(f"| {m['id']} | {m['path']} | {m['what']} | {tests} | {s} ({dt:.0f}s) "
+                     f"| {note} |")
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    head = ["# Mutation pass (tools/mutate.py)", "",
+            f"Run {time.strftime('%Y-%m-%d %H:%M', time.localtime())} on {commit}, the "
+            f"simulator backend, {os.cpu_count()} CPU cores: **{len(results)} mutations: "
+            f"{summary}**. Each row: the mutation, the tests it ran (stopping at the first "
+            "failure) and the first test that failed. Rerun: `.venv/bin/python tools/mutate.py "
+            "--report tools/mutate_report.md`; tests/README.md says what the first run left "
+            "alive and which tests closed it.", ""]
+    return "\n".join(head + lines) + f"\n\n{len(results)} mutations: {summary}\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -188,3 +189,43 @@ def test_fork_child_launch_from_a_warm_call_site_says_use_spawn(backend):
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[True, True]", out.stdout + out.stderr
+
+
+SLOW_SOURCE = "".join(
+    f"__device__ float f{i}(float x) {{ for (int k = 0; k < {i % 7 + 3}; k++) "
+    f"x = x * 1.0001f + {i}.0f / (x + 1.0f); return x; }}\n" for i in range(400)) + (
+    "__global__ void k(float *p) { float x = p[0];"
+    + "".join(f" x += f{i}(x);" for i in range(400)) + " p[0] = x; }\n")
+
+
+def test_exit_during_a_compile_leaves_nothing_behind(backend, tmp_path):
+    """Issue 21: an interpreter that exits while a compile runs (here on a
+    daemon thread) left the simulator's C++ compiler running and its private
+    directory on disk."""
+    if backend != "sim":
+        pytest.skip("NVRTC compiles in the process: nothing outlives it")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), PYCUDAC_CACHE_DIR=str(tmp_path / "cache"),
+               PYCUDAC_BACKEND=backend)
+    code = textwrap.dedent(f"""
+        import os, threading, time
+        import pycudac.autoinit
+        from pycudac.compiler import SourceModule
+        src = {SLOW_SOURCE!r}
+        threading.Thread(target=lambda: SourceModule(src), daemon=True).start()
+        for _ in range(200):   # until the compiler runs
+            if any(n.startswith("pycudac-sim-") for n in os.listdir({str(tmp)!r})):
+                break
+            time.sleep(0.02)
+        time.sleep(0.3)
+        print("exiting", flush=True)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "exiting"
+    time.sleep(0.5)
+    assert os.listdir(tmp) == [], os.listdir(tmp)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp) not in ps, [ln for ln in ps.splitlines() if str(tmp) in ln]

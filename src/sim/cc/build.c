@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,15 +81,6 @@ static int make_parents(const char *path, size_t root_len)
             return -1;
         *p = '/';
     }
-    return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
     return 0;
 }
 
@@ -357,6 +347,7 @@ static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
         }
     }
     J->tl = strlen(J->tmp);
+    pcc_sim_inflight_dir(J->tmp, 1);
     char path[PATH_MAX];
     int ok = 1;
     static const char *const subdirs[] = {"pcc", "stub", "hdr", "src"};
@@ -437,7 +428,7 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             pcc_sb_printf(&P->log, "error: cannot write %s: %s\n", src_path, strerror(errno));
             return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
         }
-        int status = pcc_sim_cxx_run(J->argv.v, log_path);
+        int status = pcc_sim_cxx_run(J->argv.v, log_path, J->tmp);
         int spawn_errno = errno;
         pcc_sbuf log = read_log(J, log_path);
         if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -516,8 +507,10 @@ static void job_free(job *J, struct _nvrtcProgram *P)
 {
     char *keep = pcc_sim_env_dup("PYCUDAC_SIM_KEEP_TMP");
     free(keep);
+    if (J->tmp[0])
+        pcc_sim_inflight_dir(J->tmp, 0);
     if (J->tmp[0] && keep == NULL)
-        nftw(J->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        pcc_sim_remove_tree(J->tmp);
     else if (J->tmp[0])
         pcc_sb_printf(&P->log, "note: sources kept in %s (PYCUDAC_SIM_KEEP_TMP)\n", J->tmp);
     pcc_sl_free(&J->O.args);

@@ -78,8 +78,13 @@ extern const char *const pcc_sim_stubs[][2];
 extern const size_t pcc_sim_n_stubs;
 /* The command line compiling <tmp>/src/kernel.cpp into <tmp>/kernel.so. */
 void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *argv);
-/* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
- * or -1 with errno. */
-int pcc_sim_cxx_run(char *const *argv, const char *log_path);
+/* A compile's private directory, listed while the compile is in flight (on)
+ * so that a process exit removes it; and removing such a tree. */
+void pcc_sim_inflight_dir(const char *dir, int on);
+void pcc_sim_remove_tree(const char *dir);
+/* Runs argv[0] with stdout+stderr into log_path and TMPDIR=tmpdir (its own
+ * temporary files then go with the compile's directory), listed while it
+ * runs: a process exit kills it. Returns the wait status, or -1 + errno. */
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir);
 
 #endif

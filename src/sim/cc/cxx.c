@@ -12,8 +12,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,7 +243,87 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *a
 
 /* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
  * or -1 with errno. */
-int pcc_sim_cxx_run(char *const *argv, const char *log_path)
+/* ---- what a process exit must not leave behind ---------------------------
+ * A compile runs with the GIL released, so the interpreter can exit while
+ * one is in flight (a daemon thread's, or the main thread ending): the C
+ * compiler it started and its private directory are listed here, and an
+ * atexit handler kills the one and removes the other. */
+
+#define MAX_INFLIGHT 64
+static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t inflight_pid[MAX_INFLIGHT];
+static char inflight_dir[MAX_INFLIGHT][PATH_MAX];
+static pthread_once_t inflight_once = PTHREAD_ONCE_INIT;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void pcc_sim_remove_tree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void at_exit(void)
+{
+    pthread_mutex_lock(&inflight_lock);
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        if (inflight_pid[i] > 0) {
+            kill(-inflight_pid[i], SIGKILL); /* its group: cc1plus, as, ld too */
+            waitpid(inflight_pid[i], NULL, 0);
+            inflight_pid[i] = 0;
+        }
+    }
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        if (inflight_dir[i][0]) {
+            pcc_sim_remove_tree(inflight_dir[i]);
+            inflight_dir[i][0] = '\0';
+        }
+    }
+    pthread_mutex_unlock(&inflight_lock);
+}
+
+static void register_at_exit(void)
+{
+    atexit(at_exit);
+}
+
+/* Lists (on) or delists a compile's private directory. */
+void pcc_sim_inflight_dir(const char *dir, int on)
+{
+    pthread_once(&inflight_once, register_at_exit);
+    pthread_mutex_lock(&inflight_lock);
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        if (on ? inflight_dir[i][0] == '\0' : strcmp(inflight_dir[i], dir) == 0) {
+            if (on)
+                snprintf(inflight_dir[i], PATH_MAX, "%s", dir);
+            else
+                inflight_dir[i][0] = '\0';
+            break;
+        }
+    }
+    pthread_mutex_unlock(&inflight_lock);
+}
+
+static void inflight_pid_set(pid_t pid, int on)
+{
+    pthread_once(&inflight_once, register_at_exit);
+    pthread_mutex_lock(&inflight_lock);
+    for (int i = 0; i < MAX_INFLIGHT; i++) {
+        if (inflight_pid[i] == (on ? 0 : pid)) {
+            inflight_pid[i] = on ? pid : 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&inflight_lock);
+}
+
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
 {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0)
@@ -253,19 +335,45 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path)
     /* the environment copied under the GIL, not `environ`, which another
      * Python thread may be changing now */
     char **env = pcc_sim_environ_dup();
-    char *empty[] = {NULL};
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : empty);
+    /* ...with TMPDIR set to the compile's own directory */
+    char tmpvar[PATH_MAX + 8];
+    snprintf(tmpvar, sizeof tmpvar, "TMPDIR=%s", tmpdir);
+    size_t n = 0;
+    while (env != NULL && env[n] != NULL)
+        n++;
+    char **child_env = calloc(n + 2, sizeof *child_env);
+    if (child_env == NULL) {
+        pcc_sim_environ_free(env);
+        posix_spawn_file_actions_destroy(&fa);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(env[i], "TMPDIR=", 7) != 0)
+            child_env[m++] = env[i];
+    child_env[m] = tmpvar;
+    /* in a process group of its own, so that all it starts can be killed */
+    posix_spawnattr_t at;
+    int rc = posix_spawnattr_init(&at);
+    if (rc == 0) {
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&at, 0);
+        rc = posix_spawn(&pid, argv[0], &fa, &at, argv, child_env);
+        posix_spawnattr_destroy(&at);
+    }
+    free(child_env);
     pcc_sim_environ_free(env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         errno = rc;
         return -1;
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    return status;
+    inflight_pid_set(pid, 1);
+    int status, waited;
+    while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    inflight_pid_set(pid, 0);
+    return waited < 0 ? -1 : status;
 }
 

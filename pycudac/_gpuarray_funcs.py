@@ -294,20 +294,35 @@ def _subset(what, subset, arrays, stream):
         return [a.reshape(-1)[subset] for a in arrays]
 
 
-def subset_dot(subset, a, b, dtype=None, stream=None):
-    return dot(*_subset("subset_dot", subset, (a, b), stream), dtype=dtype, stream=stream)
+# `allocator` (PyCUDA's): the 0-d result's memory comes from it.
+
+def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None):
+    return _allocated(dot(*_subset("subset_dot", subset, (a, b), stream), dtype=dtype,
+                          stream=stream), allocator, stream)
 
 
-def subset_sum(subset, a, dtype=None, stream=None):
-    return sum(*_subset("subset_sum", subset, (a,), stream), dtype=dtype, stream=stream)
+def subset_sum(subset, a, dtype=None, stream=None, allocator=None):
+    return _allocated(sum(*_subset("subset_sum", subset, (a,), stream), dtype=dtype,
+                          stream=stream), allocator, stream)
 
 
-def subset_min(subset, a, stream=None):
-    return min(*_subset("subset_min", subset, (a,), stream), stream=stream)
+def subset_min(subset, a, stream=None, allocator=None):
+    return _allocated(min(*_subset("subset_min", subset, (a,), stream), stream=stream),
+                      allocator, stream)
 
 
-def subset_max(subset, a, stream=None):
-    return max(*_subset("subset_max", subset, (a,), stream), stream=stream)
+def subset_max(subset, a, stream=None, allocator=None):
+    return _allocated(max(*_subset("subset_max", subset, (a,), stream), stream=stream),
+                      allocator, stream)
+
+
+def _allocated(result, allocator, stream):
+    """`result` in memory from `allocator` (one allocation), or as it is."""
+    if allocator is None:
+        return result
+    out = _ga.GPUArray(result.shape, result.dtype, allocator=allocator)
+    _copy_into(out, result, stream=stream)
+    return out
 
 
 # multi_take/put: PyCUDA's gathers and scatters over several arrays of one

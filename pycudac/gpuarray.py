@@ -320,8 +320,9 @@ class GPUArray(_driver.ArrayBase):
         return self.get(ary=ary, async_=True, stream=stream)
 
     # ---------------------------------------------------------------- copies and casts
-    def copy(self, order="C"):
-        """A contiguous copy (C order unless order='F' or 'K' on an F array)."""
+    def copy(self, order="K"):
+        """A contiguous copy: of the array's own layout (order='K', as PyCUDA's
+        copy() keeps an F-ordered array's strides), or in order 'C' or 'F'."""
         if order == "K" or order == "A":
             order = "F" if self._layout == "F" else "C"
         out = GPUArray(self.shape, self.dtype, order=order)
@@ -676,9 +677,12 @@ class GPUArray(_driver.ArrayBase):
     def __invert__(self):
         return _unary("invert", self)
 
-    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
-        """selffac*self + otherfac*other (PyCUDA)."""
-        return self * selffac + other * otherfac
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None, out=None):
+        """selffac*self + otherfac*other (PyCUDA), into `out` when given (an
+        array of the result's shape and dtype), queued on `stream`."""
+        scaled = _binary("multiply", self, selffac, stream=stream)
+        return _binary("add", scaled, _binary("multiply", other, otherfac, stream=stream),
+                       out=out, stream=stream)
 
     # ---------------------------------------------------------------- reductions
     def sum(self, axis=None, dtype=None, stream=None):
@@ -713,8 +717,8 @@ class GPUArray(_driver.ArrayBase):
             "typestr": self.dtype.str,
             "descr": self.dtype.descr if self.dtype.fields else [("", self.dtype.str)],
             "data": (self.ptr if self.size else 0, False),
-            "strides": None if _is_c(self.shape, self.strides, self.dtype.itemsize)
-            else self.strides,
+            # explicit, as PyCUDA gives them (None would mean C order too)
+            "strides": self.strides,
             "version": 3,
             "stream": 1,  # pycudac works on the legacy default stream
         }

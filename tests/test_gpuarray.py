@@ -161,8 +161,12 @@ def test_copy_astype(ga):
     np.testing.assert_array_equal(ga.to_gpu(xi).astype(np.float16).get(), xi.astype(np.float16))
     xh = sample(np.float16)
     np.testing.assert_array_equal(ga.to_gpu(xh).astype(np.float64).get(), xh.astype(np.float64))
-    # strided source, F-order copy
+    # a transposed (F-ordered) source: copy() keeps its layout, as PyCUDA's
+    # does (issue #403 there); order="C" makes it C-contiguous
     t = a.T.copy()
+    assert t.flags.f_contiguous and t.strides == x.T.strides
+    np.testing.assert_array_equal(t.get(), x.T)
+    t = a.T.copy(order="C")
     assert t.flags.c_contiguous
     np.testing.assert_array_equal(t.get(), x.T)
     np.testing.assert_array_equal(a.copy(order="F").get(), x)
@@ -569,7 +573,7 @@ def test_cuda_array_interface_roundtrip(ga):
     a = ga.to_gpu(x)
     cai = a.__cuda_array_interface__
     assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f4"
-    assert cai["data"] == (a.ptr, False) and cai["strides"] is None and "stream" in cai
+    assert cai["data"] == (a.ptr, False) and cai["strides"] == (16, 4) and "stream" in cai
     assert a.T.__cuda_array_interface__["strides"] == (4, 16)
     b = ga.asarray(_CAIExporter(a.T))
     assert b.ptr == a.ptr and b.shape == (4, 3)
@@ -874,3 +878,40 @@ def test_subset_and_multi_on_a_non_blocking_stream(ga):
     t *= 10  # on the default stream, after the put
     s.synchronize()
     np.testing.assert_array_equal(t.get(), x[:10:2] * 10)
+
+
+def test_pycuda_api_found_by_pycudas_own_tests(ga):
+    """Issue 21: explicit strides in __cuda_array_interface__ (PyCUDA gives
+    them), GPUArray.mul_add(..., out=) and subset_*(..., allocator=)."""
+    a = np.arange(10, dtype=np.float32)
+    b = 10 * a
+    a_g, b_g = ga.to_gpu(a), ga.to_gpu(b)
+    cai = a_g.__cuda_array_interface__
+    assert cai["strides"] == a.strides and cai["shape"] == a.shape
+    assert a_g[::2].__cuda_array_interface__["strides"] == a[::2].strides
+    c_g = ga.empty_like(a_g)
+    assert a_g.mul_add(2, b_g, 3, out=c_g) is c_g
+    np.testing.assert_array_equal(c_g.get(), 2 * a + 3 * b)
+    np.testing.assert_array_equal(a_g.mul_add(2, b_g, 3).get(), 2 * a + 3 * b)
+    with pytest.raises((TypeError, ValueError)):
+        a_g.mul_add(2, b_g, 3, out=ga.empty(3, np.float32))
+    pool = drv_tools().DeviceMemoryPool()
+    uses = []
+
+    def allocator(size):
+        uses.append(size)
+        return pool.allocate(size)
+
+    idx = ga.to_gpu(np.array([1, 3, 5], np.int32))
+    for fn, want in ((ga.subset_sum, a[[1, 3, 5]].sum()), (ga.subset_min, 1.0),
+                     (ga.subset_max, 5.0)):
+        got = fn(idx, a_g, allocator=allocator)
+        assert got.get() == want
+    assert ga.subset_dot(idx, a_g, b_g, allocator=allocator).get() == \
+        (a[[1, 3, 5]] * b[[1, 3, 5]]).sum()
+    assert len(uses) == 4
+
+
+def drv_tools():
+    from pycudac import tools
+    return tools

@@ -61,9 +61,11 @@ __all__ = [
     "normalize_options", "target_for",
 ]
 
-#: Bump when the payload layout or the key recipe changes: old entries then
-#: simply stop matching.
-CACHE_FORMAT_VERSION = 3
+#: Bump when the payload layout or the key recipe changes, or what every
+#: compile adds to the source (the extern "C++" around toolkit includes, the
+#: C library stand-ins of src/compile/c_headers.c): old entries then simply
+#: stop matching.
+CACHE_FORMAT_VERSION = 4
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30

@@ -402,7 +402,7 @@ static CUresult sim_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 
 /* ---- contexts -------------------------------------------------------------------- */
 
-static struct CUctx_st primary_ctx = {SIM_CTX_MAGIC, 0, 1, 0, 0, 0};
+static struct CUctx_st primary_ctx = {.magic = SIM_CTX_MAGIC, .primary = 1};
 
 /* Per-OS-thread stack of current contexts; the top is current. */
 #define SIM_CTX_STACK_MAX 128
@@ -464,9 +464,14 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
     }
     /* At zero the driver resets the primary context; its handle stays the
      * same and becomes usable again on the next retain. */
-    if (--primary_ctx.refcount == 0)
+    int reset = --primary_ctx.refcount == 0;
+    if (reset) { /* the reset context starts again with the default limits */
         primary_ctx.alive = 0;
+        memset(primary_ctx.limit_set, 0, sizeof primary_ctx.limit_set);
+    }
     pthread_mutex_unlock(&state_lock);
+    if (reset)
+        sim_heap_release(&primary_ctx);
     return CUDA_SUCCESS;
 }
 
@@ -504,6 +509,7 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
      * so a stale handle on another thread's stack reads as invalid instead
      * of as freed memory. */
     ctx->alive = 0;
+    sim_heap_release(ctx);
     int j = 0;
     for (int i = 0; i < ctx_depth; i++)
         if (ctx_stack[i] != ctx)
@@ -822,5 +828,6 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     sim_fill_launch_table(t);
     sim_fill_capture_table(t);
     sim_fill_graph_table(t);
+    sim_fill_limit_table(t);
     return &sim_backend;
 }

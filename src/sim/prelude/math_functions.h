@@ -17,6 +17,7 @@
 /* ---- the C functions (libm) ------------------------------------------------ */
 #define PCC_M1(N) double N(double) noexcept; float N##f(float) noexcept;
 #define PCC_M2(N) double N(double, double) noexcept; float N##f(float, float) noexcept;
+#pragma GCC visibility push(default) /* the C library's own symbols */
 extern "C" {
 PCC_M1(acos) PCC_M1(acosh) PCC_M1(asin) PCC_M1(asinh) PCC_M1(atan) PCC_M1(atanh) PCC_M1(cbrt)
 PCC_M1(ceil) PCC_M1(cos) PCC_M1(cosh) PCC_M1(erf) PCC_M1(erfc) PCC_M1(exp) PCC_M1(exp10)
@@ -44,6 +45,7 @@ double nan(const char *) noexcept; float nanf(const char *) noexcept;
 void sincos(double, double *, double *) noexcept; void sincosf(float, float *, float *) noexcept;
 int abs(int) noexcept; long labs(long) noexcept; long long llabs(long long) noexcept;
 }
+#pragma GCC visibility pop
 #undef PCC_M1
 #undef PCC_M2
 

@@ -213,3 +213,33 @@ __global__ void ops(const cuFloatComplex *a, const cuFloatComplex *b, cuFloatCom
     want = np.stack([a2 * b2, a2 / b2, np.conj(a2) - b2, a2 * b2 + a2], axis=1).ravel()
     np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(m, np.abs(a2), rtol=1e-6)
+
+
+CUDA_STD = r"""
+#include <cuda/std/array>
+#include <cuda/std/limits>
+__global__ void k(int *p) {
+    cuda::std::array<int, 2> a{{3, 4}};
+    p[threadIdx.x] = a[1] + (cuda::std::numeric_limits<int>::max() > 0);
+}
+"""
+
+
+def test_libcudacxx_on_the_simulator_without_include_dirs(ctx):
+    """<cuda/std/...> works on the simulator with nothing passed when a
+    toolkit's include/cccl (or the nvidia-cuda-cccl wheel) is there."""
+    from pycudac import compiler
+    if compiler._cccl_include() is None:
+        pytest.skip("no libcu++ (CCCL) on this machine")
+    assert (_run(CUDA_STD, "k", no_extern_c=False) == 5).all()
+
+
+def test_libcudacxx_missing_says_what_provides_it():
+    """Without libcu++ the simulator's error names what provides it (the
+    C-level compile, which gets no pycudac search for CCCL)."""
+    from pycudac import _driver
+    with pytest.raises(CompileError) as info:
+        _driver.compile_source(CUDA_STD, target="sim", compiler="sim")
+    msg = str(info.value)
+    assert "libcu++" in msg and "nvidia-cuda-cccl" in msg, msg
+    assert "kernel.cu:2" in info.value.log  # "In file included from kernel.cu:2"

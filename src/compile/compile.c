@@ -3,9 +3,11 @@
  * pcc_rtc_table: the real NVRTC (pcc_rtc_nvrtc) or the simulator's compiler
  * (the backend's, pycudac/backend.h), which both speak NVRTC's calls.
  *
- * The one place that wraps user source in `extern "C" { ... }`: a `#line 1`
- * directive right after the opening line keeps the user's own line numbers
- * in every diagnostic. A failed compile raises CompileError carrying the
+ * The one place that wraps user source in `extern "C" { ... }` (toolkit
+ * #includes in an `extern "C++"` block of their own): `#line` directives keep
+ * the user's own line numbers in every diagnostic. Every program, on either
+ * compiler, gets the same C library stand-ins (compile/c_headers.c). A
+ * failed compile raises CompileError carrying the
  * log and the source, with a message that quotes the failing lines of the
  * user's source.
  *

@@ -1,11 +1,12 @@
 /*
- * sim/cc/build.c — one compile of the CPU simulator: scan the program
- * and every header it can include (kernels to register, constructs a CPU
- * cannot run, barrier use), fill a private temporary directory (prelude,
- * stand-ins for CUDA's headers, the program's headers, the translation unit:
- * the source with its `extern __shared__` rewritten, line numbers kept, then
- * a generated registration table), run the host compiler there, and wrap the
- * shared object it makes in a pcc_sim_image (sim_abi.h): the "CUBIN".
+ * sim/cc/build.c — one compile of the CPU simulator: find the headers the
+ * program includes (libcu++ ones get a wrapper), fill a private temporary
+ * directory (prelude, stand-ins for CUDA's headers, the program's headers),
+ * preprocess the program with the host compiler, analyse the preprocessed
+ * user code (kernels to register, NVRTC's rules, constructs a CPU cannot
+ * run, barrier use: sim/cc/scan.c), compile the rewritten translation unit
+ * with a generated registration table, and wrap the shared object it makes
+ * in a pcc_sim_image (sim_abi.h): the "CUBIN".
  *
  * The NVRTC-like calls around it are sim/cc/compile.c; the compiler
  * itself and its command line are sim/cc/cxx.c.

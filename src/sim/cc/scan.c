@@ -1,10 +1,14 @@
 /*
- * sim/cc/scan.c — reads CUDA C source for the sim compiler
- * (sim/cc/compile.c): the non-template __global__ definitions to
- * register, `extern __shared__` declarations rewritten into pointers to the
- * launch's dynamic shared memory (line numbers kept), and the constructs a
- * CPU cannot run, with their lines. Tokens come from sim/cc/tokens.c;
- * which kernels need barriers is sim/cc/sync.c.
+ * sim/cc/scan.c — reads the preprocessed program for the sim compiler
+ * (sim/cc/build.c), the user's tokens only: the non-template __global__
+ * definitions to register (macros expanded, so kernels a macro makes are
+ * found), the rules NVRTC applies that a host compiler does not (execution
+ * spaces, __global__ return type, __shared__ initializers), `extern
+ * __shared__` declarations rewritten into pointers to the launch's dynamic
+ * shared memory (line numbers kept), and the constructs a CPU cannot run,
+ * with their lines; then the prelude's qualifier markers put back as host
+ * C++. Tokens come from sim/cc/tokens.c; which kernels need barriers is
+ * sim/cc/sync.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

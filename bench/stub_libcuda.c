@@ -335,6 +335,28 @@ API CUresult cuCtxSynchronize(void)
     return ctx_depth ? sync_result() : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+static size_t stub_limits[8] = {1024, 1u << 20, 8u << 20, 2, 2048, 64, 0, 0};
+
+API CUresult cuCtxSetLimit(int limit, size_t value)
+{
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (limit < 0 || limit >= 7)
+        return CUDA_ERROR_INVALID_VALUE;
+    stub_limits[limit] = value;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuCtxGetLimit(size_t *value, int limit)
+{
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (value == NULL || limit < 0 || limit >= 7)
+        return CUDA_ERROR_INVALID_VALUE;
+    *value = stub_limits[limit];
+    return CUDA_SUCCESS;
+}
+
 /* ---- memory: host memory standing in for device memory ------------------- */
 
 API CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)

@@ -64,9 +64,11 @@ __all__ = [
     "normalize_options", "target_for",
 ]
 
-#: Bump when the payload layout or the key recipe changes: old entries then
-#: simply stop matching.
-CACHE_FORMAT_VERSION = 3
+#: Bump when the payload layout or the key recipe changes, or what every
+#: compile adds to the source (the extern "C++" around toolkit includes, the
+#: C library stand-ins of src/compile/c_headers.c): old entries then simply
+#: stop matching.
+CACHE_FORMAT_VERSION = 4
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30
@@ -380,9 +382,40 @@ def _toolkit_includes(identity):
     return ()
 
 
+def _cccl_include():
+    """libcu++'s (CCCL's) include directory for the simulator, which reads
+    <cuda/std/...> as a host C++ library: a CUDA toolkit's include/cccl
+    ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda), else the nvidia-cuda-cccl
+    wheel's; None when there is none (the simulator then says what provides
+    it). Part of the simulator's key: the directory and its version file's
+    size and time."""
+    key = ("cccl", os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
+    if key in _info_cache:
+        return _info_cache[key]
+    cands = [os.path.join(r, "include", "cccl") for r in _toolkit_roots(None)]
+    for base in sys.path:
+        nv = os.path.join(base or ".", "nvidia")
+        if os.path.isdir(nv):
+            for sub in sorted(os.listdir(nv)):
+                cands += [os.path.join(nv, sub, "include", "cccl"), os.path.join(nv, sub, "include")]
+    found = None
+    for d in cands:
+        version = os.path.join(d, "cuda", "std", "version")
+        if os.path.isfile(version):
+            st = os.stat(version)
+            found = (d, f"{d} size={st.st_size} mtime={int(st.st_mtime)}")
+            break
+    _info_cache[key] = found
+    return found
+
+
 def _system_includes(compiler):
     """-I options for the toolkit's own headers, searched after the user's
-    directories (NVRTC only; the simulator brings its own)."""
+    directories; for the simulator (which brings its own CUDA headers) only
+    libcu++, as a system directory."""
+    if compiler == "sim":
+        cccl = _cccl_include()
+        return [f"--pycudac-sim-system-include={cccl[0]}"] if cccl else []
     if compiler != "nvrtc":
         return []
     ident = _nvrtc_identity()
@@ -401,7 +434,9 @@ def _compiler_identity(compiler):
     info = _info_cache.get(compiler)
     if info is None:
         info = _info_cache[compiler] = _driver.compiler_info(compiler)
-    return info["kind"], f"{info['identity']} version={info['version']}"
+    cccl = _cccl_include() if compiler == "sim" else None
+    return info["kind"], (f"{info['identity']} version={info['version']}"
+                          + (f" cccl={cccl[1]}" if cccl else ""))
 
 
 #: The files under include_dirs go into the key whole. Past this many files

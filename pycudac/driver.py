@@ -222,6 +222,17 @@ class ctx_flags(_Named, _enum.IntFlag):
     FLAGS_MASK = 0xFF
 
 
+class limit(_Named, _enum.IntEnum):
+    """CUlimit: Context.set_limit / Context.get_limit."""
+    STACK_SIZE = 0
+    PRINTF_FIFO_SIZE = 1
+    MALLOC_HEAP_SIZE = 2
+    DEV_RUNTIME_SYNC_DEPTH = 3
+    DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4
+    MAX_L2_FETCH_GRANULARITY = 5
+    PERSISTING_L2_CACHE_SIZE = 6
+
+
 class event_flags(_Named, _enum.IntFlag):
     """CUevent_flags."""
     DEFAULT = 0x0

@@ -120,7 +120,8 @@ def _compare(key, got, want, c):
     if c.rtol == 0 and c.atol == 0:
         np.testing.assert_array_equal(got, want, err_msg=f"{c.id}: {key}")
     else:
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+        wide = np.complex128 if np.iscomplexobj(got) or np.iscomplexobj(want) else np.float64
+        np.testing.assert_allclose(got.astype(wide), want.astype(wide),
                                    rtol=c.rtol, atol=c.atol, err_msg=f"{c.id}: {key}")
 
 

@@ -36,6 +36,18 @@ typedef struct {
     int id;
 } CUmemLocation;
 
+/* CUlimit values (cuCtxSetLimit / cuCtxGetLimit). */
+enum {
+    CU_LIMIT_STACK_SIZE = 0,
+    CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    CU_LIMIT_MALLOC_HEAP_SIZE = 2,
+    CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 3,
+    CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4,
+    CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 5,
+    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
+    CU_LIMIT_MAX
+};
+
 /* CUresult values (Driver API reference, "Error codes"). */
 enum {
     CUDA_SUCCESS = 0,
@@ -50,6 +62,7 @@ enum {
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_CONTEXT_ALREADY_CURRENT = 202,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CUDA_ERROR_UNSUPPORTED_LIMIT = 215,
     CUDA_ERROR_INVALID_PTX = 218,
     CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
     CUDA_ERROR_INVALID_SOURCE = 300,
@@ -231,6 +244,8 @@ typedef struct {
     X(CUresult, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * pctx))                    \
     X(CUresult, cuCtxGetDevice, "cuCtxGetDevice", (CUdevice * device))                     \
     X(CUresult, cuCtxSynchronize, "cuCtxSynchronize", (void))                              \
+    X(CUresult, cuCtxSetLimit, "cuCtxSetLimit", (int limit, size_t value))                 \
+    X(CUresult, cuCtxGetLimit, "cuCtxGetLimit", (size_t *pvalue, int limit))               \
     X(CUresult, cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free, size_t *total))            \
     X(CUresult, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytesize))        \
     X(CUresult, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                             \

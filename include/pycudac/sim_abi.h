@@ -13,13 +13,15 @@
 #define PYCUDAC_SIM_ABI_H
 
 #include <stdarg.h>
+#ifndef PCC_SIM_MODULE /* a kernel module declares size_t itself (only what NVRTC has) */
 #include <stddef.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 2
+#define PCC_SIM_ABI_VERSION 3
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -58,7 +60,21 @@ typedef struct pcc_sim_api {
     void (*trap)(pcc_sim_thread *t, int code, const char *what);
     int (*vprintf)(pcc_sim_thread *t, const char *fmt, va_list ap);
     long long (*clock64)(void);
+    /* Device malloc/free: the launch's context's heap (NULL when exhausted). */
+    void *(*malloc)(pcc_sim_thread *t, size_t n);
+    void (*free)(pcc_sim_thread *t, void *p);
+    /* op (PCC_SIM_FOP_*) rounded in mode (PCC_SIM_RN ...): __fadd_rd & co. */
+    float (*fround)(int op, int mode, float a, float b, float c);
+    double (*dround)(int op, int mode, double a, double b, double c);
+    /* integer to floating conversions (PCC_SIM_I2F ...) rounded in mode */
+    double (*iround)(int op, int mode, long long i, unsigned long long u);
 } pcc_sim_api;
+
+/* rounding modes and operations of fround / dround / iround */
+enum { PCC_SIM_RN = 0, PCC_SIM_RZ = 1, PCC_SIM_RU = 2, PCC_SIM_RD = 3 };
+enum { PCC_SIM_FOP_ADD = 0, PCC_SIM_FOP_SUB, PCC_SIM_FOP_MUL, PCC_SIM_FOP_DIV, PCC_SIM_FOP_FMA,
+       PCC_SIM_FOP_SQRT, PCC_SIM_FOP_RCP, PCC_SIM_FOP_D2F };
+enum { PCC_SIM_LL2F = 0, PCC_SIM_ULL2F, PCC_SIM_LL2D, PCC_SIM_ULL2D };
 
 /* One __global__ function (or template instance named by a name
  * expression). entry runs one thread of it to completion; args[i] points at

@@ -3,9 +3,11 @@
  * pcc_rtc_table: the real NVRTC (pcc_rtc_nvrtc) or the simulator's compiler
  * (the backend's, pycudac/backend.h), which both speak NVRTC's calls.
  *
- * The one place that wraps user source in `extern "C" { ... }`: a `#line 1`
- * directive right after the opening line keeps the user's own line numbers
- * in every diagnostic. A failed compile raises CompileError carrying the
+ * The one place that wraps user source in `extern "C" { ... }` (toolkit
+ * #includes in an `extern "C++"` block of their own): `#line` directives keep
+ * the user's own line numbers in every diagnostic. Every program, on either
+ * compiler, gets the same C library stand-ins (compile/c_headers.c). A
+ * failed compile raises CompileError carrying the
  * log and the source, with a message that quotes the failing lines of the
  * user's source.
  *
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compile/c_headers.h"
 #include "driver/loader.h"
 #include "core/module.h"
 
@@ -107,7 +110,10 @@ static void job_run(compile_job *job)
     nvrtcProgram prog = NULL;
     nvrtcResult rc;
 
-    rc = rtc->nvrtcCreateProgram(&prog, job->src, PCC_PROGRAM_NAME, 0, NULL, NULL);
+    /* the C library stand-ins (compile/c_headers.c) go with every program */
+    const char *const *hnames, *const *htexts;
+    int nh = pcc_c_headers(&hnames, &htexts);
+    rc = rtc->nvrtcCreateProgram(&prog, job->src, PCC_PROGRAM_NAME, nh, htexts, hnames);
     if (rc != NVRTC_SUCCESS) {
         job->failed_call = "nvrtcCreateProgram";
         goto done;
@@ -464,46 +470,9 @@ static int raw_copy_list(PyObject *seq, const char *what, char ***out, int *coun
     return 0;
 }
 
-/* Length of the leading part of `src` made only of preprocessor lines, blank
- * lines and comments: the place where a kernel file includes its headers. */
-static size_t preamble_length(const char *src)
-{
-    const char *p = src, *end_of_preamble = src;
-    int in_comment = 0;
-    while (*p) {
-        const char *eol = strchr(p, '\n');
-        const char *next = eol ? eol + 1 : p + strlen(p);
-        const char *t = p;
-        while (t < next && (*t == ' ' || *t == '\t' || *t == '\r'))
-            t++;
-        int prefix_line;
-        if (in_comment) {
-            prefix_line = 1;
-        } else if (t == next || *t == '\n' || *t == '#' || (t[0] == '/' && t[1] == '/')) {
-            prefix_line = 1;
-            if (*t == '#') /* continuation lines belong to the directive */
-                while (next[0] && next - 2 >= p && next[-2] == '\\')
-                    next = strchr(next, '\n') ? strchr(next, '\n') + 1 : next + strlen(next);
-        } else {
-            prefix_line = t[0] == '/' && t[1] == '*';
-        }
-        if (!prefix_line)
-            break;
-        for (const char *c = t; c < next && (in_comment || c[0] != '/' || c[1] != '/'); c++) {
-            if (!in_comment && c[0] == '/' && c[1] == '*')
-                in_comment = 1, c++;
-            else if (in_comment && c[0] == '*' && c[1] == '/')
-                in_comment = 0, c++;
-        }
-        end_of_preamble = next;
-        p = next;
-    }
-    return (size_t)(end_of_preamble - src);
-}
-
-/* True for `#include <...>` (a system or toolkit header, C++ inside: it must
- * not be read with C linkage). */
-static int is_angle_include(const char *line, const char *eol)
+/* The header an `#include` line names: *name, *len and the opening
+ * character ('<' or '"'); 0 when the line is no #include. */
+static int include_target(const char *line, const char *eol, const char **name, size_t *len, char *open)
 {
     while (line < eol && (*line == ' ' || *line == '\t'))
         line++;
@@ -516,14 +485,47 @@ static int is_angle_include(const char *line, const char *eol)
     line += 7;
     while (line < eol && (*line == ' ' || *line == '\t'))
         line++;
-    return line < eol && *line == '<';
+    if (line >= eol || (*line != '<' && *line != '"'))
+        return 0;
+    char close = *line == '<' ? '>' : '"';
+    *open = *line++;
+    const char *end = memchr(line, close, (size_t)(eol - line));
+    if (end == NULL)
+        return 0;
+    *name = line;
+    *len = (size_t)(end - line);
+    return 1;
+}
+
+/* Whether `#include "name"` names a CUDA toolkit header (C++ inside: it must
+ * not be read with C linkage), as `#include <...>` always does. */
+static int is_toolkit_header(const char *name, size_t n)
+{
+    static const char *const prefixes[] = {"cuda/", "cub/", "thrust/", "nv/", "crt/",
+                                           "cooperative_groups", "cuda_", "cuComplex", "sm_",
+                                           "math_constants", "vector_", "device_", "mma.h",
+                                           "curand", "builtin_types", "host_defines"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t k = strlen(prefixes[i]);
+        if (n >= k && memcmp(name, prefixes[i], k) == 0)
+            return 1;
+    }
+    static const char *const c_headers[] = {"stdint.h", "cstdint", "assert.h", "cassert", "math.h",
+                                            "cmath", "limits.h", "climits", "float.h", "cfloat",
+                                            "stddef.h", "cstddef"};
+    for (size_t i = 0; i < sizeof c_headers / sizeof c_headers[0]; i++)
+        if (n == strlen(c_headers[i]) && memcmp(name, c_headers[i], n) == 0)
+            return 1;
+    return 0;
 }
 
 /* The source as compiled: wrapped in extern "C" unless no_extern_c, always
  * starting with a #line that names the program and keeps line numbers.
- * `#include <...>` lines at the top of the file (cuda_fp16.h and friends are
- * C++) are moved in front of the extern "C" block, each behind a #line with
- * its own line number, and leave an empty line where they stood. */
+ * Every `#include <...>` (a system or toolkit header) and every quoted
+ * #include of a toolkit header, wherever it stands, is put in an
+ * `extern "C++" { ... }` block of its own (cuda_fp16.h and friends are C++:
+ * with C linkage NVRTC refuses them, "__shfl_sync has "C" linkage"), with
+ * #line directives keeping every line's number. */
 static char *wrap_source(PyObject *source, int no_extern_c)
 {
     char *user = raw_copy_str(source, "source");
@@ -535,9 +537,11 @@ static char *wrap_source(PyObject *source, int no_extern_c)
     const char *head = no_extern_c ? head_cxx : head_c;
     const char *tail = no_extern_c ? "\n" : tail_c;
     size_t hl = strlen(head), ul = strlen(user), tl = strlen(tail);
-    size_t pre = no_extern_c ? 0 : preamble_length(user);
-    /* each hoisted line costs at most its own length plus a #line directive */
-    size_t room = hl + 2 * pre + 64 * (pre / 8 + 1) + ul + tl + 1;
+    size_t includes = 0;
+    for (const char *p = user; (p = strstr(p, "include")) != NULL; p++)
+        includes++;
+    /* each wrapped line costs its own length plus two #lines and the braces */
+    size_t room = hl + 2 * ul + 96 * (includes + 1) + tl + 1;
     char *out = PyMem_RawMalloc(room);
     if (out == NULL) {
         PyMem_RawFree(user);
@@ -545,25 +549,37 @@ static char *wrap_source(PyObject *source, int no_extern_c)
         return NULL;
     }
     size_t o = 0;
-    int lineno = 1;
-    for (char *p = user; p < user + pre; lineno++) {
-        char *eol = memchr(p, '\n', (size_t)(user + pre - p));
-        char *next = eol ? eol + 1 : user + pre;
-        if (is_angle_include(p, eol ? eol : next)) {
-            o += (size_t)snprintf(out + o, room - o, "#line %d \"" PCC_PROGRAM_NAME "\"\n",
-                                  lineno);
-            memcpy(out + o, p, (size_t)(next - p));
-            o += (size_t)(next - p);
-            if (!eol)
-                out[o++] = '\n';
-            memset(p, ' ', (size_t)((eol ? eol : next) - p)); /* keep the line, empty */
+    memcpy(out + o, head, hl);
+    o += hl;
+    int lineno = 1, in_comment = 0;
+    for (char *p = user; *p; lineno++) {
+        char *eol = strchr(p, '\n');
+        char *next = eol ? eol + 1 : p + strlen(p);
+        const char *name;
+        size_t nlen;
+        char open;
+        int wrap = !no_extern_c && !in_comment &&
+                   include_target(p, eol ? eol : next, &name, &nlen, &open) &&
+                   (open == '<' || is_toolkit_header(name, nlen));
+        if (wrap)
+            o += (size_t)snprintf(out + o, room - o, "extern \"C++\" {\n#line %d \"" PCC_PROGRAM_NAME
+                                                     "\"\n", lineno);
+        memcpy(out + o, p, (size_t)(next - p));
+        o += (size_t)(next - p);
+        if (wrap)
+            o += (size_t)snprintf(out + o, room - o, "%s}\n#line %d \"" PCC_PROGRAM_NAME "\"\n",
+                                  eol ? "" : "\n", lineno + 1);
+        /* block comments: an #include inside one is no #include */
+        for (const char *c = p; c < next; c++) {
+            if (!in_comment && c[0] == '/' && c[1] == '/')
+                break;
+            if (!in_comment && c[0] == '/' && c[1] == '*')
+                in_comment = 1, c++;
+            else if (in_comment && c[0] == '*' && c[1] == '/')
+                in_comment = 0, c++;
         }
         p = next;
     }
-    memcpy(out + o, head, hl);
-    o += hl;
-    memcpy(out + o, user, ul);
-    o += ul;
     memcpy(out + o, tail, tl + 1);
     PyMem_RawFree(user);
     return out;

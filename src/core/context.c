@@ -410,6 +410,45 @@ static PyObject *context_synchronize(PyObject *cls, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* Context.set_limit(limit, value) / Context.get_limit(limit): the current
+ * context's limits (driver.limit: STACK_SIZE, PRINTF_FIFO_SIZE,
+ * MALLOC_HEAP_SIZE ...), as PyCUDA has them. */
+static PyObject *context_set_limit(PyObject *cls, PyObject *args)
+{
+    (void)cls;
+    int limit;
+    unsigned long long value;
+    if (!PyArg_ParseTuple(args, "iK:set_limit", &limit, &value))
+        return NULL;
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    CUresult rc;
+    Py_BEGIN_ALLOW_THREADS /* the driver may wait for preceding work */
+    rc = pcc_drv.cuCtxSetLimit(limit, (size_t)value);
+    Py_END_ALLOW_THREADS
+    if (pcc_check(rc, "cuCtxSetLimit") < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_get_limit(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    long limit = PyLong_AsLong(arg);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    if (limit < 0 || limit > 0x7fffffffL) {
+        PyErr_Format(PyExc_ValueError, "get_limit: %ld is not a driver.limit", limit);
+        return NULL;
+    }
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    size_t value = 0;
+    if (pcc_check(pcc_drv.cuCtxGetLimit(&value, (int)limit), "cuCtxGetLimit") < 0)
+        return NULL;
+    return PyLong_FromSize_t(value);
+}
+
 static PyObject *context_get_device(PyObject *cls, PyObject *unused)
 {
     (void)cls;
@@ -562,6 +601,12 @@ static PyMethodDef context_methods[] = {
      "Wait for all work in the current context (GIL released)."},
     {"get_device", (PyCFunction)context_get_device, METH_NOARGS | METH_STATIC,
      "The Device of the current context."},
+    {"set_limit", (PyCFunction)context_set_limit, METH_VARARGS | METH_STATIC,
+     "set_limit(limit, value): set a limit (driver.limit) of the current context "
+     "(cuCtxSetLimit)."},
+    {"get_limit", (PyCFunction)context_get_limit, METH_O | METH_STATIC,
+     "get_limit(limit) -> int: a limit (driver.limit) of the current context "
+     "(cuCtxGetLimit)."},
     {"detach", (PyCFunction)context_detach, METH_NOARGS,
      "Release (primary) or destroy (created) the context now."},
     {"__enter__", (PyCFunction)context_enter, METH_NOARGS, "push()"},

@@ -402,7 +402,7 @@ static CUresult sim_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 
 /* ---- contexts -------------------------------------------------------------------- */
 
-static struct CUctx_st primary_ctx = {SIM_CTX_MAGIC, 0, 1, 0, 0, 0};
+static struct CUctx_st primary_ctx = {.magic = SIM_CTX_MAGIC, .primary = 1};
 
 /* Per-OS-thread stack of current contexts; the top is current. */
 #define SIM_CTX_STACK_MAX 128
@@ -469,11 +469,15 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
     }
     /* At zero the driver resets the primary context; its handle stays the
      * same and becomes usable again on the next retain. */
-    if (--primary_ctx.refcount == 0) {
+    int reset = --primary_ctx.refcount == 0;
+    if (reset) { /* the reset context starts again with the default limits */
         primary_ctx.alive = 0;
+        memset(primary_ctx.limit_set, 0, sizeof primary_ctx.limit_set);
         sim_mem_uncharge(SIM_CONTEXT_BYTES);
     }
     pthread_mutex_unlock(&state_lock);
+    if (reset)
+        sim_heap_release(&primary_ctx);
     return CUDA_SUCCESS;
 }
 
@@ -516,6 +520,7 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
      * of as freed memory. */
     ctx->alive = 0;
     sim_mem_uncharge(SIM_CONTEXT_BYTES);
+    sim_heap_release(ctx);
     int j = 0;
     for (int i = 0; i < ctx_depth; i++)
         if (ctx_stack[i] != ctx)
@@ -834,5 +839,6 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     sim_fill_launch_table(t);
     sim_fill_capture_table(t);
     sim_fill_graph_table(t);
+    sim_fill_limit_table(t);
     return &sim_backend;
 }

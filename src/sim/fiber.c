@@ -344,11 +344,14 @@ static size_t stack_size(void)
 
 int sim_block_reserve(sim_block *b, int n)
 {
-    if (n <= b->capacity || n <= 0) /* n <= 0: also tells the compiler the sizes below fit */
-        return 0;
-    sim_block_release(b);
     size_t ps = page_size();
-    size_t ss = stack_size();
+    /* the context's CU_LIMIT_STACK_SIZE beyond the default adds to each stack */
+    size_t ss = (stack_size() + sim_stack_extra() + ps - 1) & ~(ps - 1);
+    if ((n <= b->capacity && b->stack_size == ss) || n <= 0) /* n <= 0: the sizes below fit */
+        return 0;
+    if (n < b->capacity)
+        n = b->capacity;
+    sim_block_release(b);
     /* Each fiber: a guard page, then its stack (which grows down to it). */
     size_t len = (size_t)n * (ss + ps);
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -687,4 +690,5 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
 const pcc_sim_api sim_api_fiber = {
     PCC_SIM_ABI_VERSION, api_syncthreads, api_syncwarp, api_shfl, api_ballot,
     api_activemask, sim_api_trap, sim_api_vprintf, sim_api_clock64,
+    NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
 };

@@ -652,6 +652,11 @@ char *sim_kernel_pack(const sim_op *op)
     return copy;
 }
 
+CUcontext sim_launch_ctx(void) /* under sim_launch_lock, from a running kernel */
+{
+    return L.f ? L.f->mod->ctx : NULL;
+}
+
 CUresult sim_kernel_run(const sim_op *op)
 {
     CUfunction f = op->u.kernel.f;

@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,28 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+
+/* What a module's kernels call: the fiber runtime's table (barriers, warp
+ * operations, traps, printf, clocks) with the device heap and the rounding
+ * modes added (sim/heap.c, sim/rounding.c). */
+static pcc_sim_api api_table;
+
+static void api_fill(void)
+{
+    api_table = sim_api_fiber;
+    api_table.malloc = sim_api_malloc;
+    api_table.free = sim_api_free;
+    api_table.fround = sim_api_fround;
+    api_table.dround = sim_api_dround;
+    api_table.iround = sim_api_iround;
+}
+
+static const pcc_sim_api *module_api(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, api_fill);
+    return &api_table;
+}
 #include "util/crc32c.h"
 #include "sim/env.h"
 
@@ -143,7 +166,7 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
     if (init == NULL || dladdr((void *)init, &info) == 0)
         goto bad;
     m->fbase = info.dli_fbase;
-    if (init(&sim_api_fiber, &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
+    if (init(module_api(), &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
         (m->count > 0 && m->kernels == NULL))
         goto bad;
     m->funcs = calloc((size_t)m->count + 1, sizeof *m->funcs);

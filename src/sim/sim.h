@@ -46,6 +46,7 @@
 #define SIM_SHARED_OPTIN (227 * 1024)
 #define SIM_DRIVER_VERSION 13000
 
+struct sim_heap;
 struct CUctx_st {
     unsigned int magic;
     int device;
@@ -53,6 +54,9 @@ struct CUctx_st {
     int alive;        /* 0 after cuCtxDestroy / last primary release */
     int refcount;     /* primary: retain count */
     unsigned int flags;
+    size_t limits[CU_LIMIT_MAX];        /* cuCtxSetLimit's values ... */
+    unsigned char limit_set[CU_LIMIT_MAX]; /* ... where set (else the default) */
+    struct sim_heap *heap;       /* device malloc's heap, made on first use (sim/heap.c) */
 };
 
 struct sim_capture;
@@ -211,6 +215,28 @@ char *sim_kernel_pack(const sim_op *op);
 CUresult sim_kernel_run(const sim_op *op);
 /* Flushes device printf output (called at synchronizing points). */
 void sim_flush_output(void);
+
+/* The context of the launch running now (NULL between launches). */
+CUcontext sim_launch_ctx(void);
+
+/* ---- sim/heap.c ---- */
+/* cuCtxSetLimit / cuCtxGetLimit, and the api's malloc and free: the device
+ * heap of a context, bounded by its CU_LIMIT_MALLOC_HEAP_SIZE. */
+void sim_fill_limit_table(pcc_driver_table *t);
+/* Bytes of fiber stack the launch running now asks for beyond the
+ * simulator's own (its context's CU_LIMIT_STACK_SIZE past the default). */
+size_t sim_stack_extra(void);
+/* Frees ctx's heap (context destroyed or primary context reset). */
+void sim_heap_release(CUcontext ctx);
+void *sim_api_malloc(pcc_sim_thread *t, size_t n);
+void sim_api_free(pcc_sim_thread *t, void *p);
+
+/* ---- sim/rounding.c ---- */
+/* Floating-point operations in a directed rounding mode (PCC_SIM_FOP_*,
+ * PCC_SIM_RN ...), for __fadd_rd & co. */
+float sim_api_fround(int op, int mode, float a, float b, float c);
+double sim_api_dround(int op, int mode, double a, double b, double c);
+double sim_api_iround(int op, int mode, long long i, unsigned long long u);
 
 /* ---- sim/capture.c ---- */
 /* What sim_stream_submit returns when the stream is not capturing: the

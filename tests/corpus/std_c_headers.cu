@@ -1,8 +1,8 @@
 // Technique of kernels that include C standard headers the way nvcc users write
 // them (<stdint.h> fixed-width types for bit manipulation, <assert.h> for a device
-// assertion, as in cuda-samples' helper code). nvcc accepts this; NVRTC refuses it
-// ("cannot open source file \"stdint.h\"": it ships no C library headers; the
-// toolkit's equivalents are <cuda/std/cstdint> and the built-in assert).
+// assertion, as in cuda-samples' helper code). nvcc accepts this; NVRTC alone refuses
+// it ("cannot open source file \"stdint.h\"": it ships no C library headers), so
+// pycudac hands both compilers small stand-ins (src/compile/c_headers.c).
 #include <stdint.h>
 #include <assert.h>
 

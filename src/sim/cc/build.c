@@ -1,11 +1,12 @@
 /*
- * sim/cc/build.c — one compile of the CPU simulator: scan the program
- * and every header it can include (kernels to register, constructs a CPU
- * cannot run, barrier use), fill a private temporary directory (prelude,
- * stand-ins for CUDA's headers, the program's headers, the translation unit:
- * the source with its `extern __shared__` rewritten, line numbers kept, then
- * a generated registration table), run the host compiler there, and wrap the
- * shared object it makes in a pcc_sim_image (sim_abi.h): the "CUBIN".
+ * sim/cc/build.c — one compile of the CPU simulator: find the headers the
+ * program includes (libcu++ ones get a wrapper), fill a private temporary
+ * directory (prelude, stand-ins for CUDA's headers, the program's headers),
+ * preprocess the program with the host compiler, analyse the preprocessed
+ * user code (kernels to register, NVRTC's rules, constructs a CPU cannot
+ * run, barrier use: sim/cc/scan.c), compile the rewritten translation unit
+ * with a generated registration table, and wrap the shared object it makes
+ * in a pcc_sim_image (sim_abi.h): the "CUBIN".
  *
  * The NVRTC-like calls around it are sim/cc/compile.c; the compiler
  * itself and its command line are sim/cc/cxx.c.
@@ -101,8 +102,11 @@ static int safe_name(const char *n)
 typedef struct {
     pcc_sim_options O;
     pcc_sim_analysis A;
-    pcc_sim_edits E;   /* of the main source */
-    pcc_sim_toks T;    /* of the main source */
+    pcc_sim_edits E;   /* of the preprocessed translation unit */
+    pcc_sim_toks T;    /* of the main source, for its #includes */
+    pcc_slist incs;    /* every header the program can include, transitively */
+    char *ii;          /* the preprocessed translation unit */
+    size_t ii_len;
     pcc_slist argv;    /* the compiler's command line */
     char *drop;        /* per discovered kernel: 1 when left out of the table */
     char tmp[512];     /* the private directory ("" until made) */
@@ -122,13 +126,15 @@ static int is_stub(const char *name)
 
 /* Scans every header the program can include (program headers, then -I
  * dirs, then the includer's own dir), transitively. */
-static void scan_includes(pcc_sim_analysis *A, struct _nvrtcProgram *P, const pcc_sim_options *O,
+static void scan_includes(pcc_slist *incs, struct _nvrtcProgram *P, const pcc_sim_options *O,
                           const pcc_sim_toks *T, const char *includer_dir, pcc_slist *seen, int level)
 {
     if (level > 32)
         return;
     for (int i = 0; i < T->includes.n; i++) {
         const char *inc = T->includes.v[i] + 1;
+        if (pcc_sl_find(incs, inc) < 0)
+            pcc_sl_adds(incs, inc);
         int hi = pcc_sl_find(&P->hdr_names, inc);
         if (hi < 0 && is_stub(inc))
             continue; /* ours wins over any CUDA toolkit dir given with -I */
@@ -146,11 +152,13 @@ static void scan_includes(pcc_sim_analysis *A, struct _nvrtcProgram *P, const pc
                 snprintf(path, sizeof path, "%s/%s", includer_dir, inc);
                 found = access(path, R_OK) == 0;
             }
+            int sys = 0;
             for (int d = 0; !found && d < O->inc_dirs.n; d++) {
                 snprintf(path, sizeof path, "%s/%s", O->inc_dirs.v[d], inc);
                 found = access(path, R_OK) == 0;
+                sys = found && pcc_sl_find(&O->sys_dirs, O->inc_dirs.v[d]) >= 0;
             }
-            if (!found)
+            if (!found || sys) /* a toolkit's or libcu++'s own headers: not the program's */
                 continue;
             struct stat st;
             if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -167,9 +175,6 @@ static void scan_includes(pcc_sim_analysis *A, struct _nvrtcProgram *P, const pc
         }
         pcc_sim_toks H = {0};
         pcc_sim_tokenize(&H, text, len, inc);
-        pcc_sim_check_tokens(A, &H);
-        if (pcc_sim_mentions_sync(&H))
-            A->sync_unsure = 1; /* kept simple: a header's barriers count for every kernel */
         char dir[PATH_MAX];
         const char *sub = NULL;
         if (hi < 0) {
@@ -179,24 +184,20 @@ static void scan_includes(pcc_sim_analysis *A, struct _nvrtcProgram *P, const pc
                 *slash = '\0';
             sub = dir;
         }
-        scan_includes(A, P, O, &H, sub, seen, level + 1);
+        scan_includes(incs, P, O, &H, sub, seen, level + 1);
         pcc_sim_toks_free(&H);
         free(owned);
     }
 }
 
-/* Refusals, kernels, extern __shared__ rewrites, barrier use: of the source
- * and of every header it can include. */
+/* Every header the program can include (for the libcu++ wrappers). */
 static nvrtcResult scan_program(struct _nvrtcProgram *P, job *J)
 {
     pcc_slist seen = {0};
     pcc_sim_tokenize(&J->T, P->src, strlen(P->src), P->name);
     if (J->T.oom)
         return NVRTC_ERROR_OUT_OF_MEMORY;
-    pcc_sim_check_tokens(&J->A, &J->T);
-    pcc_sim_analyze(&J->A, &J->T, P->src, &J->E);
-    pcc_sim_sync_analysis(&J->A, &J->T);
-    scan_includes(&J->A, P, &J->O, &J->T, NULL, &seen, 0);
+    scan_includes(&J->incs, P, &J->O, &J->T, NULL, &seen, 0);
     if (J->O.pre.n) { /* --pre-include headers are scanned like #include "..." */
         pcc_sim_toks pre = {0};
         for (int i = 0; i < J->O.pre.n; i++) {
@@ -206,10 +207,43 @@ static nvrtcResult scan_program(struct _nvrtcProgram *P, job *J)
                 pcc_sl_adds(&pre.includes, q.p);
             free(q.p);
         }
-        scan_includes(&J->A, P, &J->O, &pre, NULL, &seen, 0);
+        scan_includes(&J->incs, P, &J->O, &pre, NULL, &seen, 0);
         pcc_sim_toks_free(&pre);
     }
     pcc_sl_free(&seen);
+    for (int i = 0; i < J->incs.n; i++)
+        if (strncmp(J->incs.v[i], "cuda/", 5) == 0 && !is_stub(J->incs.v[i]))
+            J->O.host_libc = 1; /* libcu++ brings the host's C library */
+    return J->incs.oom ? NVRTC_ERROR_OUT_OF_MEMORY : NVRTC_SUCCESS;
+}
+
+/* The analysis of the preprocessed translation unit: refusals, NVRTC's
+ * rules, kernels, rewrites, barrier use; over the user's tokens (not the
+ * prelude's, not system headers'). */
+static nvrtcResult analyze_program(struct _nvrtcProgram *P, job *J)
+{
+    pcc_sim_toks all = {0}, user = {0};
+    pcc_sim_tokenize(&all, J->ii, J->ii_len, P->name);
+    user.v = malloc(((size_t)all.n + 1) * sizeof *user.v);
+    if (all.oom || user.v == NULL) {
+        pcc_sim_toks_free(&all);
+        free(user.v);
+        return NVRTC_ERROR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < all.n; i++) {
+        const char *f = all.v[i].file;
+        int ours = f && strncmp(f, J->tmp, J->tl) == 0 &&
+                   (strncmp(f + J->tl, "/pcc/", 5) == 0 || strncmp(f + J->tl, "/stub/", 6) == 0);
+        if (!all.v[i].sys && !ours)
+            user.v[user.n++] = all.v[i];
+    }
+    J->A.default_device = J->O.default_device;
+    pcc_sim_check_tokens(&J->A, &user);
+    pcc_sim_analyze(&J->A, &user, J->ii, &J->E);
+    pcc_sim_sync_analysis(&J->A, &user);
+    pcc_sim_marker_edits(&all, J->ii, &J->E);
+    free(user.v);
+    pcc_sim_toks_free(&all);
     if (J->A.nerrors == 0)
         return NVRTC_SUCCESS;
     pcc_sb_add(&P->log, J->A.errors.p, J->A.errors.len);
@@ -242,7 +276,7 @@ static void sb_cstr(pcc_sbuf *b, const char *s)
 
 static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _nvrtcProgram *P, const char *drop)
 {
-    pcc_sb_puts(out, "\n#line 1 \"<pycudac-sim-registration>\"\n#pragma GCC visibility pop\n");
+    pcc_sb_puts(out, "\n# 1 \"<pycudac-sim-registration>\"\n#pragma GCC visibility pop\n");
     pcc_sb_puts(out, "static void __pcc_set_dyn_shared(void *p)\n{\n    (void)p;\n");
     for (int i = 0; i < A->dyn_setters.n; i++)
         pcc_sb_puts(out, A->dyn_setters.v[i]);
@@ -251,17 +285,17 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
         const char *e = P->exprs.v[i];
         while (*e == ' ' || *e == '\t' || *e == '&')
             e++;
-        pcc_sb_printf(out, "#line %d\n    __pcc_kernel< &%s >(\"", PCC_LINE_EXPR + i, e);
+        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"", PCC_LINE_EXPR + i, e);
         sb_cstr(out, P->exprs.v[i]);
         pcc_sb_printf(out, "\", %d),\n", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
     }
     for (int i = 0; i < A->kernel_names.n; i++) {
         if (drop[i] || pcc_sl_find(&P->exprs, A->kernel_names.v[i]) >= 0)
             continue;
-        pcc_sb_printf(out, "#line %d\n    __pcc_kernel< &%s >(\"%s\", %d),\n", PCC_LINE_KERNEL + i,
+        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"%s\", %d),\n", PCC_LINE_KERNEL + i,
                   A->kernel_exprs.v[i], A->kernel_names.v[i], pcc_sim_kernel_syncs(A, A->kernel_names.v[i]));
     }
-    pcc_sb_puts(out, "#line 3000\n");
+    pcc_sb_puts(out, "# 3000 \"<pycudac-sim-registration>\"\n");
     pcc_sb_puts(out,
             "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0}};\n"
             "extern \"C\" __attribute__((visibility(\"default\"))) int\n"
@@ -277,9 +311,9 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
             "        n = m;\n"
             "    }\n"
             "    *kernels = __pcc_kernels;\n"
-            "    *count = n;\n"
-            "    return PCC_SIM_ABI_VERSION;\n"
-            "}\n");
+            "    *count = n;\n");
+    /* after preprocessing: the ABI's macro is spelt out */
+    pcc_sb_printf(out, "    return %d;\n}\n", PCC_SIM_ABI_VERSION);
 }
 
 static void sb_line_name(pcc_sbuf *b, const char *name)
@@ -291,34 +325,52 @@ static void sb_line_name(pcc_sbuf *b, const char *name)
 
 /* ---- the private directory and the compiler run ------------------------------ */
 
-/* Writes program header i under hdr/, with the same extern __shared__
- * rewrite as the source; its kernels join the table. */
+/* Writes program header i under hdr/, as it is (the rewrites are made on
+ * the preprocessed translation unit). */
 static int write_program_header(struct _nvrtcProgram *P, job *J, int i)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/hdr/%s", J->tmp, P->hdr_names.v[i]);
     if (make_parents(path, J->tl + 4) != 0)
         return -1;
-    pcc_sim_toks H = {0};
-    pcc_sim_edits HE = {0};
-    pcc_sim_analysis HA = {0};
-    pcc_sbuf h = {0};
-    const char *hs = P->hdr_srcs.v[i];
-    pcc_sim_tokenize(&H, hs, strlen(hs), P->hdr_names.v[i]);
-    pcc_sim_analyze(&HA, &H, hs, &HE);
-    pcc_sim_apply_edits(hs, strlen(hs), &HE, &h);
-    for (int k = 0; k < HA.kernel_names.n; k++)
-        if (pcc_sl_find(&J->A.kernel_names, HA.kernel_names.v[k]) < 0) {
-            pcc_sl_adds(&J->A.kernel_names, HA.kernel_names.v[k]);
-            pcc_sl_adds(&J->A.kernel_exprs, HA.kernel_exprs.v[k]);
-        }
-    for (int k = 0; k < HA.dyn_setters.n; k++)
-        pcc_sl_adds(&J->A.dyn_setters, HA.dyn_setters.v[k]);
-    int rc = h.oom || H.oom ? -1 : write_file(path, h.p ? h.p : "", h.len);
-    free(h.p);
-    pcc_sim_toks_free(&H);
-    pcc_sim_edits_free(&HE);
-    pcc_sim_analysis_free(&HA);
+    return write_file(path, P->hdr_srcs.v[i], strlen(P->hdr_srcs.v[i]));
+}
+
+/* A libcu++ header (<cuda/std/...>) the program includes: the host
+ * compiler reads it as a host C++ library, so CUDA's macros and the
+ * prelude's are put aside around it; without libcu++, an #error that says
+ * what provides it. */
+static int write_cccl_wrapper(job *J, const char *name)
+{
+    static const char *const macros[] = {
+        "__CUDACC__", "__CUDACC_RTC__", "__CUDA_ARCH__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+        "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
+        "__forceinline__", "__noinline__", "printf", "clock", "assert", "threadIdx", "blockIdx",
+        "blockDim", "gridDim"};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/stub/%s", J->tmp, name);
+    if (!safe_name(name) || make_parents(path, J->tl + 5) != 0)
+        return -1;
+    pcc_sbuf s = {0};
+    if (J->O.sys_dirs.n == 0) {
+        pcc_sb_printf(&s, "#error \"<%s> is libcu++ (CCCL), which the pycudac CPU simulator did not "
+                          "find: install the nvidia-cuda-cccl wheel (pip install nvidia-cuda-cccl) or a "
+                          "CUDA toolkit (set CUDA_HOME), or pass its include/cccl directory in "
+                          "include_dirs\"\n", name);
+    } else {
+        for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++)
+            pcc_sb_printf(&s, "#pragma push_macro(\"%s\")\n#undef %s\n", macros[i], macros[i]);
+        /* the toolkit's half, bfloat16 and fp8 headers are device code: the
+         * simulator's own stand in for the first two, in the program's code */
+        pcc_sb_puts(&s, "#ifndef CCCL_DISABLE_FP16_SUPPORT\n#define CCCL_DISABLE_FP16_SUPPORT 1\n#endif\n"
+                        "#ifndef CCCL_DISABLE_BF16_SUPPORT\n#define CCCL_DISABLE_BF16_SUPPORT 1\n#endif\n"
+                        "#ifndef CCCL_DISABLE_NVFP8_SUPPORT\n#define CCCL_DISABLE_NVFP8_SUPPORT 1\n#endif\n");
+        pcc_sb_printf(&s, "#define __PCC_IN_SYSTEM 1\n#include_next <%s>\n#undef __PCC_IN_SYSTEM\n", name);
+        for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++)
+            pcc_sb_printf(&s, "#pragma pop_macro(\"%s\")\n", macros[i]);
+    }
+    int rc = s.oom ? -1 : write_file(path, s.p, s.len);
+    free(s.p);
     return rc;
 }
 
@@ -375,6 +427,10 @@ static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
     }
     for (int i = 0; ok && i < P->hdr_names.n; i++)
         ok = write_program_header(P, J, i) == 0;
+    for (int i = 0; ok && i < J->incs.n; i++)
+        if (strncmp(J->incs.v[i], "cuda/", 5) == 0 && !is_stub(J->incs.v[i]) &&
+            pcc_sl_find(&P->hdr_names, J->incs.v[i]) < 0)
+            ok = write_cccl_wrapper(J, J->incs.v[i]) == 0;
     if (ok)
         return NVRTC_SUCCESS;
     pcc_sb_printf(&P->log, "error: cannot write the simulator's sources under %s: %s\n", J->tmp,
@@ -401,26 +457,88 @@ static pcc_sbuf read_log(const job *J, const char *path)
     return clean;
 }
 
-/* Writes the translation unit and runs the compiler. A kernel found in the
- * text may be compiled out (#ifdef): the compiler then rejects its table
- * entry, which is dropped, and the compile runs once more. */
+/* Libcu++ (CCCL) headers the preprocessor did not find: what provides them. */
+static void hint_missing(struct _nvrtcProgram *P, const pcc_sbuf *log)
+{
+    if (log->p && strstr(log->p, "cuda/std/") && strstr(log->p, "No such file"))
+        pcc_sb_puts(&P->log, "note: <cuda/std/...> is libcu++ (CCCL): install the nvidia-cuda-cccl wheel "
+                             "or a CUDA toolkit, or pass its include/cccl directory in include_dirs\n");
+}
+
+/* Runs the compiler with argv, its output into the log on failure (or
+ * always, for warnings). 0 on success. */
+static int run_compiler(struct _nvrtcProgram *P, job *J, pcc_slist *argv, pcc_sbuf *out_log)
+{
+    char log_path[PATH_MAX];
+    snprintf(log_path, sizeof log_path, "%s/log.txt", J->tmp);
+    int status = pcc_sim_cxx_run(argv->v, log_path, J->tmp);
+    int spawn_errno = errno;
+    *out_log = read_log(J, log_path);
+    if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    const char *cxx_path = pcc_sim_cxx_get()->path;
+    if (status < 0)
+        pcc_sb_printf(&P->log, "error: could not run the C++ compiler %s: %s\n", cxx_path, strerror(spawn_errno));
+    else if (WIFSIGNALED(status))
+        pcc_sb_printf(&P->log, "error: the C++ compiler %s was killed by signal %d\n", cxx_path, WTERMSIG(status));
+    else if (out_log->len == 0)
+        pcc_sb_printf(&P->log, "error: the C++ compiler %s failed (exit status %d)\n", cxx_path,
+                      WEXITSTATUS(status));
+    return -1;
+}
+
+/* Preprocesses the program: <tmp>/src/kernel.cpp (prelude, the source in its
+ * own line numbers) into J->ii. */
+static nvrtcResult preprocess(struct _nvrtcProgram *P, job *J)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/src/kernel.cpp", J->tmp);
+    pcc_sbuf text = {0};
+    pcc_sb_printf(&text, "#include \"%s/pcc/cuda_runtime.h\"\n#pragma GCC visibility push(default)\n", J->tmp);
+    sb_line_name(&text, P->name);
+    pcc_sb_puts(&text, P->src);
+    int wrote = !text.oom && write_file(path, text.p, text.len) == 0;
+    free(text.p);
+    if (!wrote) {
+        pcc_sb_printf(&P->log, "error: cannot write %s: %s\n", path, strerror(errno));
+        return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+    }
+    pcc_slist argv = {0};
+    pcc_sim_cxx_command(&J->O, J->tmp, 1, &argv);
+    pcc_sbuf log = {0};
+    int rc = argv.oom ? -1 : run_compiler(P, J, &argv, &log);
+    pcc_sl_free(&argv);
+    if (rc != 0) {
+        if (log.p)
+            pcc_sb_add(&P->log, log.p, log.len);
+        hint_missing(P, &log);
+        free(log.p);
+        return NVRTC_ERROR_COMPILATION;
+    }
+    free(log.p);
+    snprintf(path, sizeof path, "%s/kernel.ii", J->tmp);
+    J->ii = read_file(path, &J->ii_len);
+    if (J->ii == NULL) {
+        pcc_sb_printf(&P->log, "error: the preprocessor wrote no output\n");
+        return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
+    }
+    return NVRTC_SUCCESS;
+}
+
+/* Writes the rewritten translation unit and compiles it. A kernel the
+ * registration table cannot name (two overloads of one name) is left out,
+ * and the compile runs once more. */
 static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
 {
-    const char *cxx_path = pcc_sim_cxx_get()->path;
-    char src_path[PATH_MAX], log_path[PATH_MAX];
-    snprintf(src_path, sizeof src_path, "%s/src/kernel.cpp", J->tmp);
-    snprintf(log_path, sizeof log_path, "%s/log.txt", J->tmp);
-    pcc_sim_cxx_command(&J->O, J->tmp, &J->argv);
+    char src_path[PATH_MAX];
+    snprintf(src_path, sizeof src_path, "%s/src/kernel.ii", J->tmp);
+    pcc_sim_cxx_command(&J->O, J->tmp, 0, &J->argv);
     J->drop = calloc((size_t)J->A.kernel_names.n + 1, 1);
     if (J->argv.oom || J->drop == NULL)
         return NVRTC_ERROR_OUT_OF_MEMORY;
     for (int attempt = 0;; attempt++) {
-        /* prelude, the user's source in its own line numbers, the table */
         pcc_sbuf text = {0};
-        pcc_sb_printf(&text, "#include \"%s/pcc/cuda_runtime.h\"\n"
-                             "#pragma GCC visibility push(default)\n", J->tmp);
-        sb_line_name(&text, P->name);
-        pcc_sim_apply_edits(P->src, strlen(P->src), &J->E, &text);
+        pcc_sim_apply_edits(J->ii, J->ii_len, &J->E, &text);
         write_tail(&text, &J->A, P, J->drop);
         int wrote = !text.oom && write_file(src_path, text.p, text.len) == 0;
         free(text.p);
@@ -428,10 +546,9 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             pcc_sb_printf(&P->log, "error: cannot write %s: %s\n", src_path, strerror(errno));
             return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
         }
-        int status = pcc_sim_cxx_run(J->argv.v, log_path, J->tmp);
-        int spawn_errno = errno;
-        pcc_sbuf log = read_log(J, log_path);
-        if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        pcc_sbuf log = {0};
+        size_t before = P->log.len;
+        if (run_compiler(P, J, &J->argv, &log) == 0) {
             if (log.p)
                 pcc_sb_add(&P->log, log.p, log.len);
             free(log.p);
@@ -452,6 +569,9 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             }
         }
         if (attempt == 0 && retry && why.p == NULL) {
+            P->log.len = before;
+            if (P->log.p)
+                P->log.p[before] = '\0';
             free(log.p);
             continue;
         }
@@ -461,15 +581,6 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             pcc_sb_add(&P->log, why.p, why.len);
         free(log.p);
         free(why.p);
-        if (status < 0)
-            pcc_sb_printf(&P->log, "error: could not run the C++ compiler %s: %s\n", cxx_path,
-                          strerror(spawn_errno));
-        else if (WIFSIGNALED(status))
-            pcc_sb_printf(&P->log, "error: the C++ compiler %s was killed by signal %d\n", cxx_path,
-                          WTERMSIG(status));
-        else if (P->log.len == 0)
-            pcc_sb_printf(&P->log, "error: the C++ compiler %s failed (exit status %d)\n", cxx_path,
-                          WEXITSTATUS(status));
         return NVRTC_ERROR_COMPILATION;
     }
 }
@@ -516,6 +627,9 @@ static void job_free(job *J, struct _nvrtcProgram *P)
     pcc_sl_free(&J->O.args);
     pcc_sl_free(&J->O.inc_dirs);
     pcc_sl_free(&J->O.pre);
+    pcc_sl_free(&J->O.sys_dirs);
+    pcc_sl_free(&J->incs);
+    free(J->ii);
     pcc_sim_analysis_free(&J->A);
     pcc_sim_edits_free(&J->E);
     pcc_sim_toks_free(&J->T);
@@ -538,6 +652,8 @@ nvrtcResult pcc_sim_build(struct _nvrtcProgram *P, int nopt, const char *const *
         rc = NVRTC_ERROR_COMPILATION;
     } else if ((rc = scan_program(P, &J)) == NVRTC_SUCCESS &&
                (rc = make_private_dir(P, &J)) == NVRTC_SUCCESS &&
+               (rc = preprocess(P, &J)) == NVRTC_SUCCESS &&
+               (rc = analyze_program(P, &J)) == NVRTC_SUCCESS &&
                (rc = run_build(P, &J)) == NVRTC_SUCCESS) {
         rc = take_image(P, &J);
     }

@@ -20,7 +20,7 @@
 
 /* Bump when the generated code changes (scan, rewrites, registration tail):
  * it is part of the identity, hence of the cache key. */
-#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 3"
+#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 4"
 
 /* ---- sim/cc/compile.c ---- */
 
@@ -46,7 +46,10 @@ typedef struct {
     pcc_slist args;     /* for the compiler */
     pcc_slist inc_dirs; /* -I, for the header scan */
     pcc_slist pre;      /* --pre-include headers, for the header scan */
+    pcc_slist sys_dirs; /* libcu++ and CUDA toolkit dirs: -isystem (not the user's code) */
     const char *std;
+    int default_device; /* -default-device */
+    int host_libc;      /* the program includes libcu++: the prelude takes the host's C library */
 } pcc_sim_options;
 
 /* Translates NVRTC options; -1 with the log naming the bad one. */
@@ -76,8 +79,10 @@ const pcc_sim_file *pcc_sim_prelude_file(size_t i);
  * pcc/) that stands for it, or an #error line. */
 extern const char *const pcc_sim_stubs[][2];
 extern const size_t pcc_sim_n_stubs;
-/* The command line compiling <tmp>/src/kernel.cpp into <tmp>/kernel.so. */
-void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *argv);
+/* The command line preprocessing <tmp>/src/kernel.cpp into <tmp>/kernel.ii
+ * (preprocess), or compiling the rewritten <tmp>/src/kernel.ii into
+ * <tmp>/kernel.so. */
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preprocess, pcc_slist *argv);
 /* A compile's private directory, listed while the compile is in flight (on)
  * so that a process exit removes it; and removing such a tree. */
 void pcc_sim_inflight_dir(const char *dir, int on);

@@ -72,6 +72,7 @@ const char *const pcc_sim_stubs[][2] = {
     {"cuda_pipeline.h", "#error \"cuda_pipeline.h is not supported by the pycudac CPU simulator\""},
     {"assert.h", "assert.h"},
     {"cassert", "assert.h"},
+    {"cuComplex.h", "cuComplex.h"},
 };
 const size_t pcc_sim_n_stubs = sizeof pcc_sim_stubs / sizeof pcc_sim_stubs[0];
 
@@ -199,7 +200,7 @@ const pcc_sim_cxx *pcc_sim_cxx_get(void)
     return &cxx;
 }
 
-void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *argv)
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preprocess, pcc_slist *argv)
 {
     char arg[PATH_MAX];
     pcc_slist *a = argv;
@@ -212,33 +213,58 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, pcc_slist *a
     pcc_sl_adds(a, cxx.is_clang ? "-fno-caret-diagnostics" : "-fno-diagnostics-show-caret");
     if (!cxx.is_clang)
         pcc_sl_adds(a, "-fno-semantic-interposition");
-    /* program headers, then our stand-ins for CUDA's own headers (they must
-     * win over a CUDA toolkit's include dir given with -I), then -I dirs */
-    snprintf(arg, sizeof arg, "-I%s/hdr", tmp);
-    pcc_sl_adds(a, arg);
-    snprintf(arg, sizeof arg, "-I%s/stub", tmp);
-    pcc_sl_adds(a, arg);
-    for (int i = 0; i < O->args.n; i++)
-        if (strncmp(O->args.v[i], "-I", 2) == 0)
-            pcc_sl_adds(a, O->args.v[i]);
-    if (O->pre.n) { /* the prelude goes before any --pre-include header */
-        pcc_sl_adds(a, "-include");
-        snprintf(arg, sizeof arg, "%s/pcc/cuda_runtime.h", tmp);
+    if (preprocess) {
+        /* program headers, then our stand-ins for CUDA's own headers (they
+         * must win over a CUDA toolkit's include dir given with -I), then -I
+         * dirs, then libcu++ and toolkit dirs as system dirs */
+        snprintf(arg, sizeof arg, "-I%s/hdr", tmp);
         pcc_sl_adds(a, arg);
-    }
-    for (int i = 0; i < O->args.n; i++) {
-        if (strcmp(O->args.v[i], "-include") == 0 && i + 1 < O->args.n) {
-            pcc_sl_adds(a, O->args.v[i]);
-            pcc_sl_adds(a, O->args.v[++i]);
-        } else if (strncmp(O->args.v[i], "-I", 2) != 0) {
-            pcc_sl_adds(a, O->args.v[i]);
+        snprintf(arg, sizeof arg, "-I%s/stub", tmp);
+        pcc_sl_adds(a, arg);
+        for (int i = 0; i < O->args.n; i++)
+            if (strncmp(O->args.v[i], "-I", 2) == 0)
+                pcc_sl_adds(a, O->args.v[i]);
+        for (int i = 0; i < O->sys_dirs.n; i++) {
+            pcc_sl_adds(a, "-isystem");
+            pcc_sl_adds(a, O->sys_dirs.v[i]);
         }
+        if (O->host_libc)
+            pcc_sl_adds(a, "-D__PCC_SIM_HOST_LIBC=1");
+        if (O->pre.n) { /* the prelude goes before any --pre-include header */
+            pcc_sl_adds(a, "-include");
+            snprintf(arg, sizeof arg, "%s/pcc/cuda_runtime.h", tmp);
+            pcc_sl_adds(a, arg);
+        }
+        for (int i = 0; i < O->args.n; i++) {
+            if (strcmp(O->args.v[i], "-include") == 0 && i + 1 < O->args.n) {
+                pcc_sl_adds(a, O->args.v[i]);
+                pcc_sl_adds(a, O->args.v[++i]);
+            } else if (strncmp(O->args.v[i], "-I", 2) != 0) {
+                pcc_sl_adds(a, O->args.v[i]);
+            }
+        }
+        pcc_sl_adds(a, "-E");
+        pcc_sl_adds(a, "-o");
+        snprintf(arg, sizeof arg, "%s/kernel.ii", tmp);
+        pcc_sl_adds(a, arg);
+        snprintf(arg, sizeof arg, "%s/src/kernel.cpp", tmp);
+        pcc_sl_adds(a, arg);
+        return;
+    }
+    /* the preprocessed, rewritten translation unit: no -I, -D or -include */
+    for (int i = 0; i < O->args.n; i++) {
+        if (strcmp(O->args.v[i], "-include") == 0 && i + 1 < O->args.n)
+            i++;
+        else if (strncmp(O->args.v[i], "-I", 2) != 0 && strncmp(O->args.v[i], "-D", 2) != 0 &&
+                 strncmp(O->args.v[i], "-U", 2) != 0)
+            pcc_sl_adds(a, O->args.v[i]);
     }
     pcc_sl_adds(a, "-o");
     snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
     pcc_sl_adds(a, arg);
-    snprintf(arg, sizeof arg, "%s/src/kernel.cpp", tmp);
+    snprintf(arg, sizeof arg, "%s/src/kernel.ii", tmp);
     pcc_sl_adds(a, arg);
+    pcc_sl_adds(a, "-lm");
 }
 
 /* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,

@@ -6,8 +6,10 @@
  * (sim/cc/cxx.c) because it is NVRTC's option language, not the host
  * compiler's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/cc/cc.h"
 
@@ -18,7 +20,7 @@ static int gpu_only(const char *o)
 {
     static const char *const exact[] = {
         "-G", "--device-debug", "-lineinfo", "--generate-line-info", "-use_fast_math",
-        "--use_fast_math", "-default-device", "--device-as-default-execution-space", "-ewp",
+        "--use_fast_math", "-ewp",
         "--extensible-whole-program", "-dlto", "--dlink-time-opt", "-extended-lambda",
         "--extended-lambda", "-expt-relaxed-constexpr", "--expt-relaxed-constexpr",
         "-expt-extended-lambda", "--expt-extended-lambda", "-restrict", "--restrict", "-err-no",
@@ -47,6 +49,20 @@ static int gpu_only(const char *o)
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (has_prefix(o, prefixes[i]))
             return 1;
+    return 0;
+}
+
+/* A CUDA toolkit's include dir or libcu++'s (CCCL): its headers are not the
+ * user's code, so the simulator reads them as system headers. */
+static int is_toolkit_dir(const char *d)
+{
+    static const char *const marks[] = {"cuda_runtime_api.h", "cuda/std/version", "cuda/std/__cccl"};
+    char p[4096];
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", d, marks[i]);
+        if (access(p, F_OK) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -93,8 +109,14 @@ int pcc_sim_parse_options(int n, const char *const *opts, pcc_sim_options *O, pc
                 return -1;
             }
             free(a.p);
-            if (kind == 'I')
+            if (kind == 'I') {
                 pcc_sl_adds(&O->inc_dirs, val);
+                if (is_toolkit_dir(val)) { /* searched where the user put it, read as system */
+                    free(O->args.v[--O->args.n]);
+                    O->args.v[O->args.n] = NULL;
+                    pcc_sl_adds(&O->sys_dirs, val);
+                }
+            }
             continue;
         }
         if (has_prefix(o, "--std=") || has_prefix(o, "-std=")) {
@@ -133,6 +155,15 @@ int pcc_sim_parse_options(int n, const char *const *opts, pcc_sim_options *O, pc
             strcmp(o, "--dopt") == 0) {
             if (next)
                 i++;
+            continue;
+        }
+        if (strcmp(o, "-default-device") == 0 || strcmp(o, "--device-as-default-execution-space") == 0) {
+            O->default_device = 1;
+            continue;
+        }
+        if (has_prefix(o, "--pycudac-sim-system-include=")) { /* pycudac's own: libcu++ found */
+            pcc_sl_adds(&O->sys_dirs, o + strlen("--pycudac-sim-system-include="));
+            pcc_sl_adds(&O->inc_dirs, o + strlen("--pycudac-sim-system-include="));
             continue;
         }
         if (gpu_only(o))

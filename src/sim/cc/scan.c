@@ -1,10 +1,14 @@
 /*
- * sim/cc/scan.c — reads CUDA C source for the sim compiler
- * (sim/cc/compile.c): the non-template __global__ definitions to
- * register, `extern __shared__` declarations rewritten into pointers to the
- * launch's dynamic shared memory (line numbers kept), and the constructs a
- * CPU cannot run, with their lines. Tokens come from sim/cc/tokens.c;
- * which kernels need barriers is sim/cc/sync.c.
+ * sim/cc/scan.c — reads the preprocessed program for the sim compiler
+ * (sim/cc/build.c), the user's tokens only: the non-template __global__
+ * definitions to register (macros expanded, so kernels a macro makes are
+ * found), the rules NVRTC applies that a host compiler does not (execution
+ * spaces, __global__ return type, __shared__ initializers), `extern
+ * __shared__` declarations rewritten into pointers to the launch's dynamic
+ * shared memory (line numbers kept), and the constructs a CPU cannot run,
+ * with their lines; then the prelude's qualifier markers put back as host
+ * C++. Tokens come from sim/cc/tokens.c; which kernels need barriers is
+ * sim/cc/sync.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +108,9 @@ static int is_attr_word(const pcc_sim_tok *t)
     return pcc_sim_tk_is(t, "__launch_bounds__") || pcc_sim_tk_is(t, "__attribute__") ||
            pcc_sim_tk_is(t, "__align__") || pcc_sim_tk_is(t, "alignas") ||
            pcc_sim_tk_is(t, "__declspec") || pcc_sim_tk_is(t, "__maxnreg__") ||
-           pcc_sim_tk_is(t, "__cluster_dims__") || pcc_sim_tk_is(t, "__builtin_align__");
+           pcc_sim_tk_is(t, "__cluster_dims__") || pcc_sim_tk_is(t, "__builtin_align__") ||
+           pcc_sim_tk_is(t, "decltype") || pcc_sim_tk_is(t, "noexcept") ||
+           pcc_sim_tk_is(t, "throw") || pcc_sim_tk_is(t, "sizeof") || pcc_sim_tk_is(t, "alignof");
 }
 
 /* Skips an attribute group starting at i; returns the index after it, or i. */
@@ -117,7 +123,7 @@ static int skip_attr(const pcc_sim_toks *T, int i)
     return i;
 }
 
-enum { SC_NS, SC_LINK, SC_BLOCK };
+enum { SC_NS, SC_LINK, SC_CLASS };
 typedef struct {
     int kind;
     char name[128];
@@ -132,8 +138,9 @@ static void ns_path(const scope *st, int depth, pcc_sbuf *out)
         }
 }
 
-/* Source text of tokens [a, b) with attribute groups left out. */
-static void type_text(const pcc_sim_toks *T, int a, int b, pcc_sbuf *out)
+/* Source text of tokens [a, b) with attribute groups and the words in
+ * `skip` left out. */
+static void type_text(const pcc_sim_toks *T, int a, int b, pcc_sbuf *out, const char *const *skip)
 {
     const pcc_sim_tok *prev = NULL;
     for (int k = a; k < b;) {
@@ -143,71 +150,154 @@ static void type_text(const pcc_sim_toks *T, int a, int b, pcc_sbuf *out)
             continue;
         }
         const pcc_sim_tok *t = &T->v[k];
-        if (prev && prev->p + prev->n != t->p)
-            pcc_sb_add(out, " ", 1);
-        pcc_sb_add(out, t->p, t->n);
-        prev = t;
+        int skipped = 0;
+        for (int q = 0; skip && skip[q]; q++)
+            skipped |= pcc_sim_tk_is(t, skip[q]);
+        if (!skipped) {
+            if (prev && prev->p + prev->n != t->p)
+                pcc_sb_add(out, " ", 1);
+            pcc_sb_add(out, t->p, t->n);
+            prev = t;
+        }
         k++;
     }
 }
 
-static void on_global(pcc_sim_analysis *A, const pcc_sim_toks *T, int g, const scope *st, int depth)
+static void refuse_rule(pcc_sim_analysis *A, const pcc_sim_tok *t, const char *fmt, const char *name)
 {
-    for (int b = g - 1; b >= 0; b--) {
-        const pcc_sim_tok *t = &T->v[b];
-        if (t->dir)
-            continue;
-        if (t->kind == PCC_TK_PUNCT && (t->p[0] == ';' || t->p[0] == '{' || t->p[0] == '}'))
-            break;
-        if (pcc_sim_tk_is(t, "template"))
-            return; /* templates are reached through name expressions */
-    }
-    int j = g + 1, name = -1;
-    while (j < T->n) {
-        const pcc_sim_tok *t = &T->v[j];
-        if (t->dir) {
-            j++;
-            continue;
-        }
-        int after = skip_attr(T, j);
-        if (after != j) {
-            j = after;
-            continue;
-        }
-        if (t->kind == PCC_TK_PUNCT) {
-            if (t->p[0] == '(') {
-                if (j > 0 && T->v[j - 1].kind == PCC_TK_ID)
-                    name = j - 1;
-                break;
-            }
-            if (t->p[0] == ';' || t->p[0] == '{' || t->p[0] == '}' || t->p[0] == '=')
-                return;
-        }
-        j++;
-    }
-    if (name < 0 || j >= T->n)
+    if (A->nerrors++ >= 20)
         return;
-    int k = pcc_sim_match_close(T, j) + 1;
-    for (; k < T->n; k++) {
+    pcc_sb_printf(&A->errors, "%s:%d: error: ", t->file, t->line);
+    pcc_sb_printf(&A->errors, fmt, name);
+    pcc_sb_puts(&A->errors, " (NVRTC refuses this too; the CPU simulator follows it)\n");
+}
+
+static int has_word(const pcc_sim_toks *T, int a, int b, const char *w)
+{
+    for (int k = a; k < b; k++)
+        if (T->v[k].kind == PCC_TK_ID && pcc_sim_tk_is(&T->v[k], w))
+            return 1;
+    return 0;
+}
+
+static int has_punct(const pcc_sim_toks *T, int a, int b, char c)
+{
+    for (int k = a; k < b; k++)
+        if (pcc_sim_tk_punct(T, k, c))
+            return 1;
+    return 0;
+}
+
+/* The token after the bracket group opened at i, or i + 1. */
+static int past(const pcc_sim_toks *T, int i)
+{
+    if (pcc_sim_tk_punct(T, i, '(') || pcc_sim_tk_punct(T, i, '[') || pcc_sim_tk_punct(T, i, '{'))
+        return pcc_sim_match_close(T, i) + 1;
+    return i + 1;
+}
+
+/* The `operator` keyword of an operator's name ending before token k (at
+ * most 8 tokens back: `operator const T *`), or -1. */
+static int operator_before(const pcc_sim_toks *T, int a, int k)
+{
+    for (int q = k - 1; q >= a && q >= k - 8; q--) {
+        if (pcc_sim_tk_is(&T->v[q], "operator"))
+            return q;
+        if (pcc_sim_tk_punct(T, q, '(') || pcc_sim_tk_punct(T, q, ';'))
+            break;
+    }
+    return -1;
+}
+
+/* In the declaration [a, b): the '(' opening a function's parameter list,
+ * or -1. Attribute groups, decltype(...) and the like are not it; the token
+ * before it names the function (an identifier, a template-id's '>', or an
+ * operator). */
+static int param_list(const pcc_sim_toks *T, int a, int b)
+{
+    for (int k = a; k < b;) {
+        int after = skip_attr(T, k);
+        if (after != k) {
+            k = after;
+            continue;
+        }
         const pcc_sim_tok *t = &T->v[k];
-        if (t->dir || t->kind != PCC_TK_PUNCT)
-            continue;
-        if (t->p[0] == '(' || t->p[0] == '[') {
-            k = pcc_sim_match_close(T, k);
+        if (pcc_sim_tk_punct(T, k, '=') && !(k > a && pcc_sim_tk_is(&T->v[k - 1], "operator")))
+            return -1; /* an initializer comes first: a variable */
+        if (pcc_sim_tk_punct(T, k, '(') && k > a) {
+            const pcc_sim_tok *p = &T->v[k - 1];
+            if (p->kind == PCC_TK_ID && !pcc_sim_tk_is(p, "operator"))
+                return k;
+            if (p->kind == PCC_TK_PUNCT && (p->p[0] == '>' || p->p[0] == ')' || p->p[0] == ']' ||
+                                           p->p[0] == '=' || p->p[0] == '+' || p->p[0] == '-' ||
+                                           p->p[0] == '*' || p->p[0] == '/' || p->p[0] == '<' ||
+                                           p->p[0] == '!' || p->p[0] == '&' || p->p[0] == '|' ||
+                                           p->p[0] == '^' || p->p[0] == '%' || p->p[0] == '~')) {
+                /* operator()(...), operator<(...), operator const T *(), f<T>(...) */
+                if (operator_before(T, a, k) >= 0)
+                    return k;
+                if (p->p[0] == '>')
+                    return k;
+                if (p->p[0] == ')' || p->p[0] == ']')
+                    return -1; /* (*fp)(...) or a lambda */
+            }
+            (void)t;
+        }
+        k = past(T, k);
+    }
+    return -1;
+}
+
+/* The declarator-id before the parameter list at lp: its first token, and
+ * the name token (the identifier, or `operator`). */
+static int declarator_start(const pcc_sim_toks *T, int a, int lp, int *name)
+{
+    int k = lp - 1;
+    if (T->v[k].kind == PCC_TK_PUNCT && T->v[k].p[0] == '>') { /* template-id: back to its '<' */
+        int depth = 0;
+        for (; k > a; k--) {
+            if (pcc_sim_tk_punct(T, k, '>'))
+                depth++;
+            else if (pcc_sim_tk_punct(T, k, '<') && --depth == 0)
+                break;
+        }
+        k--;
+    }
+    int op = operator_before(T, a, lp);
+    if (op >= 0)
+        k = op;
+    *name = k;
+    if (k > a && pcc_sim_tk_punct(T, k - 1, '~'))
+        k--;
+    while (k >= a + 2 && pcc_sim_tk_punct(T, k - 1, ':') && pcc_sim_tk_punct(T, k - 2, ':') &&
+           (k - 3 < a || T->v[k - 3].kind == PCC_TK_ID || pcc_sim_tk_punct(T, k - 3, '>')))
+        k -= k - 3 >= a && T->v[k - 3].kind == PCC_TK_ID ? 3 : 2;
+    return k;
+}
+
+/* Whether [lp's close, b) is what may stand between a function's
+ * parameter list and its body (cv, noexcept, ->type, a ctor's init list). */
+static int body_follows(const pcc_sim_toks *T, int rp, int b)
+{
+    for (int k = rp + 1; k < b;) {
+        int after = skip_attr(T, k);
+        if (after != k) {
+            k = after;
             continue;
         }
-        if (t->p[0] == '{')
-            break;
-        if (t->p[0] == ';' || t->p[0] == '}')
-            return; /* a declaration */
+        if (pcc_sim_tk_punct(T, k, '=') || pcc_sim_tk_punct(T, k, ';') || pcc_sim_tk_punct(T, k, ','))
+            return 0;
+        if (pcc_sim_tk_punct(T, k, ':') && !pcc_sim_tk_punct(T, k + 1, ':') &&
+            !pcc_sim_tk_punct(T, k - 1, ':'))
+            return 1; /* a constructor's member initializers: whatever follows */
+        k = past(T, k);
     }
-    if (k >= T->n)
-        return;
+    return 1;
+}
+
+static void add_kernel(pcc_sim_analysis *A, const pcc_sim_toks *T, int name, int q, const scope *st, int depth)
+{
     pcc_sbuf expr = {0};
-    int q = name;
-    while (q >= 3 && pcc_sim_tk_punct(T, q - 1, ':') && pcc_sim_tk_punct(T, q - 2, ':') &&
-           T->v[q - 3].kind == PCC_TK_ID)
-        q -= 3;
     ns_path(st, depth, &expr);
     pcc_sb_puts(&expr, "::");
     for (int r = q; r <= name; r++)
@@ -221,27 +311,68 @@ static void on_global(pcc_sim_analysis *A, const pcc_sim_toks *T, int g, const s
     free(expr.p);
 }
 
-/* `extern __shared__ T name[];` → a pointer to the launch's dynamic shared
- * memory: a local inside a function, a thread-local set by every kernel
- * entry at file scope. */
-static void on_extern_shared(pcc_sim_analysis *A, const pcc_sim_toks *T, int e, int sh, const scope *st, int depth,
-                             int in_block, const char *src, pcc_sim_edits *E)
+/* A function definition: declaration [a, lp ...) with its body at `open`. */
+static void on_function(pcc_sim_analysis *A, const pcc_sim_toks *T, int a, int lp, const scope *st, int depth,
+                        int in_class)
 {
-    int semi = -1;
-    for (int k = sh + 1; k < T->n; k++) {
-        if (T->v[k].dir)
-            continue;
-        if (pcc_sim_tk_punct(T, k, ';')) {
-            semi = k;
-            break;
+    int name;
+    int q = declarator_start(T, a, lp, &name);
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)T->v[name].n, T->v[name].p);
+    int global = has_word(T, a, q, "__pcc_global__"), device = has_word(T, a, q, "__pcc_device__");
+    int host = has_word(T, a, q, "__pcc_host__");
+    if (global) {
+        /* what is left of the specifiers must be `void` */
+        static const char *const not_type[] = {
+            "__pcc_global__", "extern", "static", "inline", "__pcc_forceinline__", "constexpr",
+            "__pcc_host__", "__pcc_device__", "__pcc_noinline__", NULL};
+        int tmpl = has_word(T, a, q, "template");
+        int from = a;
+        if (tmpl) { /* past the template header */
+            for (int k = a; k < q; k++)
+                if (pcc_sim_tk_is(&T->v[k], "template") && pcc_sim_tk_punct(T, k + 1, '<')) {
+                    int d = 0, e = k + 1;
+                    for (; e < q; e++) {
+                        if (pcc_sim_tk_punct(T, e, '<'))
+                            d++;
+                        else if (pcc_sim_tk_punct(T, e, '>') && --d == 0)
+                            break;
+                    }
+                    from = e + 1;
+                }
         }
-        if (pcc_sim_tk_punct(T, k, '{') || pcc_sim_tk_punct(T, k, '}'))
-            break;
+        pcc_sbuf ret = {0};
+        for (int k = from; k < q; k++) /* extern "C": the string goes too */
+            if (T->v[k].kind == PCC_TK_STR && k > from && pcc_sim_tk_is(&T->v[k - 1], "extern"))
+                from = k + 1;
+        type_text(T, from, q, &ret, not_type);
+        if (ret.p && strcmp(ret.p, "void") != 0)
+            refuse_rule(A, &T->v[name], "a __global__ function must have a void return type (\"%s\")", nm);
+        free(ret.p);
+        if (!tmpl && !in_class && !pcc_sim_tk_punct(T, lp - 1, '>'))
+            add_kernel(A, T, name, q, st, depth);
+    } else if (!device && !A->default_device) {
+        if (host)
+            refuse_rule(A, &T->v[name], "function \"%s\" is marked __host__ only: host functions are "
+                                        "not allowed in JIT mode (mark it __host__ __device__)", nm);
+        else
+            refuse_rule(A, &T->v[name], "function \"%s\" has no execution space annotation "
+                                        "(__host__/__device__/__global__), so it is a host function, "
+                                        "and host functions are not allowed in JIT mode: mark it "
+                                        "__device__ (or compile with -default-device)", nm);
     }
-    if (semi < 0)
-        return;
+}
+
+/* `extern __shared__ T name[];` (any order of the specifiers) in [s, semi]
+ * → a pointer to the launch's dynamic shared memory: a local inside a
+ * function, a thread-local set by every kernel entry at file scope. A
+ * declaration `extern T __pcc_xs_name[]` goes with it so that the compiler
+ * refuses two of one name with different types, as NVRTC does. */
+static void on_extern_shared(pcc_sim_analysis *A, const pcc_sim_toks *T, int s, int semi, const scope *st,
+                             int depth, int in_block, const char *src, pcc_sim_edits *E)
+{
     int name = -1;
-    for (int k = sh + 1; k < semi;) {
+    for (int k = s; k < semi;) {
         int after = skip_attr(T, k);
         if (after != k) {
             k = after;
@@ -253,53 +384,119 @@ static void on_extern_shared(pcc_sim_analysis *A, const pcc_sim_toks *T, int e, 
         }
         k++;
     }
-    if (name < 0 || !pcc_sim_tk_punct(T, name + 2, ']') || name + 3 != semi) {
-        refuse(A, &T->v[e], "this form of `extern __shared__` (only `extern __shared__ T name[];`)");
+    int end = name >= 0 ? skip_attr(T, name + 3) : -1;
+    if (name < 0 || !pcc_sim_tk_punct(T, name + 2, ']') || end != semi) {
+        refuse(A, &T->v[s], "this form of `extern __shared__` (only `extern __shared__ T name[];`)");
         return;
     }
+    static const char *const not_type[] = {"extern", "__pcc_shared__", NULL};
     pcc_sbuf type = {0}, text = {0};
-    type_text(T, e + 1, sh, &type); /* e.g. `extern volatile __shared__ float s[];` */
-    if (type.len)
-        pcc_sb_add(&type, " ", 1);
-    type_text(T, sh + 1, name, &type);
+    type_text(T, s, name, &type, not_type);
+    const char *ty = type.p ? type.p : "char";
     char nm[256];
     snprintf(nm, sizeof nm, "%.*s", (int)T->v[name].n, T->v[name].p);
+    pcc_sb_printf(&text, "extern %s __pcc_xs_%s[]; ", ty, nm);
     if (in_block) {
-        pcc_sb_printf(&text, "%s *%s = (%s *)__pcc_dyn_smem();", type.p ? type.p : "char", nm,
-                  type.p ? type.p : "char");
+        pcc_sb_printf(&text, "%s *%s = (%s *)__pcc_dyn_smem();", ty, nm, ty);
     } else {
         pcc_sbuf q = {0};
         ns_path(st, depth, &q);
         pcc_sb_printf(&q, "::%s", nm);
         if (!q.oom && pcc_sl_find(&A->dyn_names, q.p) < 0) {
             pcc_sl_adds(&A->dyn_names, q.p);
-            pcc_sb_printf(&text, "static thread_local %s *%s;", type.p ? type.p : "char", nm);
+            pcc_sb_printf(&text, "static thread_local %s *%s;", ty, nm);
             pcc_sbuf set = {0};
-            pcc_sb_printf(&set, "    %s = (%s *)p;\n", q.p, type.p ? type.p : "char");
+            pcc_sb_printf(&set, "    %s = (%s *)p;\n", q.p, ty);
             if (set.p)
                 pcc_sl_adds(&A->dyn_setters, set.p);
             free(set.p);
         }
         free(q.p);
     }
-    size_t start = (size_t)(T->v[e].p - src), end = (size_t)(T->v[semi].p + 1 - src);
-    for (size_t k = start; k < end; k++)
+    size_t start = (size_t)(T->v[s].p - src), stop = (size_t)(T->v[semi].p + 1 - src);
+    for (size_t k = start; k < stop; k++)
         if (src[k] == '\n')
             pcc_sb_add(&text, "\n", 1);
-    ed_add(E, start, end, text.p ? text.p : strdup(""));
+    ed_add(E, start, stop, text.p ? text.p : strdup(""));
     free(type.p);
 }
 
-/* Walks the structure: namespaces, linkage blocks, function bodies. */
+/* A declaration [s, semi) that carries __shared__: no initializer (NVRTC's
+ * rule), and `extern` ones rewritten. */
+static void on_shared_decl(pcc_sim_analysis *A, const pcc_sim_toks *T, int s, int semi, const scope *st,
+                           int depth, int in_block, const char *src, pcc_sim_edits *E)
+{
+    int mark = -1;
+    for (int k = s; k < semi; k++)
+        if (pcc_sim_tk_is(&T->v[k], "__pcc_shared__")) {
+            mark = k;
+            break;
+        }
+    if (mark < 0)
+        return;
+    if (has_word(T, s, semi, "extern")) {
+        on_extern_shared(A, T, s, semi, st, depth, in_block, src, E);
+        return;
+    }
+    for (int k = mark + 1; k < semi;) {
+        int after = skip_attr(T, k);
+        if (after != k) {
+            k = after;
+            continue;
+        }
+        if (pcc_sim_tk_punct(T, k, '=') || pcc_sim_tk_punct(T, k, '{') ||
+            (pcc_sim_tk_punct(T, k, '(') && k > 0 && T->v[k - 1].kind == PCC_TK_ID && k - 1 > mark)) {
+            refuse_rule(A, &T->v[k], "initializer not allowed for __shared__ variable%s", "");
+            return;
+        }
+        k = past(T, k);
+    }
+}
+
+/* Statement boundaries inside a function body [b, e): every declaration
+ * that carries __shared__. */
+static void scan_body(pcc_sim_analysis *A, const pcc_sim_toks *T, int b, int e, const scope *st, int depth,
+                      const char *src, pcc_sim_edits *E)
+{
+    int s = b;
+    for (int k = b; k < e; k++) {
+        const pcc_sim_tok *t = &T->v[k];
+        if (t->kind == PCC_TK_PUNCT && (t->p[0] == ';' || t->p[0] == '{' || t->p[0] == '}')) {
+            s = k + 1;
+            continue;
+        }
+        if (t->kind == PCC_TK_PUNCT && t->p[0] == ')' ) {
+            /* `for (...) __shared__ ...` cannot be; but `if (...) x;`: a new statement */
+            s = k + 1;
+            continue;
+        }
+        if (pcc_sim_tk_is(t, "__pcc_shared__")) {
+            int semi = k;
+            while (semi < e && !pcc_sim_tk_punct(T, semi, ';')) {
+                if (pcc_sim_tk_punct(T, semi, '(') || pcc_sim_tk_punct(T, semi, '[') || pcc_sim_tk_punct(T, semi, '{'))
+                    semi = pcc_sim_match_close(T, semi);
+                semi++;
+            }
+            if (semi >= e)
+                return;
+            on_shared_decl(A, T, s, semi, st, depth, 1, src, E);
+            k = semi;
+            s = k + 1;
+        }
+    }
+}
+
+/* Walks the structure of the user's (preprocessed) tokens: namespaces,
+ * linkage blocks, classes, function bodies: kernels to register, the rules
+ * NVRTC applies that a host compiler does not (execution spaces, __global__
+ * return type, __shared__ initializers), the `extern __shared__` rewrites. */
 void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src, pcc_sim_edits *E)
 {
     scope st[64];
-    int depth = 0, blocks = 0;
+    int depth = 0, a = 0;
     for (int i = 0; i < T->n; i++) {
         const pcc_sim_tok *t = &T->v[i];
-        if (t->dir)
-            continue;
-        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "namespace") && blocks == 0) {
+        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "namespace")) {
             pcc_sbuf name = {0};
             int k = i + 1;
             while (k < T->n && (T->v[k].kind == PCC_TK_ID || pcc_sim_tk_punct(T, k, ':'))) {
@@ -312,6 +509,7 @@ void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src
                 snprintf(st[depth].name, sizeof st[depth].name, "%s", name.p ? name.p : "");
                 depth++;
                 i = k;
+                a = i + 1;
             }
             free(name.p);
             continue;
@@ -321,50 +519,89 @@ void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src
             if (depth < 64)
                 st[depth++].kind = SC_LINK;
             i += 2;
+            a = i + 1;
             continue;
         }
-        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "extern")) {
-            int k = i + 1;
-            while (k < T->n && k < i + 8 && !pcc_sim_tk_is(&T->v[k], "__shared__")) {
-                int after = skip_attr(T, k);
-                if (after != k)
-                    k = after;
-                else if (pcc_sim_tk_is(&T->v[k], "volatile") || pcc_sim_tk_is(&T->v[k], "const"))
-                    k++;
-                else
-                    break;
-            }
-            if (k < T->n && pcc_sim_tk_is(&T->v[k], "__shared__")) {
-                on_extern_shared(A, T, i, k, st, depth, blocks > 0, src, E);
-                continue;
-            }
-        }
-        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "static") && i + 1 < T->n &&
-            pcc_sim_tk_is(&T->v[i + 1], "__shared__")) {
-            /* __shared__ is already static */
-            ed_add(E, (size_t)(t->p - src), (size_t)(t->p + t->n - src), strdup("      "));
+        if (t->kind == PCC_TK_PUNCT && (t->p[0] == '(' || t->p[0] == '[')) {
+            i = pcc_sim_match_close(T, i);
             continue;
         }
-        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "__forceinline__")) {
-            /* __forceinline__ carries `inline`; C++ refuses it twice */
+        if (t->kind == PCC_TK_PUNCT && t->p[0] == ';') {
+            if (has_word(T, a, i, "__pcc_shared__"))
+                on_shared_decl(A, T, a, i, st, depth, 0, src, E);
+            a = i + 1;
+            continue;
+        }
+        if (t->kind == PCC_TK_PUNCT && t->p[0] == '}') {
+            if (depth > 0)
+                depth--;
+            a = i + 1;
+            continue;
+        }
+        if (t->kind == PCC_TK_PUNCT && t->p[0] == ':' && depth > 0 && st[depth - 1].kind == SC_CLASS &&
+            i > 0 && (pcc_sim_tk_is(&T->v[i - 1], "public") || pcc_sim_tk_is(&T->v[i - 1], "private") ||
+                      pcc_sim_tk_is(&T->v[i - 1], "protected"))) {
+            a = i + 1;
+            continue;
+        }
+        if (t->kind != PCC_TK_PUNCT || t->p[0] != '{')
+            continue;
+        int close = pcc_sim_match_close(T, i);
+        int lp = param_list(T, a, i);
+        int in_class = depth > 0 && st[depth - 1].kind == SC_CLASS;
+        if (lp >= 0 && body_follows(T, pcc_sim_match_close(T, lp), i)) {
+            on_function(A, T, a, lp, st, depth, in_class);
+            scan_body(A, T, i + 1, close, st, depth, src, E);
+            i = close;
+            a = i + 1;
+        } else if (!has_word(T, a, i, "enum") && (has_word(T, a, i, "struct") || has_word(T, a, i, "class") ||
+                                                 has_word(T, a, i, "union")) && !has_punct(T, a, i, '=')) {
+            if (depth < 64) {
+                st[depth].kind = SC_CLASS;
+                st[depth].name[0] = '\0';
+                depth++;
+            }
+            a = i + 1;
+        } else {
+            i = close; /* an initializer, an enum's body: part of the declaration */
+        }
+    }
+}
+
+/* The markers the prelude's qualifiers leave in the preprocessed text, put
+ * back as host C++ (outside the ranges E already rewrites). */
+void pcc_sim_marker_edits(const pcc_sim_toks *T, const char *src, pcc_sim_edits *E)
+{
+    int n0 = E->n;
+    for (int i = 0; i < T->n; i++) {
+        const pcc_sim_tok *t = &T->v[i];
+        if (t->kind != PCC_TK_ID || !pcc_sim_tk_starts(t, "__pcc_") || t->n < 10 ||
+            memcmp(t->p + t->n - 2, "__", 2) != 0)
+            continue;
+        size_t at = (size_t)(t->p - src);
+        int inside = 0;
+        for (int k = 0; k < n0 && !inside; k++)
+            inside = E->v[k].start <= at && at < E->v[k].end;
+        if (inside)
+            continue;
+        const char *text = NULL;
+        if (pcc_sim_tk_is(t, "__pcc_global__") || pcc_sim_tk_is(t, "__pcc_device__") ||
+            pcc_sim_tk_is(t, "__pcc_host__") || pcc_sim_tk_is(t, "__pcc_constant__") ||
+            pcc_sim_tk_is(t, "__pcc_managed__"))
+            text = "";
+        else if (pcc_sim_tk_is(t, "__pcc_shared__"))
+            /* __shared__ is static thread-local; `static __shared__` says it once */
+            text = i > 0 && pcc_sim_tk_is(&T->v[i - 1], "static") ? "thread_local" : "static thread_local";
+        else if (pcc_sim_tk_is(t, "__pcc_forceinline__")) {
+            int has_inline = 0; /* __forceinline__ carries `inline`; C++ refuses it twice */
             for (int k = i - 3; k <= i + 3; k++)
-                if (k >= 0 && k < T->n && k != i && !T->v[k].dir && pcc_sim_tk_is(&T->v[k], "inline"))
-                    ed_add(E, (size_t)(T->v[k].p - src), (size_t)(T->v[k].p + T->v[k].n - src),
-                           strdup("      "));
-            continue;
-        }
-        if (t->kind == PCC_TK_ID && pcc_sim_tk_is(t, "__global__") && blocks == 0) {
-            on_global(A, T, i, st, depth);
-            continue;
-        }
-        if (pcc_sim_tk_punct(T, i, '{')) {
-            if (depth < 64)
-                st[depth++].kind = SC_BLOCK;
-            blocks++;
-        } else if (pcc_sim_tk_punct(T, i, '}') && depth > 0) {
-            if (st[--depth].kind == SC_BLOCK)
-                blocks--;
-        }
+                if (k >= 0 && k < T->n && k != i && pcc_sim_tk_is(&T->v[k], "inline"))
+                    has_inline = 1;
+            text = has_inline ? "__attribute__((always_inline))" : "inline __attribute__((always_inline))";
+        } else if (pcc_sim_tk_is(t, "__pcc_noinline__"))
+            text = "__attribute__((noinline))";
+        if (text)
+            ed_add(E, at, at + t->n, strdup(text));
     }
 }
 

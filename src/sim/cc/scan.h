@@ -50,6 +50,7 @@ typedef struct {
     int line;         /* presumed (after #line) */
     const char *file; /* presumed */
     int dir;          /* inside a #define body: that directive's number (1, 2, ...) */
+    int sys;          /* from a system header (a line marker with flag 3): not the user's */
 } pcc_sim_tok;
 
 typedef struct {
@@ -57,6 +58,7 @@ typedef struct {
     int n, cap;
     pcc_slist files;    /* presumed file names (owned) */
     pcc_slist includes; /* "x" or <x> targets, in order */
+    int cur_sys;        /* while tokenizing: inside a system header */
     int oom;
 } pcc_sim_toks;
 
@@ -114,12 +116,18 @@ typedef struct {
     int uses_sync;         /* a barrier or warp operation appears somewhere */
     pcc_slist sync_names;  /* functions and macros that reach one */
     int sync_unsure;       /* one appears where no name can be given to it */
+    int default_device;    /* -default-device: unannotated functions are __device__ */
 } pcc_sim_analysis;
 
 /* Refusals (asm, textures, tensor cores, grid sync) and barrier use. */
 void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T);
-/* Kernels to register and the `extern __shared__` rewrites. */
+/* Over the user's preprocessed tokens: kernels to register, NVRTC's rules
+ * a host compiler does not apply (refusals into A->errors), the `extern
+ * __shared__` rewrites. */
 void pcc_sim_analyze(pcc_sim_analysis *A, const pcc_sim_toks *T, const char *src, pcc_sim_edits *E);
+/* Over every preprocessed token: the prelude's markers (__pcc_global__,
+ * __pcc_shared__ ...) put back as host C++, outside what E rewrites. */
+void pcc_sim_marker_edits(const pcc_sim_toks *T, const char *src, pcc_sim_edits *E);
 void pcc_sim_apply_edits(const char *src, size_t n, const pcc_sim_edits *E, pcc_sbuf *out);
 void pcc_sim_edits_free(pcc_sim_edits *E);
 void pcc_sim_analysis_free(pcc_sim_analysis *A);

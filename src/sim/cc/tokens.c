@@ -23,7 +23,7 @@ static void tk_push(pcc_sim_toks *T, int kind, const char *p, size_t n, int line
         T->v = v;
         T->cap = cap;
     }
-    T->v[T->n++] = (pcc_sim_tok){kind, p, n, line, file, dir};
+    T->v[T->n++] = (pcc_sim_tok){kind, p, n, line, file, dir, T->cur_sys};
 }
 
 void pcc_sim_toks_free(pcc_sim_toks *T)
@@ -133,10 +133,18 @@ void pcc_sim_tokenize(pcc_sim_toks *T, const char *s, size_t n, const char *file
                 if (j < n && s[j] == '"') {
                     size_t q = j + 1;
                     while (q < n && s[q] != '"' && s[q] != '\n')
-                        q++;
+                        q += s[q] == '\\' ? 2 : 1;
                     if (pcc_sl_add(&T->files, s + j + 1, q - j - 1) == 0)
                         cur_file = T->files.v[T->files.n - 1];
                     j = q;
+                    /* a compiler's line marker: `# 12 "file" 1 3`, flag 3 = system header */
+                    if (is_num) {
+                        int sys = 0;
+                        for (size_t f = q + 1; f < n && s[f] != '\n'; f++)
+                            if (s[f] == '3' && (s[f - 1] == ' ' || s[f - 1] == '\t'))
+                                sys = 1;
+                        T->cur_sys = sys;
+                    }
                 }
                 i = j;
                 continue;

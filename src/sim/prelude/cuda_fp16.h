@@ -83,7 +83,7 @@ static inline __half __short_as_half(short v) { return __half(__half_raw{(unsign
 #define PCC_H2(OP, E) static inline __half OP(__half a, __half b) { float x = __half2float(a), y = __half2float(b); return __half(E); }
 PCC_H2(__hadd, x + y) PCC_H2(__hsub, x - y) PCC_H2(__hmul, x * y) PCC_H2(__hdiv, x / y)
 PCC_H2(__hmax, fmaxf(x, y)) PCC_H2(__hmin, fminf(x, y))
-PCC_H2(__hadd_sat, saturatef(x + y)) PCC_H2(__hmul_sat, saturatef(x * y))
+PCC_H2(__hadd_sat, __saturatef(x + y)) PCC_H2(__hmul_sat, __saturatef(x * y))
 #undef PCC_H2
 static inline __half __hfma(__half a, __half b, __half c) { return __half(fmaf(__half2float(a), __half2float(b), __half2float(c))); }
 static inline __half __hneg(__half a) { return __ushort_as_half((unsigned short)(a.__x ^ 0x8000u)); }

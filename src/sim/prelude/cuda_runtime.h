@@ -22,19 +22,53 @@
 #ifndef PCC_SIM_PRELUDE_MAIN
 #define PCC_SIM_PRELUDE_MAIN
 
-#include <math.h> /* C++ wrapper: the float overloads in the global namespace, like CUDA */
-#include <stddef.h>
-#include <stdint.h>
+
+/* What NVRTC declares before any #include, and no more: none of the host's C
+ * library headers, so that a kernel named div, index or rand is what it is on
+ * the GPU and rand() is as undefined as with NVRTC. A program that includes
+ * libcu++ (CCCL, which brings the host's C and C++ libraries with it) is
+ * compiled with __PCC_SIM_HOST_LIBC: those headers come first then, and the
+ * prelude fills in around them. */
+#ifdef __PCC_SIM_HOST_LIBC
+#include <math.h> /* C++ wrapper: the float overloads in the global namespace */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <limits.h>
-#include <float.h>
-#include <limits>
-#include <type_traits>
-#include <utility>
+#define CUDART_VERSION 13000 /* what libcu++ reads from the toolkit's headers */
+#endif
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef long clock_t;
+#ifndef NULL
+#define NULL __null
+#endif
+#include <stdarg.h> /* va_list, va_start ...: the compiler's own header, no C library */
+extern "C" {
+void *memcpy(void *, const void *, size_t) noexcept;
+void *memset(void *, int, size_t) noexcept;
+}
 
+#define PCC_SIM_MODULE 1 /* sim_abi.h: size_t is declared above */
 #include "sim_abi.h"
+
+/* The few type traits the prelude needs, without <type_traits>. */
+namespace __pcc {
+template <class T> struct remove_cvref { typedef T type; };
+template <class T> struct remove_cvref<const T> : remove_cvref<T> {};
+template <class T> struct remove_cvref<volatile T> : remove_cvref<T> {};
+template <class T> struct remove_cvref<const volatile T> : remove_cvref<T> {};
+template <class T> struct remove_cvref<T &> : remove_cvref<T> {};
+template <class T> struct remove_cvref<T &&> : remove_cvref<T> {};
+template <size_t... I> struct index_sequence {};
+template <size_t N, size_t... I> struct make_seq : make_seq<N - 1, N - 1, I...> {};
+template <size_t... I> struct make_seq<0, I...> { typedef index_sequence<I...> type; };
+template <class I> struct limits;
+template <> struct limits<int> { static constexpr int min() { return -__INT_MAX__ - 1; } static constexpr int max() { return __INT_MAX__; } };
+template <> struct limits<unsigned int> { static constexpr unsigned int min() { return 0; } static constexpr unsigned int max() { return __INT_MAX__ * 2u + 1u; } };
+template <> struct limits<long long> { static constexpr long long min() { return -__LONG_LONG_MAX__ - 1; } static constexpr long long max() { return __LONG_LONG_MAX__; } };
+template <> struct limits<unsigned long long> { static constexpr unsigned long long min() { return 0; } static constexpr unsigned long long max() { return __LONG_LONG_MAX__ * 2ull + 1ull; } };
+} // namespace __pcc
 
 #define __CUDACC__ 1
 #define __CUDACC_RTC__ 1
@@ -46,14 +80,18 @@
 #pragma GCC visibility push(hidden)
 
 /* ---- execution-space and storage qualifiers ------------------------------ */
-#define __global__
-#define __device__
-#define __host__
-#define __constant__
-#define __managed__
+/* Markers: the sim compiler preprocesses the program, finds its kernels,
+ * checks NVRTC's rules on them (execution spaces, __shared__ initializers,
+ * __global__ return types) and then replaces each marker with its host C++
+ * (sim/cc/scan.c, pcc_sim_marker_edits). */
+#define __global__ __pcc_global__
+#define __device__ __pcc_device__
+#define __host__ __pcc_host__
+#define __constant__ __pcc_constant__
+#define __managed__ __pcc_managed__
+#define __shared__ __pcc_shared__
+#define __forceinline__ __pcc_forceinline__
 #define __grid_constant__
-#define __shared__ static thread_local
-#define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
@@ -106,7 +144,7 @@ static inline unsigned int __lanemask_ge(void) { return ~__lanemask_lt(); }
 /* Shuffles: any T of at most 8 bytes travels as its bits. */
 template <class T> static inline T __pcc_shfl(unsigned int mask, T var, int src)
 {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+    static_assert(sizeof(T) <= 8 && __is_trivially_copyable(T),
                   "__shfl_*_sync: the value must be a trivially copyable type of at most 8 bytes");
     unsigned long long bits = 0;
     memcpy(&bits, &var, sizeof(T));
@@ -148,7 +186,7 @@ template <class T> static inline unsigned int __match_any_sync(unsigned int mask
     unsigned int r = 0;
     for (int j = 0; j < 32; j++) {
         T v = __pcc_shfl(mask, value, j);
-        if ((mask >> j & 1u) && memcmp(&v, &value, sizeof(T)) == 0)
+        if ((mask >> j & 1u) && __builtin_memcmp(&v, &value, sizeof(T)) == 0)
             r |= 1u << j;
     }
     return r & __ballot_sync(mask, 1);
@@ -200,7 +238,7 @@ PCC_REDUCE(__reduce_xor_sync, unsigned int, r ^ v)
 {
     char msg[512];
     pcc_sim_thread *t = __pcc_cur;
-    snprintf(msg, sizeof msg, "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+    __builtin_snprintf(msg, sizeof msg, "%s:%d: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
              file, line, func, t->blockIdx.x, t->blockIdx.y, t->blockIdx.z, t->threadIdx.x,
              t->threadIdx.y, t->threadIdx.z, expr);
     __pcc_api->trap(t, 710, msg);
@@ -218,6 +256,21 @@ static inline int __pcc_printf(const char *fmt, ...)
 }
 #define printf(...) __pcc_printf(__VA_ARGS__)
 static inline long long clock64(void) { return __pcc_api->clock64(); }
+/* Device malloc/free: the context's heap (CU_LIMIT_MALLOC_HEAP_SIZE), as on
+ * the GPU; C linkage as CUDA declares them. */
+extern "C" inline void *malloc(size_t n) noexcept
+{
+    PCC_SAVE;
+    void *p = __pcc_api->malloc(__pcc_self, n);
+    PCC_RESTORE;
+    return p;
+}
+extern "C" inline void free(void *p) noexcept
+{
+    PCC_SAVE;
+    __pcc_api->free(__pcc_self, p);
+    PCC_RESTORE;
+}
 static inline long __pcc_clock(void) { return (long)__pcc_api->clock64(); }
 #define clock() __pcc_clock()
 static inline unsigned long long __globaltimer(void) { return (unsigned long long)__pcc_api->clock64(); }
@@ -247,7 +300,7 @@ template <class T> static inline void __stwt(T *p, T v) { *p = v; }
 /* ---- what the generated registration code uses --------------------------- */
 template <class A> static inline A __pcc_arg(void *p)
 {
-    typedef typename std::remove_cv<typename std::remove_reference<A>::type>::type T;
+    typedef typename __pcc::remove_cvref<A>::type T;
     alignas(T) unsigned char buf[sizeof(T)];
     memcpy(buf, p, sizeof(T));
     return *reinterpret_cast<T *>(buf);
@@ -273,7 +326,7 @@ template <class... A> struct __pcc_fn<void (*)(A...)> {
     static constexpr __pcc_sizes<sizeof...(A)> offsets = __pcc_param_offsets<A...>();
     static constexpr __pcc_sizes<sizeof...(A)> sizes = {{sizeof(A)...}};
     template <void (*F)(A...), size_t... I>
-    static inline void call(void *const *args, std::index_sequence<I...>)
+    static inline void call(void *const *args, __pcc::index_sequence<I...>)
     {
         F(__pcc_arg<A>(args[I])...);
     }
@@ -281,7 +334,7 @@ template <class... A> struct __pcc_fn<void (*)(A...)> {
     {
         __pcc_cur = t;
         __pcc_set_dyn_shared(t->dynamic_shared);
-        call<F>(args, std::index_sequence_for<A...>{});
+        call<F>(args, typename __pcc::make_seq<sizeof...(A)>::type{});
     }
 };
 template <auto F> static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int uses_sync)

@@ -1,49 +1,14 @@
 /*
- * sim/prelude/device_atomic_functions.h — atomics: sequentially consistent host
- * atomics, CAS loops for floating point, CUDA's overload set and its
- * _block/_system scoped names.
+ * sim/prelude/device_atomic_functions.h — atomics with exactly CUDA's overload
+ * sets (sm_90, as NVRTC has them: no atomicMax(float *), no atomicAdd(long
+ * long *), atomicSub on int and unsigned only ...), so that a user's own
+ * overload is one more candidate and a missing one is the same compile
+ * error as on the GPU. Sequentially consistent host atomics; CAS loops for
+ * floating point; the _block and _system scoped names forward to them.
  * Part of cuda_runtime.h, which includes it where it stands.
  */
 #pragma once
-/* ---- atomics (sequentially consistent host atomics; CAS loops for floats) */
-#define PCC_ATOMIC_INT(T)                                                                      \
-    static inline T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
-    static inline T atomicSub(T *a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
-    static inline T atomicExch(T *a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
-    static inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
-    static inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }   \
-    static inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
-    static inline T atomicCAS(T *a, T cmp, T v)                                                \
-    {                                                                                          \
-        __atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-        return cmp;                                                                            \
-    }                                                                                          \
-    static inline T atomicMin(T *a, T v)                                                       \
-    {                                                                                          \
-        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                          \
-        while (v < old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST,     \
-                                                       __ATOMIC_RELAXED)) {                    \
-        }                                                                                      \
-        return old;                                                                            \
-    }                                                                                          \
-    static inline T atomicMax(T *a, T v)                                                       \
-    {                                                                                          \
-        T old = __atomic_load_n(a, __ATOMIC_RELAXED);                                          \
-        while (v > old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST,     \
-                                                       __ATOMIC_RELAXED)) {                    \
-        }                                                                                      \
-        return old;                                                                            \
-    }
-PCC_ATOMIC_INT(int)
-PCC_ATOMIC_INT(unsigned int)
-PCC_ATOMIC_INT(unsigned long long)
-PCC_ATOMIC_INT(long long)
-#undef PCC_ATOMIC_INT
-static inline unsigned short atomicCAS(unsigned short *a, unsigned short cmp, unsigned short v)
-{
-    __atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    return cmp;
-}
+
 template <class T, class F> static inline T __pcc_atomic_update(T *a, F f)
 {
     T old, val;
@@ -53,16 +18,42 @@ template <class T, class F> static inline T __pcc_atomic_update(T *a, F f)
     } while (!__atomic_compare_exchange(a, &old, &val, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     return old;
 }
+#define PCC_AT_ADD(T) static inline T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
+#define PCC_AT_SUB(T) static inline T atomicSub(T *a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }
+#define PCC_AT_EXCH(T) static inline T atomicExch(T *a, T v) { T r; __atomic_exchange(a, &v, &r, __ATOMIC_SEQ_CST); return r; }
+#define PCC_AT_CAS(T)                                                                          \
+    static inline T atomicCAS(T *a, T cmp, T v)                                                \
+    {                                                                                          \
+        __atomic_compare_exchange_n(a, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+        return cmp;                                                                            \
+    }
+#define PCC_AT_MINMAX(T)                                                                       \
+    static inline T atomicMin(T *a, T v) { return __pcc_atomic_update(a, [v](T o) { return v < o ? v : o; }); } \
+    static inline T atomicMax(T *a, T v) { return __pcc_atomic_update(a, [v](T o) { return v > o ? v : o; }); }
+#define PCC_AT_BITS(T)                                                                         \
+    static inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
+    static inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }   \
+    static inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }
+PCC_AT_ADD(int) PCC_AT_ADD(unsigned int) PCC_AT_ADD(unsigned long long)
+PCC_AT_SUB(int) PCC_AT_SUB(unsigned int)
+PCC_AT_EXCH(int) PCC_AT_EXCH(unsigned int) PCC_AT_EXCH(unsigned long long) PCC_AT_EXCH(float)
+PCC_AT_CAS(int) PCC_AT_CAS(unsigned int) PCC_AT_CAS(unsigned long long) PCC_AT_CAS(unsigned short)
+PCC_AT_MINMAX(int) PCC_AT_MINMAX(unsigned int) PCC_AT_MINMAX(unsigned long long) PCC_AT_MINMAX(long long)
+PCC_AT_BITS(int) PCC_AT_BITS(unsigned int) PCC_AT_BITS(unsigned long long) PCC_AT_BITS(long long)
+#undef PCC_AT_ADD
+#undef PCC_AT_SUB
+#undef PCC_AT_EXCH
+#undef PCC_AT_CAS
+#undef PCC_AT_MINMAX
+#undef PCC_AT_BITS
 static inline float atomicAdd(float *a, float v) { return __pcc_atomic_update(a, [v](float o) { return o + v; }); }
 static inline double atomicAdd(double *a, double v) { return __pcc_atomic_update(a, [v](double o) { return o + v; }); }
-static inline float atomicSub(float *a, float v) { return __pcc_atomic_update(a, [v](float o) { return o - v; }); }
-static inline double atomicSub(double *a, double v) { return __pcc_atomic_update(a, [v](double o) { return o - v; }); }
-static inline float atomicExch(float *a, float v) { float r; __atomic_exchange(a, &v, &r, __ATOMIC_SEQ_CST); return r; }
-static inline double atomicExch(double *a, double v) { double r; __atomic_exchange(a, &v, &r, __ATOMIC_SEQ_CST); return r; }
-static inline float atomicMin(float *a, float v) { return __pcc_atomic_update(a, [v](float o) { return fminf(o, v); }); }
-static inline float atomicMax(float *a, float v) { return __pcc_atomic_update(a, [v](float o) { return fmaxf(o, v); }); }
-static inline double atomicMin(double *a, double v) { return __pcc_atomic_update(a, [v](double o) { return fmin(o, v); }); }
-static inline double atomicMax(double *a, double v) { return __pcc_atomic_update(a, [v](double o) { return fmax(o, v); }); }
+/* sm_90's vector atomics: each element is atomic, not the vector */
+static inline float2 atomicAdd(float2 *a, float2 v) { return make_float2(atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y)); }
+static inline float4 atomicAdd(float4 *a, float4 v)
+{
+    return make_float4(atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y), atomicAdd(&a->z, v.z), atomicAdd(&a->w, v.w));
+}
 static inline unsigned int atomicInc(unsigned int *a, unsigned int v)
 {
     return __pcc_atomic_update(a, [v](unsigned int o) { return o >= v ? 0u : o + 1u; });
@@ -79,4 +70,3 @@ PCC_SCOPED(atomicAdd) PCC_SCOPED(atomicSub) PCC_SCOPED(atomicExch) PCC_SCOPED(at
 PCC_SCOPED(atomicMax) PCC_SCOPED(atomicInc) PCC_SCOPED(atomicDec) PCC_SCOPED(atomicCAS)
 PCC_SCOPED(atomicAnd) PCC_SCOPED(atomicOr) PCC_SCOPED(atomicXor)
 #undef PCC_SCOPED
-

@@ -1,9 +1,103 @@
 /*
- * sim/prelude/math_functions.h — min/max with exactly CUDA's overload set, and
- * the math and bit intrinsics beyond <math.h> (rsqrtf, sinpif, __popc, __byte_perm ...).
+ * sim/prelude/math_functions.h — CUDA's math API as NVRTC declares it before
+ * any #include: the C functions (float and double, from the host's libm, so
+ * declared here with C linkage exactly as the C library declares them), the
+ * C++ float overloads of math_functions.hpp (sin(float) ...: sin(int) is
+ * ambiguous as on the GPU), the CUDA-only functions (rsqrtf, sinpif,
+ * normcdff, erfinvf ...), min/max with exactly CUDA's overload set, and the
+ * intrinsics (__expf, __popc, __byte_perm, the directed-rounding arithmetic).
+ * No host header: only what CUDA names is declared (a kernel may be called
+ * rand or index, as on the GPU). When the program includes libcu++, the
+ * prelude includes the host's <math.h> first (__PCC_SIM_HOST_LIBC) and the
+ * C++ overloads come from there.
  * Part of cuda_runtime.h, which includes it where it stands.
  */
 #pragma once
+
+/* ---- the C functions (libm) ------------------------------------------------ */
+#define PCC_M1(N) double N(double) noexcept; float N##f(float) noexcept;
+#define PCC_M2(N) double N(double, double) noexcept; float N##f(float, float) noexcept;
+#pragma GCC visibility push(default) /* the C library's own symbols */
+extern "C" {
+PCC_M1(acos) PCC_M1(acosh) PCC_M1(asin) PCC_M1(asinh) PCC_M1(atan) PCC_M1(atanh) PCC_M1(cbrt)
+PCC_M1(ceil) PCC_M1(cos) PCC_M1(cosh) PCC_M1(erf) PCC_M1(erfc) PCC_M1(exp) PCC_M1(exp10)
+PCC_M1(exp2) PCC_M1(expm1) PCC_M1(fabs) PCC_M1(floor) PCC_M1(j0) PCC_M1(j1) PCC_M1(lgamma)
+PCC_M1(log) PCC_M1(log10) PCC_M1(log1p) PCC_M1(log2) PCC_M1(logb) PCC_M1(nearbyint) PCC_M1(rint)
+PCC_M1(round) PCC_M1(sin) PCC_M1(sinh) PCC_M1(sqrt) PCC_M1(tan) PCC_M1(tanh) PCC_M1(tgamma)
+PCC_M1(trunc) PCC_M1(y0) PCC_M1(y1)
+PCC_M2(atan2) PCC_M2(copysign) PCC_M2(fdim) PCC_M2(fmax) PCC_M2(fmin) PCC_M2(fmod) PCC_M2(hypot)
+PCC_M2(nextafter) PCC_M2(pow) PCC_M2(remainder)
+double fma(double, double, double) noexcept; float fmaf(float, float, float) noexcept;
+double frexp(double, int *) noexcept; float frexpf(float, int *) noexcept;
+double ldexp(double, int) noexcept; float ldexpf(float, int) noexcept;
+double modf(double, double *) noexcept; float modff(float, float *) noexcept;
+double remquo(double, double, int *) noexcept; float remquof(float, float, int *) noexcept;
+double scalbn(double, int) noexcept; float scalbnf(float, int) noexcept;
+double scalbln(double, long) noexcept; float scalblnf(float, long) noexcept;
+double jn(int, double) noexcept; float jnf(int, float) noexcept;
+double yn(int, double) noexcept; float ynf(int, float) noexcept;
+int ilogb(double) noexcept; int ilogbf(float) noexcept;
+long lrint(double) noexcept; long lrintf(float) noexcept;
+long long llrint(double) noexcept; long long llrintf(float) noexcept;
+long lround(double) noexcept; long lroundf(float) noexcept;
+long long llround(double) noexcept; long long llroundf(float) noexcept;
+double nan(const char *) noexcept; float nanf(const char *) noexcept;
+void sincos(double, double *, double *) noexcept; void sincosf(float, float *, float *) noexcept;
+int abs(int) noexcept; long labs(long) noexcept; long long llabs(long long) noexcept;
+}
+#pragma GCC visibility pop
+#undef PCC_M1
+#undef PCC_M2
+
+#ifndef __PCC_SIM_HOST_LIBC
+/* ---- math_functions.hpp's C++ overloads (what NVRTC has; no integer templates) */
+#define PCC_F1(N) static inline float N(float a) { return N##f(a); }
+#define PCC_F2(N) static inline float N(float a, float b) { return N##f(a, b); }
+PCC_F1(acos) PCC_F1(acosh) PCC_F1(asin) PCC_F1(asinh) PCC_F1(atan) PCC_F1(atanh) PCC_F1(cbrt)
+PCC_F1(ceil) PCC_F1(cos) PCC_F1(cosh) PCC_F1(erf) PCC_F1(erfc) PCC_F1(exp) PCC_F1(exp10)
+PCC_F1(exp2) PCC_F1(expm1) PCC_F1(fabs) PCC_F1(floor) PCC_F1(j0) PCC_F1(j1) PCC_F1(lgamma)
+PCC_F1(log) PCC_F1(log10) PCC_F1(log1p) PCC_F1(log2) PCC_F1(logb) PCC_F1(nearbyint) PCC_F1(rint)
+PCC_F1(round) PCC_F1(sin) PCC_F1(sinh) PCC_F1(sqrt) PCC_F1(tan) PCC_F1(tanh) PCC_F1(tgamma)
+PCC_F1(trunc) PCC_F1(y0) PCC_F1(y1)
+PCC_F2(atan2) PCC_F2(copysign) PCC_F2(fdim) PCC_F2(fmax) PCC_F2(fmin) PCC_F2(fmod) PCC_F2(hypot)
+PCC_F2(nextafter) PCC_F2(pow) PCC_F2(remainder)
+#undef PCC_F1
+#undef PCC_F2
+static inline float fma(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float frexp(float a, int *e) { return frexpf(a, e); }
+static inline float ldexp(float a, int e) { return ldexpf(a, e); }
+static inline float modf(float a, float *i) { return modff(a, i); }
+static inline float remquo(float a, float b, int *q) { return remquof(a, b, q); }
+static inline float scalbn(float a, int e) { return scalbnf(a, e); }
+static inline float scalbln(float a, long e) { return scalblnf(a, e); }
+static inline float jn(int n, float a) { return jnf(n, a); }
+static inline float yn(int n, float a) { return ynf(n, a); }
+static inline int ilogb(float a) { return ilogbf(a); }
+static inline long lrint(float a) { return lrintf(a); }
+static inline long long llrint(float a) { return llrintf(a); }
+static inline long lround(float a) { return lroundf(a); }
+static inline long long llround(float a) { return llroundf(a); }
+static inline void sincos(float a, float *s, float *c) { sincosf(a, s, c); }
+static inline float pow(float a, int b) { return powf(a, (float)b); }
+static inline double pow(double a, int b) { return pow(a, (double)b); }
+static inline double copysign(double a, float b) { return copysign(a, (double)b); }
+static inline double copysign(float a, double b) { return copysign((double)a, b); }
+static inline long long abs(long long a) { return llabs(a); }
+static inline long abs(long a) { return labs(a); }
+static inline float abs(float a) { return fabsf(a); }
+static inline double abs(double a) { return fabs(a); }
+#define PCC_CLASS(N, E)                                                                        \
+    static inline bool N(float x) { return E; }                                                \
+    static inline bool N(double x) { return E; }                                               \
+    static inline bool N(long double x) { return E; }
+PCC_CLASS(isnan, __builtin_isnan(x)) PCC_CLASS(isinf, __builtin_isinf(x))
+PCC_CLASS(isfinite, __builtin_isfinite(x))
+#undef PCC_CLASS
+static inline int signbit(float x) { return __builtin_signbit(x) != 0; }
+static inline int signbit(double x) { return __builtin_signbit(x) != 0; }
+static inline int signbit(long double x) { return __builtin_signbit(x) != 0; }
+#endif /* __PCC_SIM_HOST_LIBC */
+
 /* ---- min/max: exactly CUDA's overload set -------------------------------- */
 #define PCC_MINMAX(R, A, B)                                                                    \
     static inline R min(const A a, const B b) { return (R)a < (R)b ? (R)a : (R)b; }            \
@@ -36,29 +130,26 @@ static inline long long llmax(long long a, long long b) { return a > b ? a : b; 
 static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
-/* ---- math beyond <math.h> ------------------------------------------------ */
+/* ---- CUDA's math beyond the C library ---------------------------------------- */
+#define PCC_PI 3.14159265358979323846
+#define PCC_SQRT1_2 0.70710678118654752440
+#define PCC_SQRT2 1.41421356237309504880
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static inline double rcbrt(double x) { return 1.0 / cbrt(x); }
-static inline float sinpif(float x) { return sinf((float)M_PI * x); }
-static inline float cospif(float x) { return cosf((float)M_PI * x); }
-static inline double sinpi(double x) { return sin(M_PI * x); }
-static inline double cospi(double x) { return cos(M_PI * x); }
+static inline float sinpif(float x) { return sinf((float)PCC_PI * x); }
+static inline float cospif(float x) { return cosf((float)PCC_PI * x); }
+static inline double sinpi(double x) { return sin(PCC_PI * x); }
+static inline double cospi(double x) { return cos(PCC_PI * x); }
 static inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
 static inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
-#ifndef __USE_GNU
-static inline float exp10f(float x) { return powf(10.0f, x); }
-static inline double exp10(double x) { return pow(10.0, x); }
-static inline void sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
-static inline void sincos(double x, double *s, double *c) { *s = sin(x); *c = cos(x); }
-#endif
-static inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)M_SQRT1_2); }
-static inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+static inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)PCC_SQRT1_2); }
+static inline double normcdf(double x) { return 0.5 * erfc(-x * PCC_SQRT1_2); }
 static inline double erfinv(double y)
 {
-    if (y <= -1.0) return y == -1.0 ? -HUGE_VAL : NAN;
-    if (y >= 1.0) return y == 1.0 ? HUGE_VAL : NAN;
+    if (y <= -1.0) return y == -1.0 ? -__builtin_huge_val() : __builtin_nan("");
+    if (y >= 1.0) return y == 1.0 ? __builtin_huge_val() : __builtin_nan("");
     /* Giles' approximation, then two Newton steps on erf. */
     double w = -log((1.0 - y) * (1.0 + y)), x;
     if (w < 5.0) {
@@ -74,13 +165,13 @@ static inline double erfinv(double y)
     }
     x *= y;
     for (int i = 0; i < 2; i++)
-        x -= (erf(x) - y) / (2.0 / sqrt(M_PI) * exp(-x * x));
+        x -= (erf(x) - y) / (2.0 / sqrt(PCC_PI) * exp(-x * x));
     return x;
 }
 static inline float erfinvf(float y) { return (float)erfinv((double)y); }
 static inline double erfcinv(double y) { return erfinv(1.0 - y); }
 static inline float erfcinvf(float y) { return (float)erfinv(1.0 - (double)y); }
-static inline double normcdfinv(double p) { return -M_SQRT2 * erfcinv(2.0 * p); }
+static inline double normcdfinv(double p) { return -PCC_SQRT2 * erfcinv(2.0 * p); }
 static inline float normcdfinvf(float p) { return (float)normcdfinv((double)p); }
 static inline double erfcx(double x) { return exp(x * x) * erfc(x); }
 static inline float erfcxf(float x) { return (float)erfcx((double)x); }
@@ -92,9 +183,28 @@ static inline float norm4df(float a, float b, float c, float d) { return sqrtf(a
 static inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
 static inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
 static inline double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
+static inline double norm4d(double a, double b, double c, double d) { return sqrt(a * a + b * b + c * c + d * d); }
+static inline double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
+static inline float normf(int n, const float *a) { float s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return sqrtf(s); }
+static inline double norm(int n, const double *a) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return sqrt(s); }
+static inline float rnormf(int n, const float *a) { return 1.0f / normf(n, a); }
+static inline double rnorm(int n, const double *a) { return 1.0 / norm(n, a); }
+static inline double cyl_bessel_i0(double x) { double s = 1, t = 1, q = x * x / 4; for (int k = 1; k < 500 && t > s * 1e-17; k++) { t *= q / ((double)k * k); s += t; } return s; }
+static inline double cyl_bessel_i1(double x) { double t = x / 2, s = t, q = x * x / 4; for (int k = 1; k < 500 && (t < 0 ? -t : t) > (s < 0 ? -s : s) * 1e-17; k++) { t *= q / ((double)k * (k + 1)); s += t; } return s; }
+static inline float cyl_bessel_i0f(float x) { return (float)cyl_bessel_i0(x); }
+static inline float cyl_bessel_i1f(float x) { return (float)cyl_bessel_i1(x); }
 static inline float fdividef(float a, float b) { return a / b; }
-static inline float saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-static inline float __saturatef(float x) { return saturatef(x); }
+static inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+static inline float rsqrt(float a) { return rsqrtf(a); }
+static inline float rcbrt(float a) { return rcbrtf(a); }
+static inline float sinpi(float a) { return sinpif(a); }
+static inline float cospi(float a) { return cospif(a); }
+static inline void sincospi(float a, float *s, float *c) { sincospif(a, s, c); }
+static inline float erfinv(float a) { return erfinvf(a); }
+static inline float erfcinv(float a) { return erfcinvf(a); }
+static inline float normcdfinv(float a) { return normcdfinvf(a); }
+static inline float normcdf(float a) { return normcdff(a); }
+static inline float erfcx(float a) { return erfcxf(a); }
 
 /* intrinsics: the host has only one precision, so the fast ones are the exact ones */
 /* glibc declares __expf & co. itself (as extern functions), so these are macros */
@@ -110,34 +220,64 @@ static inline float __saturatef(float x) { return saturatef(x); }
 static inline void __pcc_sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 #define __powf(x, y) powf((x), (y))
 static inline float __fdividef(float a, float b) { return a / b; }
-static inline float __frcp_rn(float x) { return 1.0f / x; }
-static inline float __fsqrt_rn(float x) { return sqrtf(x); }
-static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
-static inline double __drcp_rn(double x) { return 1.0 / x; }
-static inline double __dsqrt_rn(double x) { return sqrt(x); }
-#define PCC_ROUNDED(S, T)                                                                      \
-    static inline T __fadd##S(T a, T b) { return a + b; }                                      \
-    static inline T __fsub##S(T a, T b) { return a - b; }                                      \
-    static inline T __fmul##S(T a, T b) { return a * b; }                                      \
-    static inline T __fdiv##S(T a, T b) { return a / b; }                                      \
-    static inline T __fmaf##S(T a, T b, T c) { return fmaf(a, b, c); }
-PCC_ROUNDED(_rn, float) PCC_ROUNDED(_rz, float) PCC_ROUNDED(_ru, float) PCC_ROUNDED(_rd, float)
-#undef PCC_ROUNDED
-#define PCC_DROUNDED(S)                                                                        \
-    static inline double __dadd##S(double a, double b) { return a + b; }                       \
-    static inline double __dsub##S(double a, double b) { return a - b; }                       \
-    static inline double __dmul##S(double a, double b) { return a * b; }                       \
-    static inline double __ddiv##S(double a, double b) { return a / b; }                       \
-    static inline double __fma##S(double a, double b, double c) { return fma(a, b, c); }
-PCC_DROUNDED(_rn) PCC_DROUNDED(_rz) PCC_DROUNDED(_ru) PCC_DROUNDED(_rd)
-#undef PCC_DROUNDED
+static inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }
+/* Directed rounding: the runtime computes each in the host's rounding mode
+ * (sim/rounding.c), so __fadd_rd is rounded down as on the GPU; _rn is the
+ * host's own arithmetic. */
+#define PCC_FRND(S, M)                                                                         \
+    static inline float __fadd##S(float a, float b) { return __pcc_api->fround(PCC_SIM_FOP_ADD, M, a, b, 0); } \
+    static inline float __fsub##S(float a, float b) { return __pcc_api->fround(PCC_SIM_FOP_SUB, M, a, b, 0); } \
+    static inline float __fmul##S(float a, float b) { return __pcc_api->fround(PCC_SIM_FOP_MUL, M, a, b, 0); } \
+    static inline float __fdiv##S(float a, float b) { return __pcc_api->fround(PCC_SIM_FOP_DIV, M, a, b, 0); } \
+    static inline float __fmaf##S(float a, float b, float c) { return __pcc_api->fround(PCC_SIM_FOP_FMA, M, a, b, c); } \
+    static inline float __fmaf_ieee##S(float a, float b, float c) { return __pcc_api->fround(PCC_SIM_FOP_FMA, M, a, b, c); } \
+    static inline float __fsqrt##S(float a) { return __pcc_api->fround(PCC_SIM_FOP_SQRT, M, a, 0, 0); } \
+    static inline float __frcp##S(float a) { return __pcc_api->fround(PCC_SIM_FOP_RCP, M, a, 0, 0); } \
+    static inline double __dadd##S(double a, double b) { return __pcc_api->dround(PCC_SIM_FOP_ADD, M, a, b, 0); } \
+    static inline double __dsub##S(double a, double b) { return __pcc_api->dround(PCC_SIM_FOP_SUB, M, a, b, 0); } \
+    static inline double __dmul##S(double a, double b) { return __pcc_api->dround(PCC_SIM_FOP_MUL, M, a, b, 0); } \
+    static inline double __ddiv##S(double a, double b) { return __pcc_api->dround(PCC_SIM_FOP_DIV, M, a, b, 0); } \
+    static inline double __fma##S(double a, double b, double c) { return __pcc_api->dround(PCC_SIM_FOP_FMA, M, a, b, c); } \
+    static inline double __dsqrt##S(double a) { return __pcc_api->dround(PCC_SIM_FOP_SQRT, M, a, 0, 0); } \
+    static inline double __drcp##S(double a) { return __pcc_api->dround(PCC_SIM_FOP_RCP, M, a, 0, 0); } \
+    static inline float __double2float##S(double a) { return (float)__pcc_api->dround(PCC_SIM_FOP_D2F, M, a, 0, 0); } \
+    static inline float __int2float##S(int a) { return (float)__pcc_api->iround(PCC_SIM_LL2F, M, a, 0); } \
+    static inline float __uint2float##S(unsigned int a) { return (float)__pcc_api->iround(PCC_SIM_ULL2F, M, 0, a); } \
+    static inline float __ll2float##S(long long a) { return (float)__pcc_api->iround(PCC_SIM_LL2F, M, a, 0); } \
+    static inline float __ull2float##S(unsigned long long a) { return (float)__pcc_api->iround(PCC_SIM_ULL2F, M, 0, a); } \
+    static inline double __ll2double##S(long long a) { return __pcc_api->iround(PCC_SIM_LL2D, M, a, 0); } \
+    static inline double __ull2double##S(unsigned long long a) { return __pcc_api->iround(PCC_SIM_ULL2D, M, 0, a); }
+PCC_FRND(_rz, PCC_SIM_RZ) PCC_FRND(_ru, PCC_SIM_RU) PCC_FRND(_rd, PCC_SIM_RD)
+#undef PCC_FRND
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __fmaf_ieee_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __fsqrt_rn(float a) { return sqrtf(a); }
+static inline float __frcp_rn(float a) { return 1.0f / a; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+static inline double __dsqrt_rn(double a) { return sqrt(a); }
+static inline double __drcp_rn(double a) { return 1.0 / a; }
+static inline float __double2float_rn(double a) { return (float)a; }
+static inline float __int2float_rn(int a) { return (float)a; }
+static inline float __uint2float_rn(unsigned int a) { return (float)a; }
+static inline float __ll2float_rn(long long a) { return (float)a; }
+static inline float __ull2float_rn(unsigned long long a) { return (float)a; }
+static inline double __ll2double_rn(long long a) { return (double)a; }
+static inline double __ull2double_rn(unsigned long long a) { return (double)a; }
 
 /* conversions: CUDA saturates out-of-range values and maps NaN to 0 */
 template <class I, class F> static inline I __pcc_f2i(F x)
 {
     if (x != x) return 0;
-    if (x <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
-    if (x >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+    if (x <= (F)__pcc::limits<I>::min()) return __pcc::limits<I>::min();
+    if (x >= (F)__pcc::limits<I>::max()) return __pcc::limits<I>::max();
     return (I)x;
 }
 #define PCC_F2I(NAME, F, I)                                                                    \
@@ -150,16 +290,6 @@ PCC_F2I(__float2ll, float, long long) PCC_F2I(__float2ull, float, unsigned long 
 PCC_F2I(__double2int, double, int) PCC_F2I(__double2uint, double, unsigned int)
 PCC_F2I(__double2ll, double, long long) PCC_F2I(__double2ull, double, unsigned long long)
 #undef PCC_F2I
-#define PCC_I2F(NAME, I, F)                                                                    \
-    static inline F NAME##_rn(I x) { return (F)x; }                                            \
-    static inline F NAME##_rz(I x) { return (F)x; }                                            \
-    static inline F NAME##_rd(I x) { return (F)x; }                                            \
-    static inline F NAME##_ru(I x) { return (F)x; }
-PCC_I2F(__int2float, int, float) PCC_I2F(__uint2float, unsigned int, float)
-PCC_I2F(__ll2float, long long, float) PCC_I2F(__ull2float, unsigned long long, float)
-PCC_I2F(__ll2double, long long, double) PCC_I2F(__ull2double, unsigned long long, double)
-PCC_I2F(__double2float, double, float)
-#undef PCC_I2F
 static inline double __int2double_rn(int x) { return x; }
 static inline double __uint2double_rn(unsigned int x) { return x; }
 template <class To, class From> static inline To __pcc_bits(From v)

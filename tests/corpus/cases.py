@@ -83,10 +83,6 @@ _SIM_NO_GRID_SYNC = ("sim refuses grid.sync() at compile ('grid-wide synchroniza
                      "pycudac CPU simulator')")
 
 
-_SIM_ACTIVEMASK = ("sim: __activemask() returns the lanes of the warp that have not exited "
-                   "(the warp's live mask), not the lanes executing the branch it is called in")
-
-
 def _c_name(fn):
     return ("sim refuses what NVRTC accepts: the kernel's extern \"C\" name collides with the "
             f"host C library's {fn}() that the simulator's prelude headers declare "
@@ -441,10 +437,7 @@ case(id="filter_warp_aggregated", src="compaction.cu", kernel="filter_k",
                          n=np.int32(5000)),
      args=(Out("dst"), InOut("nres"), In("x"), Val("n")), block=(128, 1, 1),
      grid=(cdiv(5000, 128), 1), check=_check_filter,
-     tags=("compaction", "warp_vote", "atomics", "activemask"),
-     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (src[i] > 0)` the leader reserves slots for "
-               "lanes that took no part, so *nres overcounts (4854 where 2290 expected)",
-     raises=("AssertionError",))
+     tags=("compaction", "warp_vote", "atomics", "activemask"))
 
 
 # ---- histogram.cu ------------------------------------------------------------------
@@ -987,10 +980,7 @@ case(id="activemask_branch", src="warp_vote.cu", kernel="active_lanes",
      make=lambda r: dict(o=np.zeros(64, np.uint32), k=np.int32(20)),
      args=(Out("o"), Val("k")), block=(64, 1, 1), grid=(1, 1),
      expect=lambda d: {"o": np.tile(np.where(np.arange(32) < 20, 20, 0xffffffff), 2)},
-     tags=("warp_vote", "activemask"),
-     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (lane < 20)` lane k sees __popc(mask) == 20 - k "
-               "(lanes 20-31, on the other path, count until they exit)",
-     raises=("AssertionError",))
+     tags=("warp_vote", "activemask"))
 
 case(id="shfl_broadcast", src="warp_vote.cu", kernel="shfl_broadcast",
      make=lambda r: dict(i=r.standard_normal(128).astype(np.float32), b=np.zeros(128, np.float32),

@@ -1100,10 +1100,7 @@ case(id="cg_grid_sync_cooperative_launch", src="cg_grid_sync.cu", kernel="reduce
      shared=128 * 4, launch_kw={"cooperative": True},
      expect=lambda d: {"p": grid_stride_block_sums(d["x"], 8, 128),
                        "t": [d["x"].sum(dtype=np.float64)]},
-     tags=("cooperative_groups", "grid_group", "cooperative"),
-     xfail=("no cooperative launch in pycudac yet: cooperative=True is not a launch keyword "
-            "(TypeError: unexpected keyword argument 'cooperative')"),
-     raises=("TypeError",))
+     tags=("cooperative_groups", "grid_group", "cooperative"))
 
 
 # ---- atomics.cu, sync_count.cu ------------------------------------------------------------------------

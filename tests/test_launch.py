@@ -1207,7 +1207,7 @@ __global__ void handshake(int *flag, int *out)
         long long spins = 0;
         while (atomicAdd(flag, 0) == 0 && ++spins < (1LL << 26))
             ;
-        out[0] = spins < (1LL << 26) ? out[1] + 1 : -1;
+        out[0] = spins < (1LL << 26) ? atomicAdd(&out[1], 0) + 1 : -1;
     }
 }
 """

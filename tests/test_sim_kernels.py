@@ -538,6 +538,23 @@ def test_tiles_wider_than_a_warp(ctx):
         assert out[i].tolist() == expect, i
 
 
+def test_reduce_needs_its_header_as_with_nvrtc(ctx):
+    """cg::reduce and cg::plus come with <cooperative_groups/reduce.h>, not
+    with <cooperative_groups.h>: the simulator refuses what NVRTC refuses."""
+    from pycudac.compiler import CompileError, SourceModule
+    src = ("#include <cooperative_groups.h>\n"
+           "namespace cg = cooperative_groups;\n"
+           "__global__ void k(int *x)\n"
+           "{\n"
+           "    auto t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+           "    x[0] = cg::reduce(t, x[1], cg::plus<int>());\n"
+           "}\n")
+    with pytest.raises(CompileError):
+        SourceModule(src, include_dirs=toolkit_includes())
+    SourceModule(src.replace("groups.h>", "groups.h>\n#include <cooperative_groups/reduce.h>"),
+                 include_dirs=toolkit_includes())
+
+
 def test_source_corners(ctx):
     mod = load("quirks.cu")
     out = np.zeros(100, np.float32)

@@ -372,8 +372,9 @@ def test_a_fault_while_other_blocks_wait_at_grid_sync():
 
 
 def test_a_cooperative_launch_that_may_not_fit(ctx):
-    """cuLaunchCooperativeKernel's own refusal on the simulator, below the
-    Python check: the limit is the occupancy query's."""
+    """On the simulator the largest cooperative grid is its occupancy answer
+    times its multiprocessors (one per CPU core), and that grid runs (a
+    thread per block)."""
     from pycudac.compiler import SourceModule
     f = SourceModule("__global__ void k(int *x) { }").get_function("k")
     per_sm = f.max_active_blocks_per_multiprocessor(256)

@@ -49,12 +49,15 @@ for a in "$@"; do case "$a" in -*) ;; *) only_options=0 ;; esac; done
 if [ "$only_options" = 1 ]; then
     # Every test that runs pycudac from several Python threads, the staged
     # copies (their own pthreads), simulator launches spread over the
-    # worker pool (plain and fiber kernels, barriers, warp operations), and
+    # worker pool (plain and fiber kernels, barriers, warp operations),
+    # cooperative launches (a thread per block, the grid barrier), and
     # os.environ rewritten by a thread during sim compiles and launches.
     set -- "$@" tests/test_faults.py tests/test_driver.py tests/test_sim_runtime.py \
-        tests/test_sim_kernels.py -k "(thread or gil or staged or free_restores or syncthreads \
-        or every_thread_of_every_block or warp or shared_memory_reduction or tree_reduction \
-        or histogram or environment) and not out_of_bounds and not stack_overflow and not deadlock"
+        tests/test_sim_kernels.py tests/test_launch.py -k "(thread or gil or staged \
+        or free_restores or syncthreads or every_thread_of_every_block or warp \
+        or shared_memory_reduction or tree_reduction or histogram or environment \
+        or grid_sync_in_a_cooperative or split_barrier or run_at_once or never_complete \
+        or activemask_is) and not out_of_bounds and not stack_overflow and not deadlock"
 fi
 echo "== [tsan] pytest $* (LD_PRELOAD=$LD_PRELOAD)"
 set +e

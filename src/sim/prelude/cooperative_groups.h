@@ -1,7 +1,6 @@
 /*
  * sim/prelude/cooperative_groups.h — cooperative groups for the CPU
- * simulator (<cooperative_groups.h>, <cooperative_groups/reduce.h>,
- * <cooperative_groups/scan.h>), written from the CUDA Programming Guide's
+ * simulator (<cooperative_groups.h>), written from the CUDA Programming Guide's
  * chapter with CUDA 12/13's names, types and order of operations (so that
  * a floating-point reduce or scan adds in the GPU's order):
  *
@@ -15,8 +14,9 @@
  *                      binary_partition, tiled_partition(group, n)
  *   grid_group         this_grid(): its indices in any launch; sync() and
  *                      is_valid() need a cooperative launch
- *   reduce, inclusive_scan, exclusive_scan over tiles and coalesced groups;
- *   plus, less, greater, bit_and, bit_or, bit_xor; invoke_one(_broadcast).
+ *   invoke_one(_broadcast); reduce and the scans are
+ *   cooperative_groups_reduce.h and cooperative_groups_scan.h, as CUDA's
+ *   <cooperative_groups/reduce.h> and <cooperative_groups/scan.h>.
  *
  * Misuse that CUDA's header stops at compile time (reduce over a
  * thread_block, a tile size that is no power of two) is a static_assert
@@ -637,165 +637,11 @@ template <class G> static inline auto group_size(const G &g) -> decltype(g.num_t
     return g.num_threads();
 }
 
-/* ---- reduce and scan -------------------------------------------------------------------- */
-
-template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
-template <class T> struct less { T operator()(T a, T b) const { return (b < a) ? b : a; } };
-template <class T> struct greater { T operator()(T a, T b) const { return (a < b) ? b : a; } };
-template <class T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
-template <class T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
-template <class T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
-
 namespace details {
 template <class G> struct tile_group : std::false_type {};
 template <unsigned int S, class P> struct tile_group<thread_block_tile<S, P>> : std::true_type {};
 template <> struct tile_group<coalesced_group> : std::true_type {};
-
-template <class G, class T, class Op> static inline void check_collective()
-{
-    static_assert(tile_group<typename remove_qual<G>::type>::value,
-                  "This group does not exclusively represent a tile");
-}
-
-/* Hillis-Steele within a warp-sized group, on the member `dist` ranks
- * below (rank_src gives that member's lane, or the caller's own). */
-template <class T, class Op, class Src>
-static inline T warp_inclusive(unsigned int mask, unsigned int size, unsigned int rank, T v,
-                               Op &op, Src rank_src)
-{
-    for (unsigned int d = 1; d < size; d <<= 1) {
-        T up = shfl_lane(mask, v, rank >= d ? rank_src(rank - d) : laneid());
-        if (d <= rank)
-            v = op(v, up);
-    }
-    return v;
-}
-
-template <class T, class Op> static inline T warp_butterfly(unsigned int size, T v, Op &op)
-{
-    unsigned int mask = size == 32 ? 0xffffffffu : ((1u << size) - 1u) << (laneid() & ~(size - 1));
-    for (unsigned int o = size / 2; o > 0; o /= 2)
-        v = op(v, shfl_lane(mask, v, laneid() ^ o));
-    return v;
-}
-
-template <class Op, class T> struct integral_plus
-    : std::integral_constant<bool, std::is_same<Op, plus<T>>::value && std::is_integral<T>::value> {
-};
-
-template <unsigned int Size, class P, class T, class Op>
-static inline T reduce(const thread_block_tile<Size, P> &, T v, Op &op)
-{
-    v = warp_butterfly(Size < 32 ? Size : 32, v, op);
-    if constexpr (Size > 32) {
-        static_assert(sizeof(T) <= 8, "Collectives with tiles larger than 32 threads are limited "
-                                      "to types smaller then 8 bytes");
-        unsigned int rank = cta_rank() & (Size - 1);
-        for (unsigned int o = Size / 64; o > 0; o /= 2)
-            v = op(v, shfl_tile(Size, v, (int)(rank ^ (o * 32))));
-    }
-    return v;
-}
-
-template <class T, class Op> static inline T reduce(const coalesced_group &g, T v, Op &op)
-{
-    unsigned int mask = access::mask(g);
-    if (mask == 0xffffffffu)
-        return warp_butterfly(32, v, op);
-    T incl = warp_inclusive(mask, g.size(), g.thread_rank(), v, op,
-                            [&](unsigned int r) { return nth_lane(mask, r); });
-    return shfl_lane(mask, incl, 31u - (unsigned int)__builtin_clz(mask));
-}
-
-template <bool Exclusive, unsigned int Size, class P, class T, class Op>
-static inline T scan(const thread_block_tile<Size, P> &, T v, Op &op)
-{
-    constexpr unsigned int W = Size < 32 ? Size : 32;
-    unsigned int mask = W == 32 ? 0xffffffffu : ((1u << W) - 1u) << (laneid() & ~(W - 1));
-    unsigned int lane = laneid() & (W - 1), first = laneid() - lane;
-    T incl = warp_inclusive(mask, W, lane, v, op, [&](unsigned int r) { return first + r; });
-    T ws = incl;
-    if constexpr (Exclusive) {
-        if constexpr (integral_plus<Op, T>::value) {
-            ws = incl - v;
-        } else {
-            T up = shfl_lane(mask, incl, lane >= 1 ? laneid() - 1 : laneid());
-            ws = lane == 0 ? T() : up;
-        }
-    }
-    if constexpr (Size <= 32) {
-        return ws;
-    } else {
-        /* the warps' totals, scanned across the tile's warps */
-        unsigned int rank = cta_rank() & (Size - 1), warp = rank / 32;
-        T tot = shfl_lane(mask, incl, 31u), x = tot;
-        for (unsigned int d = 1; d < Size / 32; d <<= 1) {
-            T up = shfl_tile(Size, x, (int)(warp >= d ? rank - d * 32 : rank));
-            if (d <= warp)
-                x = op(x, up);
-        }
-        T before;
-        if constexpr (integral_plus<Op, T>::value) {
-            before = x - tot;
-        } else {
-            T up = shfl_tile(Size, x, (int)(warp >= 1 ? rank - 32 : rank));
-            before = warp == 0 ? T() : up;
-        }
-        if (Exclusive && lane == 0)
-            return before;
-        return warp == 0 ? ws : op(ws, before);
-    }
-}
-
-template <bool Exclusive, class T, class Op>
-static inline T scan(const coalesced_group &g, T v, Op &op)
-{
-    unsigned int mask = access::mask(g), rank = g.thread_rank();
-    T incl = warp_inclusive(mask, g.size(), rank, v, op, [&](unsigned int r) {
-        return mask == 0xffffffffu ? r : nth_lane(mask, r);
-    });
-    if constexpr (!Exclusive) {
-        return incl;
-    } else if constexpr (integral_plus<Op, T>::value) {
-        return incl - v;
-    } else {
-        T up = g.shfl_up(incl, 1);
-        return rank == 0 ? T() : up;
-    }
-}
 } // namespace details
-
-template <class G, class T, class Op>
-static inline auto reduce(const G &g, T &&v, Op &&op) -> decltype(op(v, v))
-{
-    details::check_collective<G, T, Op>();
-    typedef typename details::remove_qual<decltype(op(v, v))>::type R;
-    return details::reduce(g, (R)v, op);
-}
-template <class G, class T, class Op>
-static inline auto inclusive_scan(const G &g, T &&v, Op &&op) -> decltype(op(v, v))
-{
-    details::check_collective<G, T, Op>();
-    typedef typename details::remove_qual<decltype(op(v, v))>::type R;
-    return details::scan<false>(g, (R)v, op);
-}
-template <class G, class T>
-static inline typename details::remove_qual<T>::type inclusive_scan(const G &g, T &&v)
-{
-    return inclusive_scan(g, v, plus<typename details::remove_qual<T>::type>());
-}
-template <class G, class T, class Op>
-static inline auto exclusive_scan(const G &g, T &&v, Op &&op) -> decltype(op(v, v))
-{
-    details::check_collective<G, T, Op>();
-    typedef typename details::remove_qual<decltype(op(v, v))>::type R;
-    return details::scan<true>(g, (R)v, op);
-}
-template <class G, class T>
-static inline typename details::remove_qual<T>::type exclusive_scan(const G &g, T &&v)
-{
-    return exclusive_scan(g, v, plus<typename details::remove_qual<T>::type>());
-}
 
 /* One member (rank 0) calls fn; with _broadcast every member gets its result. */
 template <class G, class Fn, class... Args>

@@ -8,8 +8,9 @@
  * One header per CUDA header it stands for, as in HIP-CPU: this file (with
  * vector_types.h, device_atomic_functions.h and math_functions.h, which it
  * includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
- * cooperative_groups.h. The compiler writes them into its private
- * directory and maps CUDA's header names onto them (src/sim/cc/cxx.c).
+ * cooperative_groups.h (with cooperative_groups_reduce.h and _scan.h). The
+ * compiler writes them into its private directory and maps CUDA's header
+ * names onto them (src/sim/cc/cxx.c).
  *
  * Kept light on purpose: every kernel compile parses it, so no <iostream>,
  * no <atomic>, nothing heavier than the C library's math.

@@ -538,6 +538,28 @@ def test_tiles_wider_than_a_warp(ctx):
         assert out[i].tolist() == expect, i
 
 
+def test_the_rest_of_the_cooperative_groups_api(ctx):
+    x = rng(36).integers(0, 1000, 64).astype(np.int32)
+    out = np.zeros(16 * 64, np.int32)
+    cg_module("cg_api.cu").get_function("api_tour")(drv.In(x), drv.Out(out), block=(64, 1, 1))
+    out = out.reshape(64, 16)
+    for i in range(64):
+        w, lane = divmod(i, 32)
+        warp, t8 = x[32 * w:32 * w + 32], x[i - i % 8:][:8]
+        even = warp % 2 == 0
+        if even.all() or not even.any():
+            halves = 32
+        else:
+            halves = int(even.sum() if x[i] % 2 == 0 else (~even).sum()) + 100 * int(x[i] % 2 == 0)
+        part = [j for j in range(32) if warp[j] & 3 == x[i] & 3]
+        r = part.index(lane)
+        quads = (len(part), r) if len(part) <= 4 else (min(4, len(part) - r // 4 * 4), r % 4)
+        expect = [1, 7, i % 8 + 1080, 2 * warp[3], warp.max(), t8[:i % 8 + 1].sum(),
+                  t8[:i % 8].sum(), halves, len(part), quads[0] + 100 * quads[1], 0xff + 1000,
+                  warp[part[0]], 132, np.bitwise_or.reduce(t8), 65, 64]
+        assert out[i].tolist() == [int(e) for e in expect], i
+
+
 def test_reduce_needs_its_header_as_with_nvrtc(ctx):
     """cg::reduce and cg::plus come with <cooperative_groups/reduce.h>, not
     with <cooperative_groups.h>: the simulator refuses what NVRTC refuses."""

@@ -29,7 +29,6 @@
 
 typedef struct {
     struct sim_worker *w;    /* atomic: the fault handler reads it */
-    pthread_t tid;           /* atomic, likewise */
     unsigned long long seen; /* the last launch it looked at (coop_lock) */
 } coop_thread;
 
@@ -101,7 +100,6 @@ static int coop_thread_new(int index)
         return -1;
     }
     pthread_detach(tid);
-    __atomic_store_n(&coop[index].tid, tid, __ATOMIC_RELAXED);
     __atomic_store_n(&ncoop, index, __ATOMIC_RELEASE);
     return 0;
 }

@@ -127,8 +127,8 @@ class thread_group {
     }
 
   public:
+    /* num_threads(): CUDA's header declares it and never defines it */
     unsigned long long size() const;
-    unsigned long long num_threads() const { return size(); }
     unsigned long long thread_rank() const;
     void sync(int __line = __builtin_LINE()) const; /* the line: for a grid's */
     unsigned int get_type() const { return _type; }

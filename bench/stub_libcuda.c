@@ -98,6 +98,8 @@ static const struct {
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+     "too many blocks in cooperative launch"},
 };
 
 API CUresult cuGetErrorName(CUresult e, const char **s)
@@ -179,6 +181,7 @@ API CUresult cuDeviceGetAttribute(int *pi, int attr, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 232448; break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
     default:
         if (attr <= 0 || attr > 200)
@@ -954,4 +957,76 @@ API CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunct
     *min_grid = 132;
     *block = limit > 0 && limit < 1024 ? limit : 1024;
     return CUDA_SUCCESS;
+}
+
+/* Blocks per SM as an H100 counts threads (64 warps, 32 blocks). */
+API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int block,
+                                                        size_t smem)
+{
+    (void)f;
+    (void)smem;
+    if (block <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *n = 2048 / ((block + 31) / 32 * 32);
+    if (*n > 32)
+        *n = 32;
+    return CUDA_SUCCESS;
+}
+
+/* Cooperative launches (recorded always: they are not benchmarked). The
+ * stub does not know a kernel's parameters: the test says how many there
+ * are and how many bytes they span (stub_expect_params), and the launch
+ * records each parameter's offset from the first and the bytes from there.
+ * stub_coop_limit(n) makes grids of more than n blocks fail with 720, as a
+ * driver whose answer differs from its occupancy query would. */
+static size_t coop_nparams, coop_span;
+static long coop_limit = -1;
+static struct {
+    unsigned int dims[7];
+    CUstream stream;
+    CUfunction func;
+    size_t n, nbytes;
+    long offsets[64];
+    unsigned char bytes[4096];
+} last_coop;
+
+API void stub_expect_params(size_t n, size_t span)
+{
+    coop_nparams = n < 64 ? n : 64;
+    coop_span = span < sizeof last_coop.bytes ? span : sizeof last_coop.bytes;
+}
+
+API void stub_coop_limit(long n)
+{
+    coop_limit = n;
+}
+
+API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
+                                       unsigned int gz, unsigned int bx, unsigned int by,
+                                       unsigned int bz, unsigned int shared, CUstream s,
+                                       void **params)
+{
+    if (coop_limit >= 0 && (long long)gx * gy * gz > coop_limit)
+        return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    unsigned int dims[7] = {gx, gy, gz, bx, by, bz, shared};
+    memcpy(last_coop.dims, dims, sizeof dims);
+    last_coop.stream = s;
+    last_coop.func = f;
+    last_coop.n = params ? coop_nparams : 0;
+    last_coop.nbytes = params && coop_nparams ? coop_span : 0;
+    for (size_t i = 0; i < last_coop.n; i++)
+        last_coop.offsets[i] = (long)((char *)params[i] - (char *)params[0]);
+    if (last_coop.nbytes)
+        memcpy(last_coop.bytes, params[0], last_coop.nbytes);
+    return CUDA_SUCCESS;
+}
+
+/* The last cooperative launch: dims[7], up to 64 parameter offsets, the
+ * recorded bytes (up to cap). Returns the number of bytes recorded. */
+API size_t stub_last_coop(unsigned int dims[7], long *offsets, unsigned char *bytes, size_t cap)
+{
+    memcpy(dims, last_coop.dims, sizeof last_coop.dims);
+    memcpy(offsets, last_coop.offsets, last_coop.n * sizeof *offsets);
+    memcpy(bytes, last_coop.bytes, last_coop.nbytes < cap ? last_coop.nbytes : cap);
+    return last_coop.nbytes;
 }

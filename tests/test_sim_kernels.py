@@ -361,6 +361,227 @@ def test_cooperative_groups_tiles(ctx):
     assert odd.tolist() == [sum(1 << k for k in range(8) if row[k] & 1) for row in t]
 
 
+# --------------------------------------------- cooperative groups beyond the block
+
+def cg_module(name):
+    return load(name, no_extern_c=True, include_dirs=toolkit_includes())
+
+
+def lanes_of(nthreads, warp):
+    """The mask of the lanes of warp `warp` that exist in a block of nthreads."""
+    n = min(32, nthreads - 32 * warp)
+    return (1 << n) - 1
+
+
+@pytest.mark.tsan
+def test_activemask_is_the_lanes_of_the_branch(ctx):
+    """__activemask() inside `if (lane < k)` is the branch's lanes; after the if
+    and after a loop whose trip count differs by lane, the warp's; inside the
+    loop, the lanes still looping (the sum of their counts over the trips)."""
+    o = np.zeros(4 * 48, np.uint32)
+    cg_module("cg_groups.cu").get_function("masks")(drv.Out(o), np.int32(20), block=(48, 1, 1))
+    o = o.reshape(48, 4)
+    for t in range(48):
+        w, lane = divmod(t, 32)
+        live = lanes_of(48, w)
+        looping = [sum(1 for j in range(32) if live >> j & 1 and (j & 3) > i) for i in range(3)]
+        assert o[t, 0] == (live & ((1 << 20) - 1) if lane < 20 else 0), t
+        assert o[t, 1] == live and o[t, 3] == live, t
+        assert o[t, 2] == sum(looping[:lane & 3]), t
+
+
+def test_coalesced_threads_in_a_branch(ctx):
+    v = rng(30).integers(0, 12, 96).astype(np.int32)
+    v[0:32] |= 1  # a warp where every lane takes the branch
+    out = np.zeros(10 * 96, np.int32)
+    cg_module("cg_groups.cu").get_function("odd_groups")(drv.In(v), drv.Out(out),
+                                                         block=(96, 1, 1))
+    out = out.reshape(96, 10)
+    for w in range(3):
+        x = v[32 * w:32 * w + 32]
+        members = [j for j in range(32) if x[j] & 1]
+        vals = [int(x[j]) for j in members]
+        for r, j in enumerate(members):
+            expect = [len(members), r, vals[0],
+                      sum(1 << k for k, y in enumerate(vals) if y > 5),
+                      vals[r + 1] if r + 1 < len(vals) else vals[r],
+                      sum(vals[:r + 1]), sum(vals), max(vals[:r]) if r else 0,
+                      int(7 in vals) + 2 * int(min(vals) > 0),
+                      vals[r - 2] if r >= 2 else vals[r]]
+            got = out[32 * w + j].view(np.uint32).tolist()
+            assert got == [e & 0xffffffff for e in expect], (w, j)
+        assert all((out[32 * w + j] == -1).all() for j in range(32) if not x[j] & 1)
+
+
+def test_labeled_binary_and_tiled_partitions(ctx):
+    key = rng(31).integers(0, 3, 64).astype(np.int32)
+    out = np.zeros(12 * 64, np.int32)
+    cg_module("cg_groups.cu").get_function("partitions")(drv.In(key), drv.Out(out),
+                                                         block=(64, 1, 1))
+    out = out.reshape(64, 12)
+    for w in range(2):
+        k = key[32 * w:32 * w + 32]
+        firsts = sorted({int(np.argmax(k == c)) for c in set(k.tolist())})
+        for lane in range(32):
+            part = [j for j in range(32) if k[j] == k[lane]]
+            r = part.index(lane)
+            if len(part) <= 2:  # tiling a group no larger than the tile gives it back
+                pair = (len(part), r, firsts.index(part[0]), len(firsts))
+            else:
+                first = r // 2 * 2
+                pair = (min(2, len(part) - first), r - first, r // 2, (len(part) + 1) // 2)
+            odd = [j for j in part if (32 * w + j) & 1]
+            mine = (32 * w + lane) & 1
+            if len(odd) in (0, len(part)):
+                side = (len(part), 0, 1)
+            else:
+                side = (len(odd) if mine else len(part) - len(odd), mine, 2)
+            same = sum(1 << q for q, j in enumerate(part) if (j & 1) == (lane & 1))
+            assert out[32 * w + lane].tolist() == [len(part), r, firsts.index(part[0]),
+                                                   len(firsts), *pair, *side, same], (w, lane)
+
+
+def test_thread_group_is_type_erased(ctx):
+    """Rank and size through thread_group of a block (3-D), its dynamic tiles
+    and their tiles, a static tile, and the grid; the block's indices."""
+    out = np.zeros(16 * 128, np.int32)
+    cg_module("cg_groups.cu").get_function("erased")(drv.Out(out), block=(8, 4, 2), grid=(2, 1))
+    out = out.reshape(128, 16)
+    for b in range(2):
+        for t in range(64):
+            x, y, z = t % 8, t // 8 % 4, t // 32
+            expect = [t, 64, t % 16, 16, t % 4, 4, t % 8, 8, 64 * b + t, 128, b,
+                      x + 10 * y + 100 * z, 248, 64, 1, 0]
+            assert out[64 * b + t].tolist() == expect, (b, t)
+
+
+def test_static_tiles_of_every_size(ctx):
+    x = rng(32).integers(0, 100, 64).astype(np.int32)
+    out = np.zeros(48 * 64, np.int32)
+    meta = np.zeros(2 * 64, np.int32)
+    cg_module("cg_groups.cu").get_function("tiles")(drv.In(x), drv.Out(out), drv.Out(meta),
+                                                    block=(64, 1, 1))
+    out = out.reshape(64, 4, 12).view(np.uint32)
+    for k, n in enumerate((4, 8, 16, 32)):
+        for i in range(64):
+            base, r = i - i % n, i % n
+            t = x[base:base + n]
+            full = (1 << n) - 1
+            expect = [t[n - 1], x[i - 1] if r >= 1 else x[i], x[i + 2] if r + 2 < n else x[i],
+                      x[i ^ 1], int((t > 90).any()) + 2 * int((t > 5).all()),
+                      sum(1 << q for q in range(n) if t[q] & 1),
+                      sum(1 << q for q in range(n) if t[q] & 3 == x[i] & 3),
+                      (full + (1 << 16) if n < 32 else full) & 0xffffffff,
+                      i // n, 64 // n, r, t.sum()]
+            assert out[i, k].tolist() == [int(e) & 0xffffffff for e in expect], (n, i)
+    assert meta.tolist() == [v for i in range(64) for v in (i % 32 // 4, 8)]
+
+
+def test_grid_group_in_an_ordinary_launch(ctx):
+    out = np.zeros(8 * 48, np.uint64)
+    valid = np.full(1, -1, np.int32)
+    cg_module("cg_groups.cu").get_function("grid_info")(drv.Out(out), drv.Out(valid),
+                                                        block=(4, 2, 1), grid=(3, 2))
+    out = out.reshape(48, 8)
+    for by in range(2):
+        for bx in range(3):
+            for ty in range(2):
+                for tx in range(4):
+                    rank = (bx + 3 * by) * 8 + tx + 4 * ty
+                    expect = [48, 6, bx + 3 * by, bx + 1000 * by, 3 + 1000 * 2,
+                              bx * 4 + tx + 1000 * (by * 2 + ty), 12 + 1000 * 4, 48]
+                    assert out[rank].tolist() == expect, (bx, by, tx, ty)
+    assert valid[0] == 0  # grid_group::is_valid(): only in a cooperative launch
+
+
+def test_reduce_and_scan_with_every_functor(ctx):
+    x = rng(33).integers(-1000, 1000, 64).astype(np.int32)
+    out = np.zeros(10 * 64, np.int32)
+    cg_module("cg_collectives.cu").get_function("collectives")(drv.In(x), drv.Out(out),
+                                                               block=(64, 1, 1))
+    out = out.reshape(64, 10)
+    u = x.view(np.uint32)
+    for i in range(64):
+        t, tu, r = x[i - i % 16:][:16], u[i - i % 16:][:16], i % 16
+        expect = [t.sum(), t.min(), t.max(), np.bitwise_and.reduce(tu),
+                  np.bitwise_or.reduce(tu), np.bitwise_xor.reduce(tu), t[:r + 1].sum(),
+                  t[:r].sum(), t[:r + 1].max(), t[:r].min() if r else 0]
+        assert out[i].view(np.uint32).tolist() == [int(e) & 0xffffffff for e in expect], i
+
+
+def test_float_reduce_and_scan_of_a_warp(ctx):
+    x = rng(34).standard_normal(128).astype(np.float32)
+    s = np.zeros_like(x)
+    sc = np.zeros_like(x)
+    cg_module("cg_collectives.cu").get_function("float_warp")(drv.In(x), drv.Out(s), drv.Out(sc),
+                                                              block=(128, 1, 1))
+    w = x.reshape(4, 32).astype(np.float64)
+    assert (s.reshape(4, 32) == s.reshape(4, 32)[:, :1]).all()  # every lane the same sum
+    np.testing.assert_allclose(s.reshape(4, 32)[:, 0], w.sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sc, np.cumsum(w, axis=1).ravel(), rtol=1e-5, atol=1e-5)
+
+
+def test_tiles_wider_than_a_warp(ctx):
+    """thread_block_tile<64> and <128> with block_tile_memory: the tile barrier
+    orders shared memory, shfl, votes, reduce and both scans, meta groups."""
+    x = rng(35).integers(0, 50, 512).astype(np.int32)
+    x[256:384] = np.abs(x[256:384]) + 1
+    x[300] = 7
+    out = np.zeros(14 * 512, np.int32)
+    cg_module("cg_collectives.cu").get_function("wide")(drv.In(x), drv.Out(out),
+                                                        block=(256, 1, 1), grid=(2, 1))
+    out = out.reshape(512, 14)
+    for i in range(512):
+        b, r = i - i % 256, i % 256
+        t64, t128 = x[i - i % 64:][:64], x[i - i % 128:][:128]
+        r64, r128 = i % 64, i % 128
+        expect = [t64[(r64 + 1) % 64], t64[63], t128[5],
+                  int((t128 == 7).any()) + 2 * int((t128 >= 0).all()), t128.sum(), t64.max(),
+                  t128[:r128 + 1].sum(), t64[:r64].sum(), t128[:r128 + 1].max(),
+                  t128[:r128].min() if r128 else 0, r // 128 + 20, r64,
+                  r128 // 32 + 40, 128]
+        assert out[i].tolist() == expect, i
+
+
+def test_the_rest_of_the_cooperative_groups_api(ctx):
+    x = rng(36).integers(0, 1000, 64).astype(np.int32)
+    out = np.zeros(16 * 64, np.int32)
+    cg_module("cg_api.cu").get_function("api_tour")(drv.In(x), drv.Out(out), block=(64, 1, 1))
+    out = out.reshape(64, 16)
+    for i in range(64):
+        w, lane = divmod(i, 32)
+        warp, t8 = x[32 * w:32 * w + 32], x[i - i % 8:][:8]
+        even = warp % 2 == 0
+        if even.all() or not even.any():
+            halves = 32
+        else:
+            halves = int(even.sum() if x[i] % 2 == 0 else (~even).sum()) + 100 * int(x[i] % 2 == 0)
+        part = [j for j in range(32) if warp[j] & 3 == x[i] & 3]
+        r = part.index(lane)
+        quads = (len(part), r) if len(part) <= 4 else (min(4, len(part) - r // 4 * 4), r % 4)
+        expect = [1, 7, i % 8 + 1080, 2 * warp[3], warp.max(), t8[:i % 8 + 1].sum(),
+                  t8[:i % 8].sum(), halves, len(part), quads[0] + 100 * quads[1], 0xff + 1000,
+                  warp[part[0]], 132, np.bitwise_or.reduce(t8), 65, 64]
+        assert out[i].tolist() == [int(e) for e in expect], i
+
+
+def test_reduce_needs_its_header_as_with_nvrtc(ctx):
+    """cg::reduce and cg::plus come with <cooperative_groups/reduce.h>, not
+    with <cooperative_groups.h>: the simulator refuses what NVRTC refuses."""
+    from pycudac.compiler import CompileError, SourceModule
+    src = ("#include <cooperative_groups.h>\n"
+           "namespace cg = cooperative_groups;\n"
+           "__global__ void k(int *x)\n"
+           "{\n"
+           "    auto t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+           "    x[0] = cg::reduce(t, x[1], cg::plus<int>());\n"
+           "}\n")
+    with pytest.raises(CompileError):
+        SourceModule(src, include_dirs=toolkit_includes())
+    SourceModule(src.replace("groups.h>", "groups.h>\n#include <cooperative_groups/reduce.h>"),
+                 include_dirs=toolkit_includes())
+
+
 def test_source_corners(ctx):
     mod = load("quirks.cu")
     out = np.zeros(100, np.float32)
@@ -413,7 +634,7 @@ def test_corpus_compiles_with_nvrtc():
         if not name.endswith(".cu"):
             continue
         kw = {}
-        if name in ("half.cu", "coop_groups.cu"):
+        if name in ("half.cu", "coop_groups.cu") or name.startswith("cg_"):
             kw = dict(include_dirs=toolkit_includes(), no_extern_c=True)
         if name == "sync_helpers.cu":
             kw = dict(no_extern_c=True)

@@ -401,6 +401,68 @@ def test_mismatched_warp_masks_deadlock_is_reported():
     """, "kernel 'stuck'", "deadlock", name="CUDA_ERROR_LAUNCH_FAILED")
 
 
+GRID_SYNC_SRC = r"""#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int *x, int mode)
+{
+    cg::grid_group grid = cg::this_grid();
+    if (mode == 1 && blockIdx.x == 1)
+        return;                                  /* a block that never arrives */
+    if (mode == 2 && threadIdx.x == 5)
+        return;                                  /* a thread that never arrives */
+    if (mode == 3 && blockIdx.x == 2 && threadIdx.x == 3)
+        *(volatile int *)(size_t)mode = 1;       /* a fault while others wait */
+    if (mode == 4 && threadIdx.x >= 32)
+        __syncthreads();                         /* half the block elsewhere */
+    else
+        grid.sync();
+    x[grid.thread_rank()] = 1;
+}
+"""
+GRID_SYNC = f"""
+    f = SourceModule({GRID_SYNC_SRC!r}).get_function("k")
+    x = drv.mem_alloc(4 * 4 * 64)
+"""
+
+
+@pytest.mark.tsan
+@pytest.mark.parametrize("mode, coop, fragments", [
+    (0, False, ("kernel 'k'", "grid.sync() at line 15 needs a cooperative launch",
+                "cooperative=True")),
+    (1, True, ("kernel 'k'", "grid.sync()", "never complete")),
+    (2, True, ("grid.sync() (line 15) not reached by every thread of the block",
+               "have already exited")),
+    (4, True, ("wait at grid.sync() (line 15) and 32 at __syncthreads()",)),
+])
+def test_grid_sync_that_can_never_complete_is_an_error_not_a_hang(mode, coop, fragments):
+    """grid.sync() outside a cooperative launch (on a GPU it traps), or where a
+    block or a thread can never arrive, or half a block waits at another
+    barrier: a launch error naming the kernel and the line."""
+    expect_sticky(GRID_SYNC + f"""
+    f(x, np.int32({mode}), block=(64, 1, 1), grid=(4, 1), cooperative={coop})
+    """, *fragments, name="CUDA_ERROR_LAUNCH_FAILED")
+
+
+def test_a_fault_while_other_blocks_wait_at_grid_sync():
+    expect_sticky(GRID_SYNC + """
+    f(x, np.int32(3), block=(64, 1, 1), grid=(4, 1), cooperative=True)
+    """, "kernel 'k'", "block (2,0,0)", "thread (3,0,0)")
+
+
+def test_a_cooperative_launch_that_may_not_fit(ctx):
+    """On the simulator the largest cooperative grid is its occupancy answer
+    times its multiprocessors (one per CPU core), and that grid runs (a
+    thread per block)."""
+    from pycudac.compiler import SourceModule
+    f = SourceModule("__global__ void k(int *x) { }").get_function("k")
+    per_sm = f.max_active_blocks_per_multiprocessor(256)
+    sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+    with pytest.raises(drv.LaunchError, match="at most %d such blocks" % (per_sm * sms)):
+        f(np.intp(0), block=(256, 1, 1), grid=(per_sm * sms + 1, 1), cooperative=True)
+    f(np.intp(0), block=(256, 1, 1), grid=(per_sm * sms, 1), cooperative=True)
+    assert not drv.is_poisoned()
+
+
 def test_assert_in_kernel_is_710_with_the_condition():
     expect_sticky("""
         mod = SourceModule('''

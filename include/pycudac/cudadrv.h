@@ -124,6 +124,7 @@ enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
     CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
+    CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115
 };
@@ -317,6 +318,13 @@ typedef struct {
     X(CUresult, cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize",     \
       (int *minGridSize, int *blockSize, CUfunction f, CUoccupancyB2DSize fn,              \
        size_t dynamicSMemSize, int blockSizeLimit))                                        \
+    OPT(CUresult, cuOccupancyMaxActiveBlocksPerMultiprocessor,                             \
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",                                      \
+        (int *numBlocks, CUfunction f, int blockSize, size_t dynamicSMemSize))             \
+    OPT(CUresult, cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel",                  \
+        (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,  \
+         unsigned int by, unsigned int bz, unsigned int sharedMemBytes, CUstream s,        \
+         void **kernelParams))                                                             \
     OPT(CUresult, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                \
         (CUfunction f, size_t index, size_t *offset, size_t *size))                        \
     OPT(CUresult, cuFuncGetParamCount, "cuFuncGetParamCount",                              \

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 3
+#define PCC_SIM_ABI_VERSION 4
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -56,10 +56,26 @@ typedef struct pcc_sim_api {
                                int src_lane);
     /* Bit i set when lane i (in `mask`) passed a non-zero pred. */
     unsigned int (*ballot)(pcc_sim_thread *t, unsigned int mask, int pred);
-    unsigned int (*activemask)(pcc_sim_thread *t);
+    /* The lanes of the warp converged at this call (sim/warp.c says how
+     * the runtime tells): the caller's branch, not merely the live lanes.
+     * file and line: the call's place in the source. */
+    unsigned int (*activemask)(pcc_sim_thread *t, const char *file, int line);
     void (*trap)(pcc_sim_thread *t, int code, const char *what);
     int (*vprintf)(pcc_sim_thread *t, const char *fmt, va_list ap);
     long long (*clock64)(void);
+    /* A tile wider than a warp (thread_block_tile<64..1024>): a barrier over
+     * the `count` threads of the block whose ranks start at the caller's rank
+     * rounded down to a multiple of `count` (a power of two). Every one
+     * deposits `value`; each gets back the value of the tile's thread of
+     * rank `src_rank` (its own when src_rank is outside the tile). */
+    unsigned long long (*tile_shfl)(pcc_sim_thread *t, unsigned int count,
+                                    unsigned long long value, int src_rank);
+    /* cooperative_groups::grid_group: whether the launch was cooperative
+     * (is_valid()), and grid.sync(), which waits for every thread of the
+     * grid; outside a cooperative launch it ends the launch with an error
+     * naming the kernel and `line`. */
+    int (*grid_valid)(pcc_sim_thread *t);
+    void (*grid_sync)(pcc_sim_thread *t, int line);
     /* Device malloc/free: the launch's context's heap (NULL when exhausted). */
     void *(*malloc)(pcc_sim_thread *t, size_t n);
     void (*free)(pcc_sim_thread *t, void *p);

@@ -1,8 +1,8 @@
 /*
  * launch/call.c — the call path of a Function.
  *
- * f(*args, block=, grid=, shared=, stream=, time_kernel=) is a vectorcall
- * with two paths. do_launch is the common call, kept short: the keyword
+ * f(*args, block=, grid=, shared=, stream=, time_kernel=, cooperative=) is
+ * a vectorcall with two paths. do_launch is the common call, kept short: the keyword
  * tuple of the last call (its slots cached), the block and grid tuples the
  * last launch parsed, a Stream or none, and arguments pack_fast converts
  * (launch/pack.c) into a stack buffer, launched with
@@ -11,7 +11,8 @@
  * the device's limits (read once per device, at creation in launch/function.c),
  * so a bad block or grid is a ValueError that leaves the context usable,
  * packs through the whole plan (launch/plan.c, launch/pack.c,
- * launch/pointer.c) and runs In/Out/InOut copies and time_kernel's events.
+ * launch/pointer.c) and runs In/Out/InOut copies and time_kernel's events;
+ * cooperative=True launches there through launch/cooperative.c.
  * Also here: PyCUDA's prepare/prepared_*call and pack(), which share the
  * parsing and the packer with the plain call.
  */
@@ -164,6 +165,7 @@ static int parse_shared(PccFunction *f, PyObject *o, unsigned int *out)
 typedef struct {
     PyObject *grid, *block, *shared, *stream;
     int time_kernel;
+    int cooperative; /* only launch_general reads it */
 } launch_opts;
 
 /* cuLaunchKernel. A backend whose launch runs the whole kernel before it
@@ -327,8 +329,11 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    rc = launch_kernel(f->fn, g, b, shared, stream, size ? extra : NULL);
-    if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
+    if (PCC_UNLIKELY(o->cooperative)) {
+        if (pcc_launch_cooperative((PyObject *)f, g, b, shared, stream, buf) < 0)
+            goto done;
+    } else if (PCC_UNLIKELY((rc = launch_kernel(f->fn, g, b, shared, stream,
+                                                size ? extra : NULL)) != CUDA_SUCCESS)) {
         launch_failed(f, rc);
         goto done;
     }
@@ -435,15 +440,16 @@ static int kw_match(PyObject *key, PyObject *interned)
 }
 
 /* The launch keywords, in the order of their slots below. */
-#define N_LAUNCH_KW 6
+#define N_LAUNCH_KW 7
 
 /* Where each launch keyword is in `kwnames`, into at[] (in the order of
  * the slots above; -1: not given). 0, or -1 with a TypeError naming the
  * first unexpected keyword. */
 static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUNCH_KW])
 {
-    PyObject *const names[N_LAUNCH_KW] = {pcc_st.str_block, pcc_st.str_grid, pcc_st.str_stream, pcc_st.str_shared, pcc_st.str_time_kernel,
-                                          pcc_st.str_texrefs};
+    PyObject *const names[N_LAUNCH_KW] = {pcc_st.str_block, pcc_st.str_grid, pcc_st.str_stream,
+                                          pcc_st.str_shared, pcc_st.str_time_kernel,
+                                          pcc_st.str_texrefs, pcc_st.str_cooperative};
     memset(at, -1, N_LAUNCH_KW);
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
@@ -452,7 +458,8 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
          * caller can pass that) */
         if (which < 0 || k >= N_LAUNCH_KW) {
             PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
-                         "'%U' (expected block, grid, shared, stream, time_kernel)",
+                         "'%U' (expected block, grid, shared, stream, time_kernel, "
+                         "cooperative)",
                          f->name, key);
             return -1;
         }
@@ -479,11 +486,14 @@ static inline void opts_from_slots(PccFunction *f, launch_opts *o, PyObject *con
     o->stream = at[2] >= 0 ? kv[at[2]] : NULL;
 }
 
-/* time_kernel= and texrefs=, when given (their truth may run Python code). */
+/* time_kernel=, texrefs= and cooperative=, when given (their truth may
+ * run Python code). */
 static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
                                      const signed char at[N_LAUNCH_KW], launch_opts *o)
 {
     if (at[4] >= 0 && (o->time_kernel = PyObject_IsTrue(kv[at[4]])) < 0)
+        return -1;
+    if (at[6] >= 0 && (o->cooperative = PyObject_IsTrue(kv[at[6]])) < 0)
         return -1;
     if (at[5] >= 0) {
         int t = PyObject_IsTrue(kv[at[5]]);
@@ -517,7 +527,7 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
 static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
                                                  Py_ssize_t nargs, PyObject *kwnames)
 {
-    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0};
     if (kwnames) {
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
         signed char at[N_LAUNCH_KW];
@@ -527,14 +537,14 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
             if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
             memcpy(pcc_st.kw_cached_at, at, sizeof at);
-            pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0;
+            pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0;
             Py_INCREF(kwnames);
             Py_XSETREF(pcc_st.kw_cached, kwnames);
         }
         PyObject *const *kv = args + nargs;
         opts_from_slots(f, &o, kv, at);
         o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
-        if ((at[4] >= 0 || at[5] >= 0) && launch_flags(f, kv, at, &o) < 0)
+        if ((at[4] >= 0 || at[5] >= 0 || at[6] >= 0) && launch_flags(f, kv, at, &o) < 0)
             return NULL;
     } else {
         o.block = f->prepared_block;
@@ -550,7 +560,7 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
     if (PCC_UNLIKELY(!pcc_st.kw_cached_plain ||
                      (kwnames != pcc_st.kw_cached && !kw_same_names(kwnames))))
         return call_with_keywords(f, args, nargs, kwnames);
-    launch_opts o = {NULL, NULL, NULL, NULL, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0};
     opts_from_slots(f, &o, args + nargs, pcc_st.kw_cached_at);
     return do_launch(f, args, nargs, &o);
 }
@@ -647,13 +657,13 @@ PyObject *pcc_function_prepare(PyObject *self, PyObject *args, PyObject *kwds)
     return Py_NewRef(self);
 }
 
-/* prepared_*: (grid, [block,] [stream,] *args, shared_size=0) */
+/* prepared_*: (grid, [block,] [stream,] *args, shared_size=0, cooperative=False) */
 static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
                           PyObject *kwnames, int with_stream, int timed, const char *name)
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    launch_opts o = {NULL, NULL, NULL, NULL, timed};
+    launch_opts o = {NULL, NULL, NULL, NULL, timed, 0};
     Py_ssize_t fixed = 1 + (f->prepared_block ? 0 : 1) + (with_stream ? 1 : 0);
     if (nargs < fixed) {
         PyErr_Format(PyExc_TypeError, "%s() takes (grid, %s%s*args)", name,
@@ -669,6 +679,9 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
             PyObject *key = PyTuple_GET_ITEM(kwnames, k);
             if (kw_match(key, pcc_st.str_shared_size) || kw_match(key, pcc_st.str_shared)) {
                 o.shared = args[nargs + k];
+            } else if (kw_match(key, pcc_st.str_cooperative)) {
+                if ((o.cooperative = PyObject_IsTrue(args[nargs + k])) < 0)
+                    return NULL;
             } else if (!kw_match(key, pcc_st.str_texrefs)) {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
                              name, key);
@@ -676,7 +689,8 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
             }
         }
     }
-    PyObject *r = do_launch(f, args + fixed, nargs - fixed, &o);
+    PyObject *r = o.cooperative ? launch_general(f, args + fixed, nargs - fixed, &o)
+                                : do_launch(f, args + fixed, nargs - fixed, &o);
     if (r == NULL || !timed)
         return r;
     double secs = PyFloat_AsDouble(r);

@@ -10,7 +10,8 @@
 
 #include "launch/function.h"
 
-/* f(*args, block=, grid=, shared=, stream=, time_kernel=): the vectorcall slot. */
+/* f(*args, block=, grid=, shared=, stream=, time_kernel=, cooperative=): the
+ * vectorcall slot. */
 PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames);
 /* pack(*args) -> bytes (METH_FASTCALL): the buffer a launch would send. */
@@ -26,6 +27,14 @@ PyObject *pcc_function_prepared_async_call(PyObject *self, PyObject *const *args
 /* prepared_timed_call(grid, block, *args, shared_size=0) -> callable returning seconds. */
 PyObject *pcc_function_prepared_timed_call(PyObject *self, PyObject *const *args,
                                            size_t nargsf, PyObject *kwnames);
+
+/* The launch of f(..., cooperative=True) (src/launch/cooperative.c): checks
+ * the grid fits on the device at once, then cuLaunchCooperativeKernel with
+ * the packed parameters `buf`. 0, or -1 with an exception. */
+int pcc_launch_cooperative(PyObject *func, const unsigned int g[3], const unsigned int b[3],
+                           unsigned int shared, CUstream stream, char *buf);
+/* max_active_blocks_per_multiprocessor(block_size, dynamic_smem=0) -> int. */
+PyObject *pcc_function_max_active_blocks(PyObject *self, PyObject *args, PyObject *kwds);
 
 
 #endif

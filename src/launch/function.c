@@ -5,7 +5,8 @@
  * parameter plan of launch/plan.c), GC and dealloc, the attributes
  * (get_attribute/set_attribute, num_regs..., param_layout, layout_note), the
  * occupancy helper, repr, and the type spec. The call path — f(...),
- * prepare/prepared_*call and pack() — is in launch/call.c.
+ * prepare/prepared_*call and pack() — is in launch/call.c, the cooperative
+ * launch and its occupancy query in launch/cooperative.c.
  */
 #include "driver/loader.h"
 #include "launch/call.h"
@@ -377,7 +378,8 @@ static PyMethodDef function_methods[] = {
     {"prepare", (PyCFunction)(void (*)(void))pcc_function_prepare, METH_VARARGS | METH_KEYWORDS,
      "prepare(arg_types, block=None) -> self. arg_types: struct codes ('PiP') or numpy dtypes."},
     {"prepared_call", (PyCFunction)(void (*)(void))pcc_function_prepared_call,
-     METH_FASTCALL | METH_KEYWORDS, "prepared_call(grid, block, *args, shared_size=0)"},
+     METH_FASTCALL | METH_KEYWORDS,
+     "prepared_call(grid, block, *args, shared_size=0, cooperative=False)"},
     {"prepared_async_call", (PyCFunction)(void (*)(void))pcc_function_prepared_async_call,
      METH_FASTCALL | METH_KEYWORDS,
      "prepared_async_call(grid, block, stream, *args, shared_size=0)"},
@@ -393,6 +395,11 @@ static PyMethodDef function_methods[] = {
     {"max_potential_block_size", (PyCFunction)(void (*)(void))function_max_potential_block_size,
      METH_VARARGS | METH_KEYWORDS,
      "max_potential_block_size(dynamic_smem=0, block_size_limit=0) -> (min_grid, block)"},
+    {"max_active_blocks_per_multiprocessor",
+     (PyCFunction)(void (*)(void))pcc_function_max_active_blocks, METH_VARARGS | METH_KEYWORDS,
+     "max_active_blocks_per_multiprocessor(block_size, dynamic_smem=0) -> int: blocks of that "
+     "size one multiprocessor holds at once (cuOccupancyMaxActiveBlocksPerMultiprocessor); "
+     "times the multiprocessor count, the largest grid a cooperative launch may have."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef function_getset[] = {
@@ -433,7 +440,9 @@ static PyType_Slot function_slots[] = {
     {Py_tp_getset, function_getset},
     {Py_tp_members, function_members},
     {Py_tp_doc, "A kernel in a loaded Module. f(*args, block=(x, y, z), grid=(x, y[, z]), "
-                "shared=0, stream=None, time_kernel=False) launches it."},
+                "shared=0, stream=None, time_kernel=False, cooperative=False) launches it; "
+                "cooperative=True makes every block resident at once "
+                "(cuLaunchCooperativeKernel), as grid_group::sync() needs."},
     {0, NULL}};
 
 static PyType_Spec function_spec = {

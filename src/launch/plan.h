@@ -1,6 +1,7 @@
 /*
  * launch/plan.h — private to src/launch/function.c, launch/call.c,
- * launch/plan.c, launch/pack.c and launch/pointer.c: the Function object's
+ * launch/cooperative.c, launch/plan.c, launch/pack.c and launch/pointer.c:
+ * the Function object's
  * layout, its per-parameter plan, and the packer.
  */
 #ifndef PYCUDAC_FUNCTION_PLAN_H

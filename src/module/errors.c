@@ -124,7 +124,19 @@ int pcc_raise(CUresult rc, const char *call)
     return pcc_raise_as(NULL, rc, call);
 }
 
+static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *detail);
+
 int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
+{
+    return raise_full(cls, rc, call, NULL);
+}
+
+int pcc_raise_detail(CUresult rc, const char *call, const char *detail)
+{
+    return raise_full(NULL, rc, call, detail);
+}
+
+static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *detail)
 {
     if (pcc_st.poison_code && is_sticky(rc)) {
         /* Already poisoned: repeat the original error, not a new one. */
@@ -142,8 +154,9 @@ int pcc_raise_as(PyObject *cls, CUresult rc, const char *call)
         name = namebuf;
     }
     char msg[1024];
-    int n = snprintf(msg, sizeof msg, "%s failed: %s (%d)%s%s", call ? call : "driver call", name,
-                     (int)rc, desc ? ": " : "", desc ? desc : "");
+    int n = snprintf(msg, sizeof msg, "%s failed: %s (%d)%s%s%s%s", call ? call : "driver call",
+                     name, (int)rc, desc ? ": " : "", desc ? desc : "", detail ? ". " : "",
+                     detail ? detail : "");
     if (is_sticky(rc)) {
         char kname[128];
         kernel_name_of_last_launch(kname, sizeof kname);

@@ -38,6 +38,9 @@ extern unsigned long pcc_general_launches;
 int pcc_raise(CUresult rc, const char *call);
 /* pcc_raise with the exception class chosen by the caller (NULL: by rc). */
 int pcc_raise_as(PyObject *cls, CUresult rc, const char *call);
+/* pcc_raise with the caller's sentence after the driver's description
+ * (what the call needed, what the limit is). */
+int pcc_raise_detail(CUresult rc, const char *call, const char *detail);
 
 static inline int pcc_check(CUresult rc, const char *call)
 {

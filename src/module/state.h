@@ -71,7 +71,7 @@ typedef struct pcc_state {
     /* the launch keywords of the last call whose keywords all matched, held
      * strongly, and the place of each in them (launch/call.c) */
     PyObject *kw_cached;
-    signed char kw_cached_at[6];
+    signed char kw_cached_at[7];
     signed char kw_cached_plain; /* they name only block, grid and stream */
 } pcc_state;
 

@@ -295,7 +295,7 @@ static int attribute_value(int attrib, int *ok)
     case 36: return 1000000;            /* memory clock, kHz */
     case 37: return 64;                 /* bus width */
     case 38: return l2_cache_size();
-    case 39: return 2048;               /* threads per multiprocessor */
+    case 39: return SIM_SM_THREADS;     /* threads per multiprocessor */
     case 40: return 2;                  /* async engines */
     case 41: return 1;                  /* unified addressing */
     case 42: return 32768;
@@ -325,7 +325,7 @@ static int attribute_value(int attrib, int *ok)
     case 76: return 0;
     case 77: return 32768;
     case 78: case 79: case 80: return 1;
-    case 81: return 233472;             /* shared memory per multiprocessor */
+    case 81: return SIM_SM_SHARED;      /* shared memory per multiprocessor */
     case 82: return 65536;
     case 83: return 1;                  /* managed memory */
     case 86: return 1;                  /* host native atomics: it is the host */
@@ -333,11 +333,12 @@ static int attribute_value(int attrib, int *ok)
     case 89: return 1;                  /* concurrent managed access */
     case 90: return 1;
     case 91: return 1;
+    case 95: return 1;                  /* cooperative launch (sim/coop.c) */
     case 97: return SIM_SHARED_OPTIN;
     case 99: return 1;                  /* host register supported */
     case 101: return 1;                 /* direct managed access from host */
-    case 106: return 32;                /* blocks per multiprocessor */
-    case 111: return 1024;              /* reserved shared memory per block */
+    case 106: return SIM_SM_BLOCKS;     /* blocks per multiprocessor */
+    case 111: return SIM_SHARED_RESERVED; /* reserved shared memory per block */
     case 113: return 1;
     case 115: return 1;                 /* memory pools supported */
     case 126: return 1;

@@ -1,7 +1,9 @@
 /*
  * sim/fiber.c — the threads of one simulated block as user-space
- * fibers, and the kernel-facing api calls that switch between them:
- * __syncthreads (+ count/and/or), __syncwarp, shuffles, ballot, activemask.
+ * fibers, their scheduler, and the block's barriers: __syncthreads (+
+ * count/and/or) and the block's part of grid.sync(). The warp operations
+ * that park fibers too (shuffles, votes, __activemask, wide tiles) are
+ * sim/warp.c.
  *
  * A block runs on one OS thread (its worker), so `static thread_local`
  * arrays in a module are the block's shared memory. Fibers switch only
@@ -363,6 +365,7 @@ int sim_block_reserve(sim_block *b, int n)
     int nwarps = (n + PCC_SIM_WARP_SIZE - 1) / PCC_SIM_WARP_SIZE;
     b->fibers = calloc((size_t)n, sizeof *b->fibers);
     b->warps = calloc((size_t)nwarps, sizeof *b->warps);
+    b->tiles = calloc((size_t)n, sizeof *b->tiles);
 #ifdef SIM_USE_UCONTEXT
     char *ucs = calloc((size_t)n + 1, sizeof(ucontext_t));
     if (ucs)
@@ -370,9 +373,11 @@ int sim_block_reserve(sim_block *b, int n)
 #else
     char *ucs = (char *)1;
 #endif
-    if (b->fibers == NULL || b->warps == NULL || ucs == NULL) {
+    if (b->fibers == NULL || b->warps == NULL || b->tiles == NULL || ucs == NULL) {
         free(b->fibers);
         free(b->warps);
+        free(b->tiles);
+        b->tiles = NULL;
         munmap(m, len);
         b->fibers = NULL;
         b->warps = NULL;
@@ -409,8 +414,10 @@ void sim_block_release(sim_block *b)
 #endif
     free(b->fibers);
     free(b->warps);
+    free(b->tiles);
     b->fibers = NULL;
     b->warps = NULL;
+    b->tiles = NULL;
     b->stacks = NULL;
     b->capacity = 0;
 }
@@ -427,9 +434,10 @@ int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr)
     return (addr - base) % stride < ps;
 }
 
+
 /* ---- scheduling ----------------------------------------------------------------------- */
 
-static int runnable(const sim_block *b, const sim_fiber *f)
+int sim_fiber_runnable(const sim_block *b, const sim_fiber *f)
 {
     switch (f->state) {
     case SIM_F_READY:
@@ -438,50 +446,72 @@ static int runnable(const sim_block *b, const sim_fiber *f)
         return f->wait_gen != b->bar_gen;
     case SIM_F_WARP:
         return !(b->warps[f->index / PCC_SIM_WARP_SIZE].waiting & (1u << f->t.lane));
-    default:
+    case SIM_F_TILE:
+        return f->wait_gen != b->tiles[f->tile_first].gen;
+    default: /* SIM_F_CONVERGE: sim_warp_settle makes it READY */
         return 0;
     }
 }
 
+size_t sim_fiber_depth(const sim_block *b, const sim_fiber *f, const void *frame)
+{
+    return (size_t)(fiber_stack_top(b, f->index) - (const char *)frame);
+}
+
 _Noreturn static void deadlock(sim_block *b, sim_fiber *cur)
 {
-    int at_barrier = 0, in_warp = 0;
-    const sim_fiber *example = NULL;
+    int at_barrier = 0, in_warp = 0, in_tile = 0;
+    const sim_fiber *example = NULL, *tile = NULL;
     for (int i = 0; i < b->nthreads; i++) {
         const sim_fiber *f = &b->fibers[i];
-        if (f->state == SIM_F_BARRIER)
+        if (f->state == SIM_F_BARRIER) {
             at_barrier++;
-        else if (f->state == SIM_F_WARP) {
+        } else if (f->state == SIM_F_WARP) {
             in_warp++;
             if (example == NULL)
                 example = f;
+        } else if (f->state == SIM_F_TILE) {
+            in_tile++;
+            if (tile == NULL)
+                tile = f;
         }
+    }
+    const char *bar = b->bar_grid ? "grid.sync()" : "__syncthreads()";
+    if (tile != NULL) {
+        const sim_tile *s = &b->tiles[tile->tile_first];
+        sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
+                 "deadlock: %d threads wait at %s, %d in warp operations and %d at the barrier "
+                 "of a thread_block_tile<%u> (threads %u..%u of the block, of which %u arrived; "
+                 "the others exited or wait elsewhere)",
+                 at_barrier, bar, in_warp, in_tile, s->count, tile->tile_first,
+                 tile->tile_first + s->count - 1, s->arrived);
     }
     if (in_warp == 0)
         sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
-                 "deadlock: %d of %d threads of the block wait at __syncthreads() and can never "
-                 "be released",
-                 at_barrier, b->nthreads);
+                 "deadlock: %d of %d threads of the block wait at %s and can never be released",
+                 at_barrier, b->nthreads, bar);
     const sim_warp *w = &b->warps[example->index / PCC_SIM_WARP_SIZE];
     sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
-             "deadlock: %d threads wait at __syncthreads() and %d in warp operations; thread "
+             "deadlock: %d threads wait at %s and %d in warp operations; thread "
              "(%u,%u,%u) waits for lanes 0x%08x of its warp, of which 0x%08x arrived with the "
              "same mask (a divergent __syncthreads or mismatched shuffle masks)",
-             at_barrier, in_warp, example->t.threadIdx.x, example->t.threadIdx.y,
+             at_barrier, bar, in_warp, example->t.threadIdx.x, example->t.threadIdx.y,
              example->t.threadIdx.z, w->mask[example->t.lane] & w->live, w->waiting);
 }
 
-/* Parks `cur` (its state says what it waits for) and runs the next runnable
- * fiber; returns when `cur` is runnable again and scheduled. */
-static void schedule(sim_block *b, sim_fiber *cur)
+void sim_fiber_park(sim_block *b, sim_fiber *cur)
 {
+    /* cur's warp may have just settled: no lane of it can run on */
+    int w = cur->index / PCC_SIM_WARP_SIZE;
+    if (b->warps[w].converging)
+        sim_warp_settle(b, w);
     int n = b->nthreads;
     int j = cur->index;
     for (int k = 0; k < n; k++) {
         if (++j == n)
             j = 0;
         sim_fiber *f = &b->fibers[j];
-        if (runnable(b, f)) {
+        if (sim_fiber_runnable(b, f)) {
             if (f != cur) {
                 f->state = SIM_F_READY;
                 switch_to(b, cur, f);
@@ -493,96 +523,57 @@ static void schedule(sim_block *b, sim_fiber *cur)
     deadlock(b, cur);
 }
 
-/* ---- warp operations --------------------------------------------------------------------- */
-
-enum { OP_SYNC = 0, OP_SHFL, OP_BALLOT };
-
-/* Completes the group lane `lane` waits in, when all of it has arrived. */
-static int warp_try_complete(sim_warp *w, int lane)
-{
-    unsigned int need = (w->mask[lane] & w->live) | (1u << lane);
-    if ((w->waiting & need) != need)
-        return 0;
-    unsigned int ballot = 0;
-    for (unsigned int m = need; m; m &= m - 1) {
-        int j = __builtin_ctz(m);
-        if (((w->mask[j] & w->live) | (1u << j)) != need)
-            return 0; /* a lane of the group waits with another mask */
-        if (w->pred[j])
-            ballot |= 1u << j;
-    }
-    for (unsigned int m = need; m; m &= m - 1) {
-        int j = __builtin_ctz(m);
-        if (w->op[j] == OP_SHFL) {
-            int s = w->src[j];
-            w->result[j] = s >= 0 && s < PCC_SIM_WARP_SIZE && (need >> s & 1u) ? w->value[s]
-                                                                              : w->value[j];
-        } else {
-            w->result[j] = ballot;
-        }
-    }
-    w->waiting &= ~need;
-    return 1;
-}
-
-static unsigned long long warp_op(pcc_sim_thread *t, int op, unsigned int mask,
-                                  unsigned long long value, int src, int pred)
-{
-    sim_fiber *f = t->runtime;
-    sim_block *b = f->block;
-    if (b == NULL)
-        sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
-                 "a warp operation ran in a kernel compiled without synchronization support");
-    sim_warp *w = &b->warps[f->index / PCC_SIM_WARP_SIZE];
-    int lane = (int)t->lane;
-    w->mask[lane] = mask;
-    w->value[lane] = value;
-    w->src[lane] = src;
-    w->pred[lane] = pred;
-    w->op[lane] = op;
-    w->waiting |= 1u << lane;
-    if (!warp_try_complete(w, lane)) {
-        f->state = SIM_F_WARP;
-        schedule(b, f);
-    }
-    return w->result[lane];
-}
-
-static void api_syncwarp(pcc_sim_thread *t, unsigned int mask)
-{
-    warp_op(t, OP_SYNC, mask, 0, 0, 0);
-}
-
-static unsigned long long api_shfl(pcc_sim_thread *t, unsigned int mask,
-                                   unsigned long long value, int src_lane)
-{
-    return warp_op(t, OP_SHFL, mask, value, src_lane, 0);
-}
-
-static unsigned int api_ballot(pcc_sim_thread *t, unsigned int mask, int pred)
-{
-    return (unsigned int)warp_op(t, OP_BALLOT, mask, 0, 0, pred != 0);
-}
-
-static unsigned int api_activemask(pcc_sim_thread *t)
-{
-    sim_fiber *f = t->runtime;
-    if (f->block)
-        return f->block->warps[f->index / PCC_SIM_WARP_SIZE].live;
-    /* Plain mode: every lane of the warp that exists. */
-    unsigned int n = t->blockDim.x * t->blockDim.y * t->blockDim.z;
-    unsigned int first = t->linear & ~31u, lanes = n - first < 32 ? n - first : 32;
-    return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-}
-
 /* ---- barriers --------------------------------------------------------------------------- */
 
 _Noreturn static void partial_barrier(sim_block *b, const pcc_sim_thread *t)
 {
+    if (b->bar_grid)
+        sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                 "grid.sync() (line %d) not reached by every thread of the block: %d of %d "
+                 "threads wait at the barrier while %d have already exited",
+                 b->bar_grid_line, b->bar_waiting, b->nthreads, b->exited);
     sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
              "__syncthreads() not reached by every thread of the block: %d of %d threads wait "
              "at the barrier while %d have already exited",
              b->bar_waiting, b->nthreads, b->exited);
+}
+
+/* One barrier of the block, reached through __syncthreads (grid 0) or
+ * grid.sync() (grid 1: once the block is complete, its last thread waits
+ * for the other blocks before it releases its own). A barrier where some
+ * threads came through one and some through the other is an error: it
+ * would deadlock on a GPU. */
+static void block_barrier(pcc_sim_thread *t, int pred, int grid, int line)
+{
+    sim_fiber *f = t->runtime;
+    sim_block *b = f->block;
+    if (grid) {
+        b->bar_grid++;
+        b->bar_grid_line = line;
+    }
+    if (b->exited) {
+        b->bar_waiting++;
+        partial_barrier(b, t);
+    }
+    b->bar_acc += pred != 0;
+    if (++b->bar_waiting == b->live) {
+        if (b->bar_grid != 0 && b->bar_grid != b->bar_waiting)
+            sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                     "%d threads of the block wait at grid.sync() (line %d) and %d at "
+                     "__syncthreads(): every thread must reach the same barrier",
+                     b->bar_grid, b->bar_grid_line, b->bar_waiting - b->bar_grid);
+        if (b->bar_grid)
+            sim_grid_wait(t, line); /* blocks this OS thread: the block's others are parked */
+        b->bar_result = b->bar_acc;
+        b->bar_acc = 0;
+        b->bar_waiting = 0;
+        b->bar_grid = 0;
+        b->bar_gen++;
+    } else {
+        f->state = SIM_F_BARRIER;
+        f->wait_gen = b->bar_gen;
+        sim_fiber_park(b, f);
+    }
 }
 
 static int api_syncthreads(pcc_sim_thread *t, int op, int pred)
@@ -595,21 +586,7 @@ static int api_syncthreads(pcc_sim_thread *t, int op, int pred)
         sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
                  "__syncthreads() ran in a kernel compiled without synchronization support");
     }
-    if (b->exited) {
-        b->bar_waiting++;
-        partial_barrier(b, t);
-    }
-    b->bar_acc += pred != 0;
-    if (++b->bar_waiting == b->live) {
-        b->bar_result = b->bar_acc;
-        b->bar_acc = 0;
-        b->bar_waiting = 0;
-        b->bar_gen++;
-    } else {
-        f->state = SIM_F_BARRIER;
-        f->wait_gen = b->bar_gen;
-        schedule(b, f);
-    }
+    block_barrier(t, pred, 0, 0);
     switch (op) {
     case PCC_SIM_SYNC_COUNT:
         return b->bar_result;
@@ -620,6 +597,34 @@ static int api_syncthreads(pcc_sim_thread *t, int op, int pred)
     default:
         return 0;
     }
+}
+
+static int api_grid_valid(pcc_sim_thread *t)
+{
+    (void)t;
+    return sim_launch_cooperative();
+}
+
+/* grid.sync(): on a GPU, outside a cooperative launch, grid_group::sync()
+ * finds no grid workspace and traps; here the launch fails saying why. */
+static void api_grid_sync(pcc_sim_thread *t, int line)
+{
+    if (!sim_launch_cooperative())
+        sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                 "grid.sync() at line %d needs a cooperative launch (cooperative=True, "
+                 "cuLaunchCooperativeKernel), which makes every block of the grid resident at "
+                 "once; in this ordinary launch the grid cannot synchronize (on a GPU "
+                 "grid_group::sync() traps: grid_group::is_valid() is false)",
+                 line);
+    sim_fiber *f = t->runtime;
+    if (f->block == NULL) {
+        if (t->blockDim.x * t->blockDim.y * t->blockDim.z != 1)
+            sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                     "grid.sync() ran in a kernel compiled without synchronization support");
+        sim_grid_wait(t, line);
+        return;
+    }
+    block_barrier(t, 0, 1, line);
 }
 
 /* ---- running a block --------------------------------------------------------------------- */
@@ -634,19 +639,12 @@ static void fiber_main(sim_fiber *f)
     f->state = SIM_F_DONE;
     b->live--;
     b->exited++;
-    sim_warp *w = &b->warps[f->index / PCC_SIM_WARP_SIZE];
-    w->live &= ~(1u << f->t.lane);
-    /* Lanes that waited for this one in a warp op may be complete now. */
-    for (unsigned int m = w->waiting; m; m &= m - 1) {
-        int j = __builtin_ctz(m);
-        if (w->waiting & (1u << j))
-            warp_try_complete(w, j);
-    }
+    sim_warp_lane_exited(b, f);
     if (b->bar_waiting > 0)
         partial_barrier(b, &f->t);
     if (b->live == 0)
         switch_to(b, f, NULL); /* never returns: the block is done */
-    schedule(b, f);             /* never returns: f is done */
+    sim_fiber_park(b, f);      /* never returns: f is done */
     sim_fail(&f->t, CUDA_ERROR_LAUNCH_FAILED, "internal error: a finished fiber resumed");
 }
 
@@ -658,6 +656,7 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
     b->live = n;
     b->exited = 0;
     b->bar_waiting = 0;
+    b->bar_grid = 0;
     b->bar_acc = 0;
     b->bar_result = 0;
     int nwarps = (n + PCC_SIM_WARP_SIZE - 1) / PCC_SIM_WARP_SIZE;
@@ -665,7 +664,9 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
         int lanes = n - w * PCC_SIM_WARP_SIZE;
         b->warps[w].live = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
         b->warps[w].waiting = 0;
+        b->warps[w].converging = 0;
     }
+    memset(b->tiles, 0, (size_t)n * sizeof *b->tiles);
     int i = 0;
     for (unsigned int z = 0; z < block_dim.z; z++)
         for (unsigned int y = 0; y < block_dim.y; y++)
@@ -688,7 +689,8 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
 }
 
 const pcc_sim_api sim_api_fiber = {
-    PCC_SIM_ABI_VERSION, api_syncthreads, api_syncwarp, api_shfl, api_ballot,
-    api_activemask, sim_api_trap, sim_api_vprintf, sim_api_clock64,
+    PCC_SIM_ABI_VERSION, api_syncthreads, sim_api_syncwarp, sim_api_shfl, sim_api_ballot,
+    sim_api_activemask, sim_api_trap, sim_api_vprintf, sim_api_clock64, sim_api_tile_shfl,
+    api_grid_valid, api_grid_sync,
     NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
 };

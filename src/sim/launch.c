@@ -9,6 +9,8 @@
  * operations runs its threads as a plain loop; otherwise each thread is a
  * fiber (sim/fiber.c). The launch's check and its run are two
  * functions (sim_kernel_op, sim_kernel_run) that graph kernel nodes share.
+ * A cooperative launch runs each block on a thread of its own, all at once
+ * (sim/coop.c).
  *
  * Errors inside a kernel — a SIGSEGV/SIGBUS at a bad address (SIGFPE and
  * SIGILL too: an integer division by zero must not kill the process), a trap or
@@ -32,8 +34,8 @@
 #include "sim/sim.h"
 #include "sim/env.h"
 
-/* One OS thread that runs blocks: a pool thread, or slot 0 for the thread
- * that called cuLaunchKernel. */
+/* One OS thread that runs blocks: a pool thread, slot 0 for the thread
+ * that called cuLaunchKernel, or a coop thread (sim/coop.c). */
 typedef struct sim_worker {
     pthread_t owner;
     int pool_index;         /* its slot in workers[], set before its thread starts */
@@ -81,6 +83,7 @@ static struct {
     unsigned int shared_bytes;
     void *const *args;
     unsigned long long nblocks;
+    int cooperative;
     atomic_ullong next;
     atomic_int stop;
     CUresult err;
@@ -88,6 +91,32 @@ static struct {
 } L;
 
 static _Thread_local sim_worker *tls_worker;
+
+int sim_launch_cooperative(void)
+{
+    return L.cooperative;
+}
+
+unsigned long long sim_launch_nblocks(void)
+{
+    return L.nblocks;
+}
+
+const char *sim_launch_kernel_name(void)
+{
+    return L.k->name;
+}
+
+sim_worker *sim_worker_new(void)
+{
+    return calloc(1, sizeof(sim_worker));
+}
+
+int sim_worker_in_kernel_on(sim_worker *w, pthread_t self)
+{
+    return __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
+           pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), self);
+}
 
 void sim_flush_output(void)
 {
@@ -171,11 +200,10 @@ static sim_worker *worker_of_this_thread(void)
     int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
     for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
         sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
-        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
-            pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), self))
+        if (w && sim_worker_in_kernel_on(w, self))
             return w;
     }
-    return NULL;
+    return sim_coop_worker_of(self);
 }
 
 
@@ -329,13 +357,23 @@ static void record_failure(sim_worker *w)
     } else {
         snprintf(what, sizeof what, "%s", w->fail_text);
     }
+    sim_launch_error(w->fail_code, "%s: %s", where, what);
+}
+
+void sim_launch_error(CUresult code, const char *fmt, ...)
+{
     pthread_mutex_lock(&err_lock);
     if (L.err == 0) {
-        L.err = w->fail_code;
-        snprintf(L.detail, sizeof L.detail, "%s: %s", where, what);
+        L.err = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(L.detail, sizeof L.detail, fmt, ap);
+        va_end(ap);
     }
     pthread_mutex_unlock(&err_lock);
     atomic_store(&L.stop, 1);
+    if (L.cooperative)
+        sim_grid_abort(); /* blocks waiting in grid.sync() would wait forever */
 }
 
 /* ---- running blocks --------------------------------------------------------------------- */
@@ -387,8 +425,35 @@ static void run_plain(sim_worker *w, pcc_sim_dim3 bidx)
     }
 }
 
-/* Takes blocks until none are left or the launch stops. */
-static void run_blocks(sim_worker *w)
+/* Runs blocks on w until none are left or the launch stops; `only` >= 0:
+ * that block alone (a cooperative launch's). Apart from run_blocks so that
+ * a longjmp out of a block leaves nothing of this frame to be read. */
+static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
+{
+    unsigned long long gx = L.grid.x, gxy = gx * L.grid.y;
+    while (!atomic_load_explicit(&L.stop, memory_order_relaxed)) {
+        unsigned long long b;
+        if (only >= 0)
+            b = (unsigned long long)only;
+        else if ((b = atomic_fetch_add_explicit(&L.next, 1, memory_order_relaxed)) >= L.nblocks)
+            break;
+        pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
+                             (unsigned int)(b / gxy)};
+        set_in_kernel(w, 1);
+        if (w->fiber_mode)
+            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
+        else
+            run_plain(w, bidx);
+        set_in_kernel(w, 0);
+        if (L.cooperative)
+            sim_grid_block_done(bidx);
+        if (only >= 0)
+            break;
+    }
+}
+
+/* Readies w for the launch in L and runs its blocks (take_blocks). */
+static void run_blocks(sim_worker *w, long long only)
 {
     tls_worker = w;
     __atomic_store_n(&w->owner, pthread_self(), __ATOMIC_RELAXED);
@@ -396,14 +461,8 @@ static void run_blocks(sim_worker *w)
     int nthreads = (int)(L.block.x * L.block.y * L.block.z);
     if ((w->fiber_mode && sim_block_reserve(&w->block, nthreads) < 0) ||
         worker_shared(w, L.shared_bytes) < 0) {
-        pthread_mutex_lock(&err_lock);
-        if (L.err == 0) {
-            L.err = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-            snprintf(L.detail, sizeof L.detail, "kernel '%s': no memory for %d thread stacks",
-                     L.k->name, nthreads);
-        }
-        pthread_mutex_unlock(&err_lock);
-        atomic_store(&L.stop, 1);
+        sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                         "kernel '%s': no memory for %d thread stacks", L.k->name, nthreads);
         return;
     }
     w->block.kernel = L.k;
@@ -421,20 +480,13 @@ static void run_blocks(sim_worker *w)
         record_failure(w);
         return;
     }
-    unsigned long long gx = L.grid.x, gxy = gx * L.grid.y;
-    while (!atomic_load_explicit(&L.stop, memory_order_relaxed)) {
-        unsigned long long b = atomic_fetch_add_explicit(&L.next, 1, memory_order_relaxed);
-        if (b >= L.nblocks)
-            break;
-        pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
-                             (unsigned int)(b / gxy)};
-        set_in_kernel(w, 1);
-        if (w->fiber_mode)
-            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
-        else
-            run_plain(w, bidx);
-        set_in_kernel(w, 0);
-    }
+    take_blocks(w, only);
+}
+
+void sim_worker_run_one(sim_worker *w, unsigned long long block)
+{
+    run_blocks(w, (long long)block);
+    tls_worker = NULL;
 }
 
 static void *pool_main(void *arg)
@@ -454,7 +506,7 @@ static void *pool_main(void *arg)
         if (index >= participants)
             continue;
         pthread_mutex_unlock(&pool_lock);
-        run_blocks(w);
+        run_blocks(w, -1);
         pthread_mutex_lock(&pool_lock);
         if (--active == 0)
             pthread_cond_signal(&pool_done);
@@ -475,6 +527,7 @@ static void pool_after_fork(void)
     pthread_mutex_init(&print_lock, NULL);
     pthread_cond_init(&pool_wake, NULL);
     pthread_cond_init(&pool_done, NULL);
+    sim_coop_after_fork();
 }
 
 /* Starts the pool on first use: one thread per CPU core besides the caller
@@ -541,6 +594,21 @@ static void run_launch(void)
     atomic_store(&L.stop, 0);
     L.err = 0;
     L.detail[0] = '\0';
+    if (L.cooperative) {
+        if (sim_coop_start(L.nblocks) < 0) {
+            sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
+                             "for the %llu blocks of a cooperative launch", L.k->name,
+                             L.nblocks);
+        } else {
+            run_blocks(workers[0], 0);
+            tls_worker = NULL;
+            sim_coop_finish();
+        }
+        sim_flush_output();
+        if (L.err != 0)
+            sim_set_sticky(L.err, L.detail);
+        return;
+    }
     int helpers = nworkers;
     if ((unsigned long long)helpers > L.nblocks - 1)
         helpers = (int)(L.nblocks - 1);
@@ -552,7 +620,7 @@ static void run_launch(void)
         pthread_cond_broadcast(&pool_wake);
         pthread_mutex_unlock(&pool_lock);
     }
-    run_blocks(workers[0]);
+    run_blocks(workers[0], -1);
     tls_worker = NULL;
     if (helpers > 0) {
         pthread_mutex_lock(&pool_lock);
@@ -629,6 +697,7 @@ CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int g
     op->u.kernel.packed = buf;
     op->u.kernel.size = params_end(k);
     op->u.kernel.ctx = f->mod->ctx;
+    op->u.kernel.cooperative = 0;
     return CUDA_SUCCESS;
 }
 
@@ -679,6 +748,7 @@ CUresult sim_kernel_run(const sim_op *op)
     L.block = op->u.kernel.block;
     L.shared_bytes = op->u.kernel.shared;
     L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
+    L.cooperative = op->u.kernel.cooperative;
     run_launch();
     pthread_mutex_unlock(&sim_launch_lock);
     return CUDA_SUCCESS;
@@ -706,4 +776,5 @@ void sim_fill_launch_table(pcc_driver_table *t)
 {
     t->cuLaunchKernel = sim_cuLaunchKernel;
     sim_fill_module_table(t);
+    sim_fill_coop_table(t);
 }

@@ -2,7 +2,7 @@
  * sim/module.c — the simulator's modules and functions: loading a
  * pcc_sim_image (a host shared object, written to a memfd and dlopen'ed),
  * the kernel table it hands back, globals, parameter layout, function
- * attributes and the occupancy query. Launching is sim/launch.c.
+ * attributes and the occupancy queries. Launching is sim/launch.c.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -378,8 +378,42 @@ static CUresult sim_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *bloc
            (fn ? fn(bs) : dynamicSMemSize) > (size_t)f->max_dynamic_shared)
         bs -= PCC_SIM_WARP_SIZE;
     *blockSize = bs;
-    int per_sm = 2048 / bs;
+    int per_sm = sim_blocks_per_sm(f, bs, fn ? fn(bs) : dynamicSMemSize);
     *minGridSize = sim_cpu_count() * (per_sm > 0 ? per_sm : 1);
+    return CUDA_SUCCESS;
+}
+
+/* As a GPU counts: whole warps of threads, shared memory with the system's
+ * reserve per block, and the block limit; and no more blocks on the device
+ * than a cooperative launch can run at once (an OS thread each). */
+int sim_blocks_per_sm(CUfunction f, int threads, size_t dyn_shared)
+{
+    if (threads <= 0 || threads > SIM_MAX_THREADS_PER_BLOCK ||
+        dyn_shared > (size_t)f->max_dynamic_shared)
+        return 0;
+    int warps = (threads + PCC_SIM_WARP_SIZE - 1) / PCC_SIM_WARP_SIZE;
+    size_t n = SIM_SM_THREADS / ((size_t)warps * PCC_SIM_WARP_SIZE);
+    size_t by_shared = SIM_SM_SHARED / (dyn_shared + SIM_SHARED_RESERVED);
+    if (by_shared < n)
+        n = by_shared;
+    if (n > SIM_SM_BLOCKS)
+        n = SIM_SM_BLOCKS;
+    size_t cap = SIM_MAX_COOP_BLOCKS / (size_t)sim_cpu_count();
+    return (int)(n < cap ? n : cap);
+}
+
+static CUresult sim_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction f,
+                                                                int blockSize,
+                                                                size_t dynamicSMemSize)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (numBlocks == NULL || blockSize <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *numBlocks = sim_blocks_per_sm(f, blockSize, dynamicSMemSize);
     return CUDA_SUCCESS;
 }
 
@@ -394,4 +428,5 @@ void sim_fill_module_table(pcc_driver_table *t)
     t->cuFuncGetParamInfo = sim_cuFuncGetParamInfo;
     t->cuFuncGetParamCount = sim_cuFuncGetParamCount;
     t->cuOccupancyMaxPotentialBlockSize = sim_cuOccupancyMaxPotentialBlockSize;
+    t->cuOccupancyMaxActiveBlocksPerMultiprocessor = sim_cuOccupancyMaxActiveBlocksPerMultiprocessor;
 }

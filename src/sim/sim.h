@@ -3,7 +3,9 @@
  * src/sim/driver.c (init, device, contexts, streams, events, errors, the
  * table), src/sim/memory.c (allocation registry, memory and copies),
  * src/sim/launch.c (modules, functions, launch, workers, faults),
- * src/sim/fiber.c (fibers, barriers and warp operations),
+ * src/sim/coop.c (cooperative launches: co-residency, the grid barrier),
+ * src/sim/fiber.c (fibers, their scheduler, block barriers),
+ * src/sim/warp.c (warp operations, __activemask, wide tiles),
  * src/sim/capture.c (stream capture) and src/sim/graph.c
  * (graphs and their launch).
  *
@@ -44,6 +46,12 @@
 #define SIM_MAX_GRID_YZ 65535u
 #define SIM_SHARED_PER_BLOCK (48 * 1024)
 #define SIM_SHARED_OPTIN (227 * 1024)
+/* A multiprocessor (one per CPU core): what it holds at once, for the
+ * attribute table and the occupancy answers (sim_blocks_per_sm). */
+#define SIM_SM_THREADS 2048
+#define SIM_SM_BLOCKS 32
+#define SIM_SM_SHARED 233472
+#define SIM_SHARED_RESERVED 1024 /* per block, by the system */
 #define SIM_DRIVER_VERSION 13000
 
 struct sim_heap;
@@ -97,6 +105,7 @@ typedef struct sim_op {
             const char *packed; /* ... the CU_LAUNCH_PARAM_BUFFER_POINTER form */
             size_t size;        /* bytes of the packed form */
             CUcontext ctx;      /* the context of f's module */
+            int cooperative;    /* cuLaunchCooperativeKernel: every block at once */
         } kernel;
         struct {
             int dir; /* SIM_COPY_* */
@@ -197,6 +206,11 @@ struct CUmod_st {
 
 int sim_func_ok(CUfunction f);
 void sim_fill_module_table(pcc_driver_table *t);
+/* How many blocks of `threads` threads and `dyn_shared` bytes of dynamic
+ * shared memory one simulated multiprocessor holds at once (what
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor answers; times the
+ * multiprocessor count, the largest cooperative grid). 0: none fits. */
+int sim_blocks_per_sm(CUfunction f, int threads, size_t dyn_shared);
 
 /* ---- sim/launch.c ---- */
 /* Held while a launch runs; a module is unloaded only under it. */
@@ -237,6 +251,45 @@ void sim_api_free(pcc_sim_thread *t, void *p);
 float sim_api_fround(int op, int mode, float a, float b, float c);
 double sim_api_dround(int op, int mode, double a, double b, double c);
 double sim_api_iround(int op, int mode, long long i, unsigned long long u);
+
+/* One OS thread that runs blocks (sim/launch.c). */
+struct sim_worker;
+/* A worker for a thread of sim/coop.c (NULL: out of memory). */
+struct sim_worker *sim_worker_new(void);
+/* Runs block `block` of the launch in progress on w, from w's thread. */
+void sim_worker_run_one(struct sim_worker *w, unsigned long long block);
+/* Whether w runs a kernel on thread `self` (async-signal-safe). */
+int sim_worker_in_kernel_on(struct sim_worker *w, pthread_t self);
+/* Records the launch's error (first wins) and stops it. */
+void sim_launch_error(CUresult code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The launch in progress (its blocks read it): cooperative, and its size. */
+int sim_launch_cooperative(void);
+unsigned long long sim_launch_nblocks(void);
+const char *sim_launch_kernel_name(void);
+
+/* ---- sim/coop.c ---- */
+/* The most blocks a cooperative launch may have: each runs on an OS thread
+ * of its own; sim_blocks_per_sm keeps to it. */
+#define SIM_MAX_COOP_BLOCKS 4096
+/* A cooperative launch of nblocks blocks (launch lock held): readies the grid
+ * barrier and the threads that run blocks 1..nblocks-1 and starts them; the
+ * caller runs block 0, then sim_coop_finish. 0, or -1 when the threads
+ * cannot be had (nothing started). */
+int sim_coop_start(unsigned long long nblocks);
+void sim_coop_finish(void);
+/* The coop thread's worker running a kernel on `self`, or NULL (for the
+ * fault handler: async-signal-safe). */
+struct sim_worker *sim_coop_worker_of(pthread_t self);
+void sim_coop_after_fork(void);
+/* grid.sync()'s wait across blocks, after the block's own barrier: returns
+ * when every block of the grid has arrived; ends the caller's block with an
+ * error when the grid can never get there or the launch stopped. */
+void sim_grid_wait(const pcc_sim_thread *t, int line);
+/* A block of a cooperative launch finished. */
+void sim_grid_block_done(pcc_sim_dim3 block);
+/* The launch stopped (a fault): wakes every block waiting in grid.sync(). */
+void sim_grid_abort(void);
+void sim_fill_coop_table(pcc_driver_table *t);
 
 /* ---- sim/capture.c ---- */
 /* What sim_stream_submit returns when the stream is not capturing: the
@@ -316,13 +369,31 @@ typedef struct sim_fiber {
     int index;
     int state;             /* SIM_F_* */
     unsigned long long wait_gen;
+    /* SIM_F_CONVERGE (__activemask, sim/warp.c): where it waits and, once
+     * released, the lanes converged with it */
+    uintptr_t conv_pc;
+    size_t conv_depth;
+    const char *conv_file;
+    int conv_line;
+    unsigned int conv_mask;
+    /* SIM_F_TILE (a tile wider than a warp, sim/warp.c) */
+    unsigned int tile_first;
+    int tile_src;
+    unsigned long long tile_value, tile_result;
 } sim_fiber;
 
-enum { SIM_F_READY = 0, SIM_F_BARRIER, SIM_F_WARP, SIM_F_DONE };
+enum { SIM_F_READY = 0, SIM_F_BARRIER, SIM_F_WARP, SIM_F_CONVERGE, SIM_F_TILE, SIM_F_DONE };
+
+/* The barrier of a tile wider than a warp, by the rank of its first thread. */
+typedef struct sim_tile {
+    unsigned int arrived, count;
+    unsigned long long gen;
+} sim_tile;
 
 typedef struct sim_warp {
     unsigned int live;     /* lanes that exist and have not exited */
     unsigned int waiting;  /* lanes parked in a warp op */
+    unsigned int converging; /* lanes parked in __activemask() */
     unsigned int mask[PCC_SIM_WARP_SIZE];
     unsigned long long value[PCC_SIM_WARP_SIZE];
     unsigned long long result[PCC_SIM_WARP_SIZE];
@@ -342,9 +413,12 @@ typedef struct sim_block {
     int live;
     int exited;
     int bar_waiting;
+    int bar_grid;          /* of them, arrived through grid.sync() */
+    int bar_grid_line;     /* the grid.sync()'s line, for messages */
     unsigned long long bar_gen;
     int bar_acc;           /* predicate count of the barrier being filled */
     int bar_result;        /* count of the barrier released last */
+    sim_tile *tiles;       /* capacity entries */
     void *main_sp;         /* the worker's own context */
     void *main_uctx;
     void *main_fake;       /* AddressSanitizer bookkeeping of the worker's stack */
@@ -372,6 +446,28 @@ void sim_block_escaped(sim_block *b);
 /* True when addr lies in a guard page of b's fiber stacks. */
 int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr);
 extern const pcc_sim_api sim_api_fiber;
+/* Parks `f` (its state says what it waits for) and runs the next runnable
+ * fiber; returns when `f` is runnable again and scheduled. A block where no
+ * fiber can run is a deadlock: the launch fails naming it. */
+void sim_fiber_park(sim_block *b, sim_fiber *f);
+int sim_fiber_runnable(const sim_block *b, const sim_fiber *f);
+/* How deep in its stack `frame` (an address on f's stack) lies. */
+size_t sim_fiber_depth(const sim_block *b, const sim_fiber *f, const void *frame);
+
+/* ---- sim/warp.c ---- */
+void sim_api_syncwarp(pcc_sim_thread *t, unsigned int mask);
+unsigned long long sim_api_shfl(pcc_sim_thread *t, unsigned int mask, unsigned long long value,
+                                int src_lane);
+unsigned int sim_api_ballot(pcc_sim_thread *t, unsigned int mask, int pred);
+unsigned int sim_api_activemask(pcc_sim_thread *t, const char *file, int line);
+unsigned long long sim_api_tile_shfl(pcc_sim_thread *t, unsigned int count,
+                                     unsigned long long value, int src_rank);
+/* Releases lanes of warp w parked in __activemask() once none of the warp's
+ * lanes can run any further (called as a lane of w parks or exits). */
+void sim_warp_settle(sim_block *b, int w);
+/* Lane `f` of its warp exited: the warp operations that waited for it may
+ * be complete now. */
+void sim_warp_lane_exited(sim_block *b, sim_fiber *f);
 
 /* Ends the current block with an error (from a kernel's thread, never
  * returns): records code and text, longjmps to the worker. */

@@ -58,26 +58,6 @@ class Source:
     disagree: Optional[str] = None
 
 
-_SIM_NO_THREAD_GROUP = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
-                        "thread_group and no tiled_partition(block, n) "
-                        "(\"error: 'thread_group' is not a member of 'cg'\")")
-_SIM_NO_COALESCED = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
-                     "coalesced_group / coalesced_threads() "
-                     "(\"error: 'coalesced_group' is not a member of 'cg'\")")
-_SIM_NO_PARTITION = ("sim refuses what NVRTC accepts: its cooperative_groups has no "
-                     "coalesced_group, labeled_partition or binary_partition "
-                     "(\"error: 'coalesced_group' is not a member of 'cg'\")")
-_SIM_NO_THIS_GRID = ("sim refuses what NVRTC accepts: any use of cg::this_grid() is a compile "
-                     "error ('grid-wide synchronization (cooperative groups "
-                     "`this_grid()`/`grid.sync()`) cannot run on the pycudac CPU simulator'), "
-                     "even thread_rank()/size() in an ordinary launch with no grid.sync()")
-_SIM_NO_GRID_SYNC = ("sim refuses grid.sync() at compile ('grid-wide synchronization "
-                     "(cooperative groups `this_grid()`/`grid.sync()`) cannot run on the "
-                     "pycudac CPU simulator')")
-
-
-_SIM_ACTIVEMASK = ("sim: __activemask() returns the lanes of the warp that have not exited "
-                   "(the warp's live mask), not the lanes executing the branch it is called in")
 
 
 SOURCES = {s.file: s for s in [
@@ -108,12 +88,12 @@ SOURCES = {s.file: s for s in [
     Source("warp_vote.cu"),
     Source("cucomplex.cu", toolkit=True),
     Source("cg_tiles.cu", no_extern_c=True, toolkit=True),
-    Source("cg_thread_group.cu", toolkit=True, disagree=_SIM_NO_THREAD_GROUP),
-    Source("cg_coalesced.cu", toolkit=True, disagree=_SIM_NO_COALESCED),
-    Source("cg_partition.cu", toolkit=True, disagree=_SIM_NO_PARTITION),
+    Source("cg_thread_group.cu", toolkit=True),
+    Source("cg_coalesced.cu", toolkit=True),
+    Source("cg_partition.cu", toolkit=True),
     Source("cg_reduce.cu", toolkit=True),
-    Source("cg_grid.cu", toolkit=True, disagree=_SIM_NO_THIS_GRID),
-    Source("cg_grid_sync.cu", toolkit=True, disagree=_SIM_NO_GRID_SYNC),
+    Source("cg_grid.cu", toolkit=True),
+    Source("cg_grid_sync.cu", toolkit=True),
     Source("atomics.cu"),
     Source("sync_count.cu"),
     Source("recursion.cu"),
@@ -415,10 +395,7 @@ case(id="filter_warp_aggregated", src="compaction.cu", kernel="filter_k",
                          n=np.int32(5000)),
      args=(Out("dst"), InOut("nres"), In("x"), Val("n")), block=(128, 1, 1),
      grid=(cdiv(5000, 128), 1), check=_check_filter,
-     tags=("compaction", "warp_vote", "atomics", "activemask"),
-     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (src[i] > 0)` the leader reserves slots for "
-               "lanes that took no part, so *nres overcounts (4854 where 2290 expected)",
-     raises=("AssertionError",))
+     tags=("compaction", "warp_vote", "atomics", "activemask"))
 
 
 # ---- histogram.cu ------------------------------------------------------------------
@@ -959,10 +936,7 @@ case(id="activemask_branch", src="warp_vote.cu", kernel="active_lanes",
      make=lambda r: dict(o=np.zeros(64, np.uint32), k=np.int32(20)),
      args=(Out("o"), Val("k")), block=(64, 1, 1), grid=(1, 1),
      expect=lambda d: {"o": np.tile(np.where(np.arange(32) < 20, 20, 0xffffffff), 2)},
-     tags=("warp_vote", "activemask"),
-     xfail_sim=_SIM_ACTIVEMASK + ": inside `if (lane < 20)` lane k sees __popc(mask) == 20 - k "
-               "(lanes 20-31, on the other path, count until they exit)",
-     raises=("AssertionError",))
+     tags=("warp_vote", "activemask"))
 
 case(id="shfl_broadcast", src="warp_vote.cu", kernel="shfl_broadcast",
      make=lambda r: dict(i=r.standard_normal(128).astype(np.float32), b=np.zeros(128, np.float32),
@@ -1021,15 +995,13 @@ case(id="cg_thread_group_block_sum", src="cg_thread_group.cu", kernel="sum_kerne
                          n=np.int32(4096)),
      args=(InOut("s"), In("i"), Val("n")), block=(128, 1, 1), grid=(4, 1), shared=128 * 4,
      expect=lambda d: {"s": [d["i"].sum()]},
-     tags=("cooperative_groups", "thread_group", "int4"),
-     xfail_sim=_SIM_NO_THREAD_GROUP, raises=("CompileError",))
+     tags=("cooperative_groups", "thread_group", "int4"))
 
 case(id="cg_thread_group_dynamic_tiles", src="cg_thread_group.cu", kernel="sum_kernel_tiles",
      make=lambda r: dict(o=np.zeros(8, np.int32), i=r.integers(-50, 50, 256).astype(np.int32)),
      args=(Out("o"), In("i")), block=(128, 1, 1), grid=(2, 1), shared=128 * 4,
      expect=lambda d: {"o": d["i"].reshape(8, 32).sum(axis=1)},
-     tags=("cooperative_groups", "thread_group", "tiled_partition_dynamic"),
-     xfail_sim=_SIM_NO_THREAD_GROUP, raises=("CompileError",))
+     tags=("cooperative_groups", "thread_group", "tiled_partition_dynamic"))
 
 case(id="cg_coalesced_threads_filter", src="cg_coalesced.cu", kernel="filter_coalesced",
      make=lambda r: dict(x=r.integers(-5, 6, 3000).astype(np.int32),
@@ -1037,8 +1009,7 @@ case(id="cg_coalesced_threads_filter", src="cg_coalesced.cu", kernel="filter_coa
                          n=np.int32(3000)),
      args=(Out("dst"), InOut("nres"), In("x"), Val("n")), block=(128, 1, 1),
      grid=(cdiv(3000, 128), 1), check=_check_filter,
-     tags=("cooperative_groups", "coalesced_group", "atomics"),
-     xfail_sim=_SIM_NO_COALESCED, raises=("CompileError",))
+     tags=("cooperative_groups", "coalesced_group", "atomics"))
 
 
 def _label_ref(d):
@@ -1055,8 +1026,7 @@ case(id="cg_labeled_partition", src="cg_partition.cu", kernel="label_groups",
      make=lambda r: dict(k=r.integers(0, 4, 64).astype(np.int32), c=np.zeros(64, np.int32),
                          r=np.zeros(64, np.int32)),
      args=(In("k"), Out("c"), Out("r")), block=(64, 1, 1), grid=(1, 1), expect=_label_ref,
-     tags=("cooperative_groups", "labeled_partition"),
-     xfail_sim=_SIM_NO_PARTITION, raises=("CompileError",))
+     tags=("cooperative_groups", "labeled_partition"))
 
 
 def _split_ref(d):
@@ -1073,8 +1043,7 @@ case(id="cg_binary_partition", src="cg_partition.cu", kernel="split_sign",
      make=lambda r: dict(v=r.integers(-9, 10, 64).astype(np.int32), c=np.zeros(64, np.int32),
                          s=np.zeros(64, np.int32)),
      args=(In("v"), Out("c"), Out("s")), block=(64, 1, 1), grid=(1, 1), expect=_split_ref,
-     tags=("cooperative_groups", "binary_partition"),
-     xfail_sim=_SIM_NO_PARTITION, raises=("CompileError",))
+     tags=("cooperative_groups", "binary_partition"))
 
 case(id="cg_reduce_plus_block_sum", src="cg_reduce.cu", kernel="cg_block_sum",
      make=lambda r: dict(i=r.integers(-100, 100, 1000).astype(np.int32), o=np.zeros(4, np.int32),
@@ -1094,8 +1063,7 @@ case(id="cg_this_grid_ordinary_launch", src="cg_grid.cu", kernel="grid_scale",
                          n=np.int32(5000)),
      args=(InOut("x"), Val("s"), Val("n")), block=(128, 1, 1), grid=(8, 1),
      expect=lambda d: {"x": d["x"] * np.float32(3.0)},
-     tags=("cooperative_groups", "grid_group"),
-     xfail_sim=_SIM_NO_THIS_GRID, raises=("CompileError",))
+     tags=("cooperative_groups", "grid_group"))
 
 case(id="cg_grid_sync_cooperative_launch", src="cg_grid_sync.cu", kernel="reduce_grid_sync",
      make=lambda r: dict(x=ints_as_floats(r, 10_000), p=np.zeros(8, np.float32),
@@ -1104,11 +1072,7 @@ case(id="cg_grid_sync_cooperative_launch", src="cg_grid_sync.cu", kernel="reduce
      shared=128 * 4, launch_kw={"cooperative": True},
      expect=lambda d: {"p": grid_stride_block_sums(d["x"], 8, 128),
                        "t": [d["x"].sum(dtype=np.float64)]},
-     tags=("cooperative_groups", "grid_group", "cooperative"),
-     xfail=("no cooperative launch in pycudac yet: cooperative=True is not a launch keyword "
-            "(TypeError: unexpected keyword argument 'cooperative'); on the simulator the "
-            "compile already fails: " + _SIM_NO_GRID_SYNC),
-     raises=("CompileError", "TypeError"))
+     tags=("cooperative_groups", "grid_group", "cooperative"))
 
 
 # ---- atomics.cu, sync_count.cu ------------------------------------------------------------------------

@@ -55,7 +55,8 @@ if [ "$only_options" = 1 ]; then
     # The tests marked `tsan` (pyproject.toml): every test that runs pycudac
     # from several Python threads, the staged copies (their own pthreads),
     # simulator launches spread over the worker pool (plain and fiber
-    # kernels, barriers, warp operations), and os.environ rewritten by a
+    # kernels, barriers, warp operations), cooperative launches (a thread
+    # per block, the grid barrier), and os.environ rewritten by a
     # thread during sim compiles and launches. A marker, not name
     # substrings: a renamed test stays selected. Only the files that carry
     # the marker are collected (importing every test file costs time here).

@@ -97,9 +97,8 @@ void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T)
                  pcc_sim_tk_starts(t, "__bmma") || pcc_sim_tk_starts(t, "__dmma") ||
                  pcc_sim_tk_starts(t, "__mma"))
             refuse(A, t, "a tensor-core operation (`wmma`/`mma`)");
-        else if (pcc_sim_tk_is(t, "this_grid") || pcc_sim_tk_is(t, "grid_group") ||
-                 pcc_sim_tk_is(t, "this_multi_grid") || pcc_sim_tk_is(t, "multi_grid_group"))
-            refuse(A, t, "grid-wide synchronization (cooperative groups `this_grid()`/`grid.sync()`)");
+        else if (pcc_sim_tk_is(t, "this_multi_grid") || pcc_sim_tk_is(t, "multi_grid_group"))
+            refuse(A, t, "multi-device synchronization (cooperative groups `this_multi_grid()`)");
     }
 }
 

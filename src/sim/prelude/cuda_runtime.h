@@ -8,8 +8,9 @@
  * One header per CUDA header it stands for, as in HIP-CPU: this file (with
  * vector_types.h, device_atomic_functions.h and math_functions.h, which it
  * includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
- * cooperative_groups.h. The compiler writes them into its private
- * directory and maps CUDA's header names onto them (src/sim/cc/cxx.c).
+ * cooperative_groups.h (with cooperative_groups_reduce.h and _scan.h). The
+ * compiler writes them into its private directory and maps CUDA's header
+ * names onto them (src/sim/cc/cxx.c).
  *
  * Kept light on purpose: every kernel compile parses it, so no <iostream>,
  * no <atomic>, nothing heavier than the C library's math.
@@ -134,7 +135,16 @@ static inline unsigned int __ballot_sync(unsigned int mask, int p) { PCC_SAVE; u
 static inline int __any_sync(unsigned int mask, int p) { return __ballot_sync(mask, p) != 0; }
 static inline int __all_sync(unsigned int mask, int p) { return __ballot_sync(mask, !p) == 0; }
 static inline int __uni_sync(unsigned int mask, int p) { unsigned int b = __ballot_sync(mask, p); return b == 0 || b == (mask & __ballot_sync(mask, 1)); }
-static inline unsigned int __activemask(void) { PCC_SAVE; unsigned int r = __pcc_api->activemask(__pcc_self); PCC_RESTORE; return r; }
+/* Inlined, with the caller's line, so that each call in the source is a
+ * call site of its own to the runtime (sim/warp.c: which lanes converge). */
+static inline __attribute__((always_inline)) unsigned int
+__activemask(const char *__file = __builtin_FILE(), int __line = __builtin_LINE())
+{
+    PCC_SAVE;
+    unsigned int r = __pcc_api->activemask(__pcc_self, __file, __line);
+    PCC_RESTORE;
+    return r;
+}
 static inline unsigned int __lanemask_lt(void) { return (1u << __pcc_cur->lane) - 1u; }
 static inline unsigned int __lanemask_le(void) { return (unsigned int)((2ull << __pcc_cur->lane) - 1u); }
 static inline unsigned int __lanemask_eq(void) { return 1u << __pcc_cur->lane; }

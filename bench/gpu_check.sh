@@ -117,7 +117,19 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # (a missing optional package) must not stop the rest of the suite.
 PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
-run_stage pytest_all 280 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
+run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
+# issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
+# modules compiled and dropped (device memory, RSS and memory maps flat)
+run_stage scale 300 env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest \
+    "${PYTEST_ARGS[@]}" tests/test_scale.py
+# PyCUDA's own test_driver/test_gpuarray/test_cumath in one process through the
+# pycuda -> pycudac alias: its sdist travels in build/pycuda (tools/pycuda_compat)
+if [ -d build/pycuda/pycuda-2026.1/test ]; then
+    TAIL_LINES=20 run_stage pycuda_tests 300 env PYCUDAC_BACKEND=cuda "$PY" \
+        tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 -q
+else
+    echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES"
+fi
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.
@@ -144,6 +156,14 @@ command -v taskset > /dev/null && SIM_PIN=(taskset -c "0,1")
 TAIL_LINES=6 run_stage bench_sim 90 "${SIM_PIN[@]}" "$PY" bench/bench_sim.py "${BENCH_ARGS[@]}"
 
 TAIL_LINES=30 run_stage profile_warm 60 env PYCUDAC_BACKEND=cuda "$PY" bench/profile_warm.py
+# A/B of the launch path against an earlier tree carried in build/ab-old
+# (GPU_CHECK_AB_OLD): both built here, children alternating (bench/ab_launch.py)
+AB_OLD=${GPU_CHECK_AB_OLD:-build/ab-old}
+if [ -f "$AB_OLD/setup.py" ]; then
+    run_stage ab_build 240 bash -c "cd '$AB_OLD' && '$PY' setup.py -q build_ext --inplace"
+    TAIL_LINES=20 run_stage ab_launch 300 env PYCUDAC_BACKEND=cuda "$PY" bench/ab_launch.py \
+        "$ROOT/$AB_OLD" "$ROOT" --children 8
+fi
 
 # ---- 4. compute-sanitizer ---------------------------------------------------
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
@@ -153,7 +173,9 @@ if [ -n "$SAN" ]; then
     # the last parameter is how the driver tells the parameter count);
     # memcheck is here for memory errors and leaks.
     SAN_ARGS=(--tool memcheck --leak-check full --report-api-errors no --error-exitcode 99)
-    run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
+    # a user's program under the sanitizer's default options must see no error
+    # that pycudac made (API errors included: issue 22)
+    run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" --error-exitcode 99 \
         "$PY" examples/hello_gpu.py
     # the launch, driver and graph test files on the GPU, without the tests that fork or
     # start subprocesses (the sanitizer follows children and slows them badly)

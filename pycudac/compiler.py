@@ -371,28 +371,43 @@ def _toolkit_roots(nvrtc_lib):
 
 def _toolkit_includes(identity):
     """Include directories of the toolkit that NVRTC (`identity`) belongs
-    to, so that `#include <cuda_fp16.h>` (and CUDA 13's cccl headers)
-    resolve as with nvcc. The key names the NVRTC build already, and these
+    to, so that `#include <cuda_fp16.h>` and <cooperative_groups.h> resolve
+    as with nvcc: its include directory, and CCCL's (nv/target, cuda/std),
+    which the headers of CUDA 12.x and 13 need. A pip wheel's NVRTC ships
+    without CCCL: it is then the nvidia-cuda-cccl wheel's or a toolkit's
+    (_cccl_include). The key names the NVRTC build already, and these
     directories are among the options the key hashes."""
     for root in _toolkit_roots(identity.split(" size=")[0]):
         inc = os.path.join(root, "include")
         if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
-            cccl = os.path.join(inc, "cccl")
-            return (inc, cccl) if os.path.isdir(cccl) else (inc,)
+            if _is_cccl(inc):
+                return (inc,)
+            cccl = _cccl_include(os.path.join(inc, "cccl"))
+            return (inc, cccl[0]) if cccl else (inc,)
     return ()
 
 
-def _cccl_include():
-    """libcu++'s (CCCL's) include directory for the simulator, which reads
-    <cuda/std/...> as a host C++ library: a CUDA toolkit's include/cccl
-    ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda), else the nvidia-cuda-cccl
-    wheel's; None when there is none (the simulator then says what provides
-    it). Part of the simulator's key: the directory and its version file's
-    size and time."""
-    key = ("cccl", os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
+#: What tells a directory holds CCCL's headers: NVRTC's CUDA headers include
+#: <nv/target>, libcu++ is <cuda/std/...>.
+_CCCL_MARKS = (("nv", "target"), ("cuda", "std", "version"))
+
+
+def _is_cccl(d):
+    return all(os.path.isfile(os.path.join(d, *m)) for m in _CCCL_MARKS)
+
+
+def _cccl_include(first=None):
+    """CCCL's include directory (nv/target, libcu++'s <cuda/std/...>):
+    `first` (the one beside NVRTC's headers), a CUDA toolkit's include/cccl
+    ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda), else a wheel's on sys.path
+    (nvidia-cuda-cccl: nvidia/*/include[/cccl]); None when there is none
+    (the compile error then says what provides it). (directory, identity:
+    the directory and its version file's size and time, for the key)."""
+    key = ("cccl", first, os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
     if key in _info_cache:
         return _info_cache[key]
-    cands = [os.path.join(r, "include", "cccl") for r in _toolkit_roots(None)]
+    cands = ([first] if first else []) + [
+        os.path.join(r, "include", "cccl") for r in _toolkit_roots(None)]
     for base in sys.path:
         nv = os.path.join(base or ".", "nvidia")
         if os.path.isdir(nv):
@@ -400,13 +415,19 @@ def _cccl_include():
                 cands += [os.path.join(nv, sub, "include", "cccl"), os.path.join(nv, sub, "include")]
     found = None
     for d in cands:
-        version = os.path.join(d, "cuda", "std", "version")
-        if os.path.isfile(version):
-            st = os.stat(version)
+        if _is_cccl(d):
+            st = os.stat(os.path.join(d, *_CCCL_MARKS[1]))
             found = (d, f"{d} size={st.st_size} mtime={int(st.st_mtime)}")
             break
     _info_cache[key] = found
     return found
+
+
+_NO_CCCL = ("CCCL's headers (nv/target, cuda/std/...), which CUDA's own headers include, were "
+            "not found beside NVRTC's include directory, in a CUDA toolkit ($CUDA_HOME, "
+            "$CUDA_PATH, /usr/local/cuda: include/cccl) or in a wheel on sys.path: install "
+            "the nvidia-cuda-cccl wheel of NVRTC's CUDA version (pip install nvidia-cuda-cccl; "
+            "for CUDA 12: nvidia-cuda-cccl-cu12), or point CUDA_HOME at a toolkit")
 
 
 def _system_includes(compiler):
@@ -671,8 +692,14 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
         _stats["misses"] += 1
         path = _usable_dir(path)
     options = options + _system_includes(compiler)
-    result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
-                                    target, compiler, no_extern_c)
+    try:
+        result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
+                                        target, compiler, no_extern_c)
+    except CompileError as exc:
+        if compiler == "nvrtc" and ('cannot open source file "nv/' in str(exc) or
+                                    'cannot open source file "cuda/std/' in str(exc)):
+            exc.args = (f"{exc.args[0] if exc.args else exc}\n\n{_NO_CCCL}",) + exc.args[1:]
+        raise
     _stats["compiles"] += 1
     result.update(from_cache=False, key=key, target=target, arch=arch, options=options)
     if path is not None:

@@ -5,7 +5,9 @@ refused. The simulator must say the same ("it accepts exactly the CUDA C that
 NVRTC accepts, and refuses what NVRTC refuses", DESIGN.md); where it does not
 today, cases.SOURCES says how (strict xfail)."""
 import os
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -13,6 +15,8 @@ pytest.importorskip("pycudac.driver")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
 import cases as corpus  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ARCH = "sm_90"
 
@@ -93,3 +97,77 @@ def test_nvrtc_finds_toolkit_headers_without_include_dirs(name):
     assert s.toolkit
     ok, why = _compile(s, "nvrtc", include_dirs=[])
     assert ok, why
+
+
+CG_FP16 = r"""
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
+namespace cg = cooperative_groups;
+__global__ void k(__half *x)
+{
+    cg::thread_block b = cg::this_thread_block();
+    x[b.thread_rank()] = __hadd(x[b.thread_rank()], __float2half(1.0f));
+}
+"""
+
+
+def _toolkit_nvrtc():
+    lib = os.path.join(os.environ.get("CUDA_HOME") or "/usr/local/cuda", "lib64")
+    return lib if os.path.isfile(os.path.join(lib, "libnvrtc.so.13")) or \
+        os.path.isfile(os.path.join(lib, "libnvrtc.so.12")) else None
+
+
+def test_cooperative_groups_and_fp16_compile_with_a_wheels_nvrtc(tmp_path):
+    """Issue 20: with NVRTC from a pip wheel (nvidia/cu13/lib beside an
+    include/ without CCCL, as the H100 machine has it), <cooperative_groups.h>
+    failed with 'cannot open source file "nv/target"'. CCCL is found where
+    it is (a toolkit's include/cccl, or the nvidia-cuda-cccl wheel), as with
+    the toolkit's own NVRTC."""
+    lib = _toolkit_nvrtc()
+    if lib is None:
+        pytest.skip("no CUDA toolkit NVRTC to lay out as a wheel")
+    inc = os.path.join(os.path.dirname(lib), "include")
+    wheel = tmp_path / "site" / "nvidia" / "cu13"
+    (wheel / "lib").mkdir(parents=True)
+    (wheel / "include").mkdir()
+    for name in os.listdir(lib):
+        if name.startswith("libnvrtc"):
+            os.symlink(os.path.join(lib, name), wheel / "lib" / name)
+    for name in os.listdir(inc):
+        if name not in ("cccl", "nv", "cuda", "cub", "thrust"):  # a wheel has no CCCL
+            os.symlink(os.path.join(inc, name), wheel / "include" / name)
+    nvrtc = sorted(p for p in os.listdir(wheel / "lib") if p.startswith("libnvrtc.so."))[0]
+    code = textwrap.dedent(f"""
+        from pycudac import compiler, _driver
+        print(_driver._nvrtc_path())
+        for src in ({CG_FP16!r},):
+            img = compiler.compile(src, arch="sm_90", cache_dir=False)
+            assert img[:4] == b"\\x7fELF", img[:4]
+        print("ok")
+    """)
+    for nvrtc_path in (str(wheel / "lib" / nvrtc), os.path.join(lib, nvrtc)):
+        env = dict(os.environ, PYCUDAC_NVRTC=nvrtc_path,
+                   PYTHONPATH=os.pathsep.join([ROOT, str(tmp_path / "site")]))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert r.stdout.split()[0].startswith(nvrtc_path) and r.stdout.split()[-1] == "ok"
+
+
+def test_missing_cccl_says_what_provides_it(monkeypatch, tmp_path):
+    """Where CCCL is nowhere, NVRTC's 'cannot open source file "nv/target"'
+    comes with what provides it."""
+    from pycudac import compiler
+    lib = _toolkit_nvrtc()
+    if lib is None:
+        pytest.skip("no CUDA toolkit NVRTC")
+    inc = os.path.join(os.path.dirname(lib), "include")
+    bare = tmp_path / "include"
+    bare.mkdir()
+    for name in os.listdir(inc):
+        if name not in ("cccl", "nv", "cuda", "cub", "thrust"):
+            os.symlink(os.path.join(inc, name), bare / name)
+    monkeypatch.setattr(compiler, "_system_includes",
+                        lambda c: [f"-I{bare}"] if c == "nvrtc" else [])
+    with pytest.raises(compiler.CompileError, match=r"nv/target(.|\n)*nvidia-cuda-cccl"):
+        compiler.compile(CG_FP16, arch="sm_90", cache_dir=False)

@@ -1430,8 +1430,10 @@ def test_grid_group_is_valid_in_a_cooperative_launch(ctx):
     out, valid = np.zeros(8 * 48, np.uint64), np.zeros(1, np.int32)
     f(drv.Out(out), drv.Out(valid), block=(4, 2, 1), grid=(3, 2), cooperative=True)
     assert valid[0] == 1 and out.reshape(48, 8)[:, 0].tolist() == [48] * 48
+    # an ordinary launch: the H100 (driver 580) has a grid workspace there
+    # too, and the simulator answers as it does
     f(drv.Out(out), drv.Out(valid), block=(4, 2, 1), grid=(3, 2), cooperative=False)
-    assert valid[0] == 0
+    assert valid[0] == 1
 
 
 @pytest.mark.tsan

@@ -114,19 +114,27 @@ void pcc_plan_clear(PccFunction *f)
     Py_CLEAR(f->layout_error);
 }
 
-/* The driver's layout: counts, offsets, sizes. *n = -1 when unavailable. */
-static int driver_layout(CUfunction fn, size_t **offs, size_t **sizes, int *n)
+/* The driver's layout: counts, offsets, sizes. *n = -1 when unavailable.
+ * `declared`: the parameter count of the kernel's source declaration, or
+ * -1 when unknown. */
+static int driver_layout(CUfunction fn, Py_ssize_t declared, size_t **offs, size_t **sizes, int *n)
 {
     *n = -1;
     *offs = *sizes = NULL;
     if (pcc_drv.cuFuncGetParamInfo == NULL)
         return 0;
-    /* The count, where the driver can say (CUDA 13): else the parameters are
-     * asked for until one past the last is refused, which compute-sanitizer
-     * reports as an API error the user did not make. */
+    /* The count: the driver's, where it can say (cuFuncGetParamCount), else
+     * the source declaration's, whose parameters the driver then confirms
+     * one by one. Only a kernel whose source is unknown is asked for until
+     * one past its last parameter is refused: compute-sanitizer reports
+     * that refusal as an API error the user did not make. */
     size_t known = 0;
     int have_count = pcc_drv.cuFuncGetParamCount != NULL &&
                      pcc_drv.cuFuncGetParamCount(fn, &known) == CUDA_SUCCESS && known <= 16384;
+    if (!have_count && declared >= 0) {
+        known = (size_t)declared;
+        have_count = 1;
+    }
     int cap = 16, count = 0;
     size_t *o = PyMem_Malloc(cap * sizeof *o), *s = PyMem_Malloc(cap * sizeof *s);
     if (o == NULL || s == NULL)
@@ -339,8 +347,6 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
     Py_ssize_t sn = -1;
 
     f->fast_nparams = -1; /* until finish_plan */
-    if (use_driver && driver_layout(f->fn, &doff, &dsize, &dn) < 0)
-        return -1;
     if (signature != NULL && signature != Py_None) {
         PyObject *params = PyObject_GetAttr(signature, pcc_st.str_params);
         if (params == NULL)
@@ -351,6 +357,8 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
             goto done;
         sn = PySequence_Fast_GET_SIZE(seq);
     }
+    if (use_driver && driver_layout(f->fn, sn, &doff, &dsize, &dn) < 0)
+        goto done;
     int n = dn >= 0 ? dn : (sn >= 0 ? (int)sn : 0);
     f->nparams = n;
     f->params = PyMem_Calloc(n ? (size_t)n : 1, sizeof(pcc_param));

@@ -213,7 +213,9 @@ class grid_group : public thread_group {
 
   public:
     static constexpr unsigned int _group_id = details::grid_group_id;
-    /* True in a cooperative launch only (on a GPU: the driver's grid workspace). */
+    /* Whether the driver's grid workspace is there: on the H100 (driver
+     * 580) in every launch, so here too; grid.sync() needs a cooperative
+     * launch all the same. */
     bool is_valid() const
     {
         PCC_SAVE;

@@ -145,8 +145,6 @@ grep '^{' "$OUTDIR/floor.log" > "$OUTDIR/floor.jsonl" 2>/dev/null
 BENCH_ARGS=(--json "$OUTDIR/bench.jsonl" --floor-lib "$ROOT/bench/out/libfloor.so")
 [ -n "$QUICK" ] && BENCH_ARGS+=("$QUICK")
 TAIL_LINES=14 run_stage bench_launch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_launch.py "${BENCH_ARGS[@]}"
-# a diagnostic: what code and data run between launches cost on this host
-TAIL_LINES=10 run_stage code_lines 60 env PYCUDAC_BACKEND=cuda "$PY" bench/code_lines.py --rounds 15
 TAIL_LINES=14 run_stage bench_memcpy 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_memcpy.py "${BENCH_ARGS[@]}"
 TAIL_LINES=10 run_stage bench_compile 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_compile.py "${BENCH_ARGS[@]}"
 TAIL_LINES=22 run_stage bench_gpuarray 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_gpuarray.py "${BENCH_ARGS[@]}"
@@ -155,7 +153,6 @@ SIM_PIN=()
 command -v taskset > /dev/null && SIM_PIN=(taskset -c "0,1")
 TAIL_LINES=6 run_stage bench_sim 90 "${SIM_PIN[@]}" "$PY" bench/bench_sim.py "${BENCH_ARGS[@]}"
 
-TAIL_LINES=30 run_stage profile_warm 60 env PYCUDAC_BACKEND=cuda "$PY" bench/profile_warm.py
 # A/B of the launch path against an earlier tree carried in build/ab-old
 # (GPU_CHECK_AB_OLD): both built here, children alternating (bench/ab_launch.py)
 AB_OLD=${GPU_CHECK_AB_OLD:-build/ab-old}

@@ -274,13 +274,6 @@ def test_compile_bad_target(cache):
 # ---------------------------------------------------------------------------
 # SourceModule on the active backend (sim in CI, the GPU under gpu-check)
 
-@pytest.fixture(scope="module")
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-    from pycudac import driver
-    return driver.Context.get_current()
-
-
 def run_double_array(mod):
     from pycudac import driver as drv
     f = mod.get_function("double_array")

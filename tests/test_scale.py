@@ -35,15 +35,6 @@ __global__ void scale(float *x, float a, int n)
 """
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 def _maps():
     try:
         with open("/proc/self/maps") as f:

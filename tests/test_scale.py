@@ -12,7 +12,6 @@ import gc
 import os
 
 import numpy as np
-import pytest
 
 import pycudac.driver as drv
 from pycudac import compiler, gpuarray, tools

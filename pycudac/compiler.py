@@ -531,7 +531,7 @@ def _hidden_include_dirs(source, compiler):
     CPLUS_INCLUDE_PATH (NVRTC reads no environment). Their files go into the
     cache key as include_dirs' do, or the compile skips the cache."""
     dirs = []
-    if isinstance(source, str) and "include" in source:
+    if isinstance(source, str) and ('"/' in source or "</" in source) and "include" in source:
         seen, todo = set(), [source]
         while todo and len(seen) < 64:
             for path in _ABS_INCLUDE.findall(todo.pop()):
@@ -769,8 +769,10 @@ def cache_clear(cache_dir=None):
 
 # SourceModules of the same source, options and context share their loaded
 # module while it is in use; the memo never keeps one alive (a module nobody
-# uses is unloaded, and so its context can be destroyed).
-_memo = weakref.WeakValueDictionary()
+# uses is unloaded, and so its context can be destroyed): key -> weak
+# reference to the module, the key naming its context by a weak reference
+# too (_driver.memo_get / memo_put, which the one-call warm path shares).
+_memo = {}
 _nvcc_warned = False
 
 
@@ -869,12 +871,11 @@ class SourceModule:
         if nvcc is not None:
             _warn_nvcc()
         # the common case in one C call (src/compile/cache_warm.c): the memo, then the
-        # disk cache, under the key built below; None: this path decides
-        # headers reached by absolute path or through CPATH go into the key,
-        # which only the general path builds
-        env_incs = any(v in os.environ for v in _ENV_INCLUDE_VARS)
-        hidden = _hidden_include_dirs(
-            source, "sim" if env_incs and _driver.get_backend() == "sim" else None)
+        # disk cache, under the key built below; None: this path decides.
+        # Headers reached by absolute path go into the key, which only the
+        # general path builds (so do CPATH's, which only the simulator reads:
+        # the one-call path is NVRTC's alone).
+        hidden = _hidden_include_dirs(source, None)
         fast = (options is None and name_expressions is None and arch is None and code is None
                 and not keep and not include_dirs and not hidden)
         if fast:
@@ -891,17 +892,20 @@ class SourceModule:
         exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
                  if name_expressions else ())
         incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
+        if any(v in os.environ for v in _ENV_INCLUDE_VARS) and _driver.get_backend() == "sim":
+            hidden = _hidden_include_dirs(source, "sim")
         fp = ()
         if incs or hidden or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
                                            if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
         context = _current_context()
         # (warm_source_module builds this key too, for its arguments)
-        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
+        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
+               None if context is None else weakref.ref(context))
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
         try:
-            mod = _memo.get(key)
+            mod = _driver.memo_get(_memo, key)
         except TypeError:  # an unhashable argument: no memo for this call
             key, mod = None, None
         if mod is not None and not keep:
@@ -926,7 +930,7 @@ class SourceModule:
             mod = _build_module(source, list(opts) if options is not None else None,
                                 no_extern_c, arch, code, cache_dir, incs, exprs, keep)
         if key is not None:
-            _memo[key] = mod
+            _driver.memo_put(_memo, key, mod)
         self.module = mod
 
     def get_function(self, name):

@@ -835,3 +835,24 @@ def test_dynamic_module_through_the_stub_driver(stub_driver):
     r = subprocess.run([sys.executable, "-c", _STUB_LINK_CHILD], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr[-3000:]
+
+
+def test_the_memo_holds_nothing_alive_and_sweeps_the_dead():
+    """compiler._memo (issue 21): key -> weak reference; a dead entry is a
+    miss, and dead entries are swept as the dict grows, so that a service
+    compiling many variants keeps neither modules nor their keys."""
+    class Mod:
+        pass
+
+    memo, keep = {}, []
+    for i in range(500):
+        m = Mod()
+        _driver.memo_put(memo, ("k", i), m)
+        if i % 100 == 0:
+            keep.append((i, m))
+    assert len(memo) < 140
+    for i, m in keep:
+        assert _driver.memo_get(memo, ("k", i)) is m
+    assert _driver.memo_get(memo, ("k", 1)) is None
+    with pytest.raises(TypeError):
+        _driver.memo_get([], 1)

@@ -42,6 +42,10 @@ def _maps():
         return 0
 
 
+def _live_memo():
+    return sum(r() is not None for r in compiler._memo.values())
+
+
 def _settle():
     tools.clear_context_caches()
     gc.collect()
@@ -96,11 +100,12 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
         for _ in pool.map(lambda i: make(i) and None, range(1, N_MODULES)):
             pass
     _settle()
-    assert len(compiler._memo) == 1  # the one still held
+    assert _live_memo() == 1  # the one still held
+    assert len(compiler._memo) < 64 + 2 * 1  # dead entries are swept as it grows
     assert SourceModule(KERNEL.replace("x[i] *= a", "x[i] = x[i] * a + 0")).module \
         is kept.module
     del kept
     _settle()
-    assert len(compiler._memo) == 0
+    assert _live_memo() == 0
     assert free0 - drv.mem_get_info()[0] <= SLACK
     assert _maps() - maps0 <= 32, f"{_maps() - maps0} more memory maps"

@@ -320,3 +320,17 @@ def test_the_gpu_stages_can_fail():
     variable it passes. Issue 26's proof that the GPU check can fail."""
     assert os.environ.get("PYCUDAC_FORCE_GPU_TEST_FAILURE") != "1", \
         "made to fail on purpose (PYCUDAC_FORCE_GPU_TEST_FAILURE=1)"
+
+
+def test_pycuda_runner_takes_a_tree_relative_to_the_caller(tmp_path):
+    # gpu_check.sh passes build/pycuda/... relative to the repository, and
+    # the runner starts pytest inside the tree's test folder
+    test_dir = tmp_path / "tree" / "test"
+    test_dir.mkdir(parents=True)
+    for name in ("test_driver.py", "test_gpuarray.py", "test_cumath.py"):
+        (test_dir / name).write_text("def test_here():\n    pass\n")
+    run = os.path.join(ROOT, "tools", "pycuda_compat", "run.py")
+    out = subprocess.run([sys.executable, run, "--tree", "tree", "-q"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "3 passed" in out.stdout

@@ -494,6 +494,27 @@ def test_memo_returns_the_loaded_module(ctx, cache):
     run_double_array(b)
 
 
+def test_the_memo_sweeps_its_dead_entries_and_keeps_the_live():
+    """The memo holds weak references; the dead are swept as it grows, so
+    however many modules come and go it stays near twice the live ones."""
+    from pycudac import _driver
+
+    class Mod:
+        pass
+
+    memo = {}
+    live = [Mod() for _ in range(10)]
+    for i, m in enumerate(live):
+        _driver.memo_put(memo, ("live", i), m)
+    for i in range(50_000):
+        _driver.memo_put(memo, ("dead", i), Mod())   # dies at once
+    assert len(memo) <= 64
+    assert all(_driver.memo_get(memo, ("live", i)) is m for i, m in enumerate(live))
+    assert _driver.memo_get(memo, ("dead", 49_999)) is None
+    with pytest.raises(TypeError, match="memo_put"):
+        _driver.memo_put([], "k", live[0])
+
+
 def test_the_one_call_path_and_the_general_path_share_the_memo(ctx, cache):
     """SourceModule(src) with no other argument takes one C call
     (warm_source_module) that builds the memo key itself: it must be the key

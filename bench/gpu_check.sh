@@ -117,7 +117,10 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # (a missing optional package) must not stop the rest of the suite.
 PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
-run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
+# the whole suite in parallel processes (cold compiles on a fresh host ran one
+# process past 420 s); the files that measure device-wide memory run alone after
+TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py -n 6 \
+    --logs "$OUTDIR/shards" "${PYTEST_ARGS[@]}"
 # issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
 # modules compiled and dropped (device memory, RSS and memory maps flat)
 run_stage scale 300 env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest \

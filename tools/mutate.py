@@ -79,8 +79,13 @@ MUTATIONS = [
              "not a fault"),
     # ---- the packer ----------------------------------------------------------------
     M("K1", "src/launch/pack.c",
-      "[PK_I16] = INT16_MAX,", "[PK_I16] = INT16_MAX + 1,",
+      "smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX,",
+      "smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX + 1,",
       T_PACK, "short's range ends at 32768"),
+    M("K1b", "src/launch/pack.c",
+      "[PK_I16] = INT16_MAX, [PK_U16] = UINT16_MAX,",
+      "[PK_I16] = INT16_MAX + 1, [PK_U16] = UINT16_MAX,",
+      T_PACK, "the fast path's short ends at 32768"),
     M("K2", "src/launch/pack.c",
       """        if (isinf(v) && isfinite(d))
             return pcc_arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);""",
@@ -91,9 +96,8 @@ MUTATIONS = [
       "    } else if ((size_t)view.len < p->size) {",
       T_PACK, "a by-value buffer longer than the parameter is accepted (truncated)"),
     M("K4", "src/launch/pack.c",
-      """        if (PCC_UNLIKELY(!int_fits(p, v)))
-            return int_as_float(k, v, dst);""",
-      "",
+      "        if (PCC_UNLIKELY(p->int_size == 0 || v < int_lo[k] || v > int_hi[k]))",
+      "        if (PCC_UNLIKELY(p->int_size == 0))",
       T_PACK, "the fast path stores an int without its range check"),
     M("K5", "src/launch/pack.c",
       """    if (n != p->size)
@@ -134,8 +138,9 @@ MUTATIONS = [
         goto store;""",
       T_LAUNCH, "pointer converter: a __cuda_array_interface__ dict is never released"),
     M("K11", "src/launch/pointer.c",
-      """    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */""",
-      "",
+      """    Py_DECREF(cap);
+    int rc = 0;""",
+      """    int rc = 0;""",
       T_LAUNCH, "pointer converter: a DLPack capsule is never released"),
     # ---- the cache -----------------------------------------------------------------
     M("C1", "src/compile/cache.c",
@@ -189,26 +194,23 @@ MUTATIONS = [
         return 1;""",
       T_POISON, "716 (misaligned address) does not poison the process"),
     M("P2", "src/module/errors.c",
-      """        pcc_hot.poison_code = rc;
+      """        pcc_st.poison_code = rc;
         snprintf(poison_message""",
       """        snprintf(poison_message""",
       T_POISON, "a sticky error poisons nothing"),
     M("P3", "src/module/errors.c",
-      """    if (pcc_hot.poison_code || pcc_hot.forked || !pcc_hot.backend_loaded) {
+      """    if (pcc_st.poison_code || pcc_st.forked || pcc_st.backend == NULL) {
         pcc_skipped_frees++;""",
-      """    if (pcc_hot.forked || !pcc_hot.backend_loaded) {
+      """    if (pcc_st.forked || pcc_st.backend == NULL) {
         pcc_skipped_frees++;""",
       T_POISON, "frees after a sticky error call the driver"),
-    M("P4", "src/module/errors.c",
-      """    if (pcc_hot.poison_code) {
-        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
-        return -1;
-    }""",
-      "",
+    M("P4", "src/driver/loader.h",
+      "    if (pcc_st.backend != NULL && !pcc_st.poison_code && !pcc_st.forked)",
+      "    if (pcc_st.backend != NULL && !pcc_st.forked)",
       T_POISON, "calls after a sticky error go to the driver"),
     M("P5", "src/module/errors.c",
-      """    if (pcc_hot.poison_code && is_sticky(rc)) {""",
-      """    if (0 && pcc_hot.poison_code && is_sticky(rc)) {""",
+      """    if (pcc_st.poison_code && is_sticky(rc)) {""",
+      """    if (0 && pcc_st.poison_code && is_sticky(rc)) {""",
       T_POISON, "a second sticky error replaces the first one's message"),
     # ---- broadcasting ------------------------------------------------------------
     M("B1", "pycudac/elementwise.py",
@@ -224,10 +226,10 @@ MUTATIONS = [
     M("B3", "pycudac/elementwise.py",
       "    off = nd - ary.ndim\n", "    off = 0\n",
       T_ARRAYS, "broadcasting aligns shapes on the left"),
-    M("B4", "pycudac/_gpuarray_ops.py",
+    M("B4", "pycudac/_gpuarray/ops.py",
       """    if out.shape != shape:
         raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
-      """    if out.size < _ga._prod(shape):
+      """    if out.size < prod(shape):
         raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
       T_ARRAYS, "an out= of another shape (but enough elements) is accepted"),
     # ---- reductions --------------------------------------------------------------
@@ -308,13 +310,15 @@ def copy_tree(dest):
 
 
 class Builder:
-    """A full build once (its compiler commands recorded), then one object
-    and the link per mutated C file."""
+    """A full build once (its compiler commands recorded), then one object,
+    the static libraries (the simulator and util are archives linked into
+    the extension) and the link per mutated C file."""
 
     def __init__(self, tree, python):
         self.tree, self.python = tree, python
         self.compile = {}   # source -> argv
         self.link = None
+        self.archive = []   # the `ar` commands, rerun before each link
 
     def full(self):
         r = subprocess.run([self.python, "setup.py", "build_ext", "--inplace", "--force"],
@@ -324,6 +328,10 @@ class Builder:
                              + r.stderr[-3000:])
         for line in r.stdout.splitlines():
             argv = shlex.split(line)
+            if len(argv) > 2 and os.path.basename(argv[0]).endswith("ar") and \
+                    argv[2].endswith(".a"):
+                self.archive.append(argv)
+                continue
             if not argv or "-c" not in argv or "-o" not in argv:
                 if argv and "-shared" in argv and "-o" in argv:
                     self.link = argv
@@ -351,6 +359,10 @@ class Builder:
         bad = [r for r in results if r.returncode != 0]
         if bad:
             return False, bad[0].stderr[-2000:]
+        for argv in self.archive:
+            r = self._run(argv)
+            if r.returncode != 0:
+                return False, r.stderr[-2000:]
         r = self._run(self.link)
         if r.returncode != 0:
             return False, r.stderr[-2000:]

@@ -26,7 +26,7 @@
     "#include_next <" name ">\n"                                                              \
     "#else\n"
 
-#define BODY_STDINT_H \
+#define STDINT_DECLS \
     "#ifndef PYCUDAC_STDINT_H\n" \
     "#define PYCUDAC_STDINT_H\n" \
     "typedef signed char int8_t;\n" \
@@ -88,73 +88,13 @@
     "#define UINT64_C(c) c##ULL\n" \
     "#define INTMAX_C(c) c##LL\n" \
     "#define UINTMAX_C(c) c##ULL\n" \
-    "#endif\n" \
     "#endif\n"
+
+#define BODY_STDINT_H STDINT_DECLS "#endif\n"
 
 /* the C++ name: the same, and std:: names */
 #define BODY_STDINT_H_CXX \
-    "#ifndef PYCUDAC_STDINT_H\n" \
-    "#define PYCUDAC_STDINT_H\n" \
-    "typedef signed char int8_t;\n" \
-    "typedef short int16_t;\n" \
-    "typedef int int32_t;\n" \
-    "typedef long long int64_t;\n" \
-    "typedef unsigned char uint8_t;\n" \
-    "typedef unsigned short uint16_t;\n" \
-    "typedef unsigned int uint32_t;\n" \
-    "typedef unsigned long long uint64_t;\n" \
-    "typedef signed char int_least8_t;\n" \
-    "typedef short int_least16_t;\n" \
-    "typedef int int_least32_t;\n" \
-    "typedef long long int_least64_t;\n" \
-    "typedef unsigned char uint_least8_t;\n" \
-    "typedef unsigned short uint_least16_t;\n" \
-    "typedef unsigned int uint_least32_t;\n" \
-    "typedef unsigned long long uint_least64_t;\n" \
-    "typedef signed char int_fast8_t;\n" \
-    "typedef short int_fast16_t;\n" \
-    "typedef int int_fast32_t;\n" \
-    "typedef long long int_fast64_t;\n" \
-    "typedef unsigned char uint_fast8_t;\n" \
-    "typedef unsigned short uint_fast16_t;\n" \
-    "typedef unsigned int uint_fast32_t;\n" \
-    "typedef unsigned long long uint_fast64_t;\n" \
-    "typedef long long intptr_t;\n" \
-    "typedef unsigned long long uintptr_t;\n" \
-    "typedef long long intmax_t;\n" \
-    "typedef unsigned long long uintmax_t;\n" \
-    "#define INT8_MIN (-128)\n" \
-    "#define INT16_MIN (-32767 - 1)\n" \
-    "#define INT32_MIN (-2147483647 - 1)\n" \
-    "#define INT64_MIN (-9223372036854775807LL - 1)\n" \
-    "#define INT8_MAX 127\n" \
-    "#define INT16_MAX 32767\n" \
-    "#define INT32_MAX 2147483647\n" \
-    "#define INT64_MAX 9223372036854775807LL\n" \
-    "#define UINT8_MAX 255\n" \
-    "#define UINT16_MAX 65535\n" \
-    "#define UINT32_MAX 4294967295U\n" \
-    "#define UINT64_MAX 18446744073709551615ULL\n" \
-    "#define INTPTR_MIN INT64_MIN\n" \
-    "#define INTPTR_MAX INT64_MAX\n" \
-    "#define UINTPTR_MAX UINT64_MAX\n" \
-    "#define INTMAX_MIN INT64_MIN\n" \
-    "#define INTMAX_MAX INT64_MAX\n" \
-    "#define UINTMAX_MAX UINT64_MAX\n" \
-    "#define SIZE_MAX 18446744073709551615UL\n" \
-    "#define PTRDIFF_MIN (-9223372036854775807L - 1)\n" \
-    "#define PTRDIFF_MAX 9223372036854775807L\n" \
-    "#define INT8_C(c) c\n" \
-    "#define INT16_C(c) c\n" \
-    "#define INT32_C(c) c\n" \
-    "#define INT64_C(c) c##LL\n" \
-    "#define UINT8_C(c) c\n" \
-    "#define UINT16_C(c) c\n" \
-    "#define UINT32_C(c) c##U\n" \
-    "#define UINT64_C(c) c##ULL\n" \
-    "#define INTMAX_C(c) c##LL\n" \
-    "#define UINTMAX_C(c) c##ULL\n" \
-    "#endif\n" \
+    STDINT_DECLS \
     "#ifndef PYCUDAC_CSTDINT\n" \
     "#define PYCUDAC_CSTDINT\n" \
     "namespace std {\n" \

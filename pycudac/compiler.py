@@ -874,16 +874,17 @@ class SourceModule:
         # disk cache, under the key built below; None: this path decides.
         # Headers reached by absolute path go into the key, which only the
         # general path builds (so do CPATH's, which only the simulator reads:
-        # the one-call path is NVRTC's alone).
-        hidden = _hidden_include_dirs(source, None)
+        # the one-call path is NVRTC's alone): the C call answers None for a
+        # source that may include one, before any lookup.
         fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs and not hidden)
+                and not keep and not include_dirs)
         if fast:
             mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                              CACHE_FORMAT_VERSION)
             if mod is not None:
                 self.module = mod
                 return
+        hidden = _hidden_include_dirs(source, None)
         if isinstance(source, str):
             # after the fast path (a source it changes is never stored under
             # its own text, so the fast path always misses those)

@@ -837,6 +837,28 @@ def test_dynamic_module_through_the_stub_driver(stub_driver):
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr[-3000:]
 
 
+def test_the_one_call_path_leaves_absolute_includes_to_the_general_path(ctx, tmp_path,
+                                                                       monkeypatch):
+    """warm_source_module answers None, before the memo, for a source that
+    may include a header by absolute path (its headers go into the key, which
+    only the general path builds): the C test of compiler._hidden_include_dirs's
+    condition, which costs the fast path nothing (Python's `in` took 10-40 µs
+    over a kernel's text)."""
+    monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(tmp_path / "c"))
+    compiler.clear_memo()
+    plain = "__global__ void k(int *p) { *p = 1; }\n"
+    for src, fast in ((plain, True),
+                      ('// not an #include "/abs/x.h": a comment\n' + plain, False),
+                      ("// include </x>\n" + plain, False),
+                      ('// "/x" include\n' + plain, False),
+                      ('// "/x"\n' + plain, True), ("// include /x\n" + plain, True)):
+        held = SourceModule(src)  # in the memo, under the key both paths build
+        got = _driver.warm_source_module(src, False, None, compiler._memo, compiler._stats,
+                                         compiler.CACHE_FORMAT_VERSION)
+        assert (got is held.module) == fast and (got is None) == (not fast), src
+    compiler.clear_memo()
+
+
 def test_the_memo_holds_nothing_alive_and_sweeps_the_dead():
     """compiler._memo (issue 21): key -> weak reference; a dead entry is a
     miss, and dead entries are swept as the dict grows, so that a service

@@ -14,6 +14,8 @@
  * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
  * looks for), or an absent or damaged entry.
  */
+#include <string.h>
+
 #include "compile/cache.h"
 #include "core/context.h"
 #include "driver/loader.h"
@@ -199,6 +201,26 @@ static PyObject *py_memo_put(PyObject *self, PyObject *const *args, Py_ssize_t n
     return memo_put(args[0], args[1], args[2]) < 0 ? NULL : Py_NewRef(Py_None);
 }
 
+/* Whether `u` has a '"/' or '</' and an "include": a source that may include
+ * a header by absolute path (compiler._hidden_include_dirs asks the same).
+ * memchr loops: glibc's memmem takes microseconds for a 2-byte needle over
+ * a kernel's text, and Python's `in` as long. */
+static int may_include_absolute(const char *u, size_t n)
+{
+    const char *end = u + n, *p = u;
+    int slash = 0;
+    while (!slash && p < end && (p = memchr(p, '/', (size_t)(end - p))) != NULL) {
+        slash = p > u && (p[-1] == '"' || p[-1] == '<');
+        p++;
+    }
+    if (!slash)
+        return 0;
+    for (p = u; p < end && (p = memchr(p, 'i', (size_t)(end - p))) != NULL; p++)
+        if ((size_t)(end - p) >= 7 && memcmp(p, "include", 7) == 0)
+            return 1;
+    return 0;
+}
+
 /* warm_source_module(source, no_extern_c, cache_dir, memo, stats, format)
  * -> Module or None: SourceModule(source) with at most no_extern_c and
  * cache_dir given, in one call. The in-process memo first (compiler._memo,
@@ -231,6 +253,14 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     if ((a.no_extern_c = PyObject_IsTrue(args[1])) < 0)
         return NULL;
     if (!PyUnicode_Check(a.source))
+        Py_RETURN_NONE;
+    /* a header included by absolute path goes into the key, which only the
+     * general path builds (compiler._hidden_include_dirs: the same test) */
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(a.source, &n);
+    if (u == NULL)
+        return NULL;
+    if (may_include_absolute(u, (size_t)n))
         Py_RETURN_NONE;
     if ((context = pcc_context_get_current()) == NULL)
         return NULL;

@@ -859,6 +859,24 @@ def test_the_one_call_path_leaves_absolute_includes_to_the_general_path(ctx, tmp
     compiler.clear_memo()
 
 
+def test_the_memo_is_swept_when_modules_die_whatever_it_held_before():
+    """The sweep waited for the dict to double what the last sweep left: a
+    memo once full of live modules (an earlier test's) then grew to twice
+    that with dead entries (test_scale saw 162 entries, one alive). It is
+    swept once 32 modules have died."""
+    class Mod:
+        pass
+
+    memo = {}
+    live = [Mod() for _ in range(100)]
+    for i, m in enumerate(live):
+        _driver.memo_put(memo, ("a", i), m)
+    del live, m  # 100 die
+    for i in range(300):
+        _driver.memo_put(memo, ("b", i), Mod())  # each dies at once
+        assert len(memo) <= 64, (i, len(memo))
+
+
 def test_the_memo_holds_nothing_alive_and_sweeps_the_dead():
     """compiler._memo (issue 21): key -> weak reference; a dead entry is a
     miss, and dead entries are swept as the dict grows, so that a service

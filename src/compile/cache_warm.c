@@ -129,11 +129,28 @@ static int count(PyObject *stats, PyObject *name)
  * A dict of key -> weak reference to a loaded Module, the key naming its
  * context by a weak reference too: nothing in it keeps a module or a context
  * alive. A dead entry answers a miss; dead entries are swept when the dict
- * has grown to twice what it held after the last sweep. (A Python
+ * has grown to twice what it held after the last sweep, or once 32 of its
+ * modules died since. (A Python
  * WeakValueDictionary does the same, at several microseconds of first-call
  * Python code per lookup in a fresh process: a warm start pays for those.) */
 
 static Py_ssize_t memo_sweep_at = 64;
+/* Modules of memo entries that died since the last sweep, counted by the
+ * weak references' callback: a memo whose size was doubled by modules
+ * alive at a sweep is swept again once 32 of them are gone, not only when
+ * it doubles again (a suite's earlier tests left the threshold at 162). */
+static Py_ssize_t memo_dead;
+static PyObject *memo_on_death; /* the callback, a C function object */
+
+static PyObject *on_death(PyObject *self, PyObject *ref)
+{
+    (void)self;
+    (void)ref;
+    memo_dead++;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef on_death_def = {"_memo_on_death", on_death, METH_O, NULL};
 
 /* The live module of `ref` (a weak reference), new reference, or NULL. */
 static PyObject *memo_deref(PyObject *ref)
@@ -159,10 +176,11 @@ static PyObject *memo_get(PyObject *memo, PyObject *key)
 
 static int memo_put(PyObject *memo, PyObject *key, PyObject *module)
 {
-    PyObject *ref = PyWeakref_NewRef(module, NULL);
+    PyObject *ref = PyWeakref_NewRef(module, memo_on_death);
     int rc = ref == NULL ? -1 : PyDict_SetItem(memo, key, ref);
     Py_XDECREF(ref);
-    if (rc < 0 || PyDict_GET_SIZE(memo) < memo_sweep_at)
+    if (rc < 0 || (PyDict_GET_SIZE(memo) < memo_sweep_at &&
+                   (memo_dead < 32 || PyDict_GET_SIZE(memo) < 64)))
         return rc;
     PyObject *dead = PyList_New(0), *k, *v;
     Py_ssize_t pos = 0;
@@ -177,6 +195,7 @@ static int memo_put(PyObject *memo, PyObject *key, PyObject *module)
             Py_CLEAR(dead);
     Py_XDECREF(dead);
     memo_sweep_at = 2 * PyDict_GET_SIZE(memo) > 64 ? 2 * PyDict_GET_SIZE(memo) : 64;
+    memo_dead = 0;
     return PyErr_Occurred() ? -1 : 0;
 }
 
@@ -322,7 +341,8 @@ static PyMethodDef cache_warm_methods[] = {
 
 int pcc_cache_warm_init(PyObject *module)
 {
-    if ((empty_tuple = PyTuple_New(0)) == NULL)
+    if ((empty_tuple = PyTuple_New(0)) == NULL ||
+        (memo_on_death = PyCFunction_New(&on_death_def, NULL)) == NULL)
         return -1;
     return PyModule_AddFunctions(module, cache_warm_methods);
 }

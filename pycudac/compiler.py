@@ -590,7 +590,7 @@ def cache_key(source, options, name_expressions, target, arch, compiler, backend
 # The on-disk cache (the store itself is src/compile/cache.c)
 
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
-          "compiles": 0}
+          "compiles": 0, "pch_created": 0, "pch_used": 0}
 _dir_state = {}        # path -> None (usable) or the reason it is refused
 _warned = set()        # (path, kind) pairs already warned about
 
@@ -654,8 +654,29 @@ def _encode_payload(result, target, arch):
                                 result.get("ptx"), result["options"], result.get("lowered"))
 
 
+def _check_pch(pch):
+    if pch is not None and not isinstance(pch, bool):
+        raise TypeError(f"pch must be True, False or None (automatic), not "
+                        f"{type(pch).__name__}")
+    return pch
+
+
+def _pch_default():
+    """What pch=None means: PYCUDAC_PCH=1 (always), 0 (never), or unset /
+    'auto' (None: for sources that start with #include <...>)."""
+    value = os.environ.get("PYCUDAC_PCH", "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    _warn_once("env", "PYCUDAC_PCH", f"PYCUDAC_PCH={value!r} is not 1, 0 or auto; using auto")
+    return None
+
+
 def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                    include_dirs, cache_dir):
+                    include_dirs, cache_dir, pch=None):
     """compile_source's result dict, from the disk cache when possible; the
     dict also says `from_cache`, `key`, `target`, `arch` and `options`.
 
@@ -692,15 +713,19 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
         _stats["misses"] += 1
         path = _usable_dir(path)
     options = options + _system_includes(compiler)
+    if pch is None:
+        pch = _pch_default()
     try:
         result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
-                                        target, compiler, no_extern_c)
+                                        target, compiler, no_extern_c, pch, path)
     except CompileError as exc:
         if compiler == "nvrtc" and ('cannot open source file "nv/' in str(exc) or
                                     'cannot open source file "cuda/std/' in str(exc)):
             exc.args = (f"{exc.args[0] if exc.args else exc}\n\n{_NO_CCCL}",) + exc.args[1:]
         raise
     _stats["compiles"] += 1
+    if result.get("pch") in ("created", "used"):
+        _stats["pch_" + result["pch"]] += 1
     result.update(from_cache=False, key=key, target=target, arch=arch, options=options)
     if path is not None:
         try:
@@ -833,14 +858,14 @@ def _plan(options, include_dirs, arch, code, target, for_module):
 
 
 def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
-                  name_expressions, keep):
+                  name_expressions, keep, pch=None):
     """Compile (or fetch) and load; returns the _driver.Module with its
     attributes (ptx, cubin, log, source, lowered, signatures...) set."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, None, True)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                             incs, cache_dir)
+                             incs, cache_dir, pch)
     # signatures: parsed from mod.source by the module at first get_function
     keep_dir = _keep_outputs(source, result, result["target"]) if keep else None
     return _driver.module_from_result(result, source, keep_dir)
@@ -858,6 +883,14 @@ class SourceModule:
     the cache directory (False: no disk cache). `keep=True` writes the
     source, image, PTX and log to a temporary directory and prints where.
 
+    `pch` turns NVRTC's precompiled headers on (True) or off (False) for
+    this compile; None (the default) uses them for a source that starts
+    with `#include <...>` lines (PYCUDAC_PCH=1/0 changes that default).
+    A compile whose leading #include lines and options match an earlier
+    one's in this process then skips parsing those headers. PCH changes
+    neither the result nor the cache key; a PCH failure never fails a
+    compile; the simulator ignores it.
+
     Attributes: `module` (the loaded _driver.Module), `ptx` (NVRTC's PTX),
     `cubin` (when a CUBIN was made), `log`, `source`, `lowered` (name
     expression → mangled name), `signatures` (parsed from the source on
@@ -867,9 +900,11 @@ class SourceModule:
 
     def __init__(self, source, nvcc=None, options=None, keep=False, no_extern_c=False,
                  arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
-                 name_expressions=None):
+                 name_expressions=None, pch=None):
         if nvcc is not None:
             _warn_nvcc()
+        if pch is not None:
+            _check_pch(pch)
         # the common case in one C call (src/compile/cache_warm.c): the memo, then the
         # disk cache, under the key built below; None: this path decides.
         # Headers reached by absolute path go into the key, which only the
@@ -929,7 +964,7 @@ class SourceModule:
                     _stats["hits"] += 1
         if mod is None:
             mod = _build_module(source, list(opts) if options is not None else None,
-                                no_extern_c, arch, code, cache_dir, incs, exprs, keep)
+                                no_extern_c, arch, code, cache_dir, incs, exprs, keep, pch)
         if key is not None:
             _driver.memo_put(_memo, key, mod)
         self.module = mod
@@ -1114,17 +1149,19 @@ class DynamicSourceModule(DynamicModule):
 
 def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch=None,
             code=None, cache_dir=None, include_dirs=[], target="cubin",  # noqa: B006
-            name_expressions=None):
+            name_expressions=None, pch=None):
     """Compile CUDA C `source` and return the image bytes (PyCUDA's compile).
 
     target="cubin" (default) or "ptx". With arch (e.g. "sm_90") no GPU is
     needed. Without it: the current device's architecture; on the simulator
     backend the result is the simulator's image (what module_from_buffer
-    loads there). target="sim" asks for the simulator's image explicitly."""
+    loads there). target="sim" asks for the simulator's image explicitly.
+    pch: NVRTC's precompiled headers, as for SourceModule."""
     if nvcc is not None:
         _warn_nvcc()
     if target not in ("cubin", "ptx", "sim"):
         raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
+    _check_pch(pch)
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     source = _pycuda_headers.expand(source)
@@ -1134,7 +1171,7 @@ def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch
         name_expressions = _str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                             incs, cache_dir)
+                             incs, cache_dir, pch)
     tgt = result["target"]
     if keep:
         _keep_outputs(source, result, tgt)

@@ -73,7 +73,8 @@ def test_compute_arch_means_ptx(cache):
 
 def test_compile_source_returns_ptx_and_log():
     r = _driver.compile_source(DOUBLE, ["--gpu-architecture=sm_90"], None, "cubin", "nvrtc")
-    assert set(r) == {"image", "log", "ptx", "lowered"}
+    assert set(r) == {"image", "log", "ptx", "lowered", "pch"}
+    assert r["pch"] is None  # no leading #include: no precompiled header
     assert elf_sm(r["image"]) == (EM_CUDA, 90)
     assert ".target sm_90" in r["ptx"]
     assert r["lowered"] == {} and isinstance(r["log"], str)

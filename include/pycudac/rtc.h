@@ -31,7 +31,12 @@ enum {
     NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION = 8,
     NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION = 9,
     NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10,
-    NVRTC_ERROR_INTERNAL_ERROR = 11
+    NVRTC_ERROR_INTERNAL_ERROR = 11,
+    NVRTC_ERROR_TIME_FILE_WRITE_FAILED = 12,
+    NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED = 13,
+    NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED = 14,
+    NVRTC_ERROR_PCH_CREATE = 15,
+    NVRTC_ERROR_CANCELLED = 16
 };
 
 #define PCC_RTC_FUNCS(X, OPT)                                                            \
@@ -56,7 +61,14 @@ enum {
         (nvrtcProgram prog, size_t *size))                                                 \
     OPT(nvrtcResult, nvrtcGetCUBIN, "nvrtcGetCUBIN", (nvrtcProgram prog, char *cubin))     \
     OPT(nvrtcResult, nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", (int *n))     \
-    OPT(nvrtcResult, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", (int *archs))
+    OPT(nvrtcResult, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", (int *archs))     \
+    /* precompiled headers (CUDA 12.8+): the PCH heap is one per process */               \
+    OPT(nvrtcResult, nvrtcGetPCHHeapSize, "nvrtcGetPCHHeapSize", (size_t *size))           \
+    OPT(nvrtcResult, nvrtcSetPCHHeapSize, "nvrtcSetPCHHeapSize", (size_t size))            \
+    OPT(nvrtcResult, nvrtcGetPCHCreateStatus, "nvrtcGetPCHCreateStatus",                   \
+        (nvrtcProgram prog))                                                               \
+    OPT(nvrtcResult, nvrtcGetPCHHeapSizeRequired, "nvrtcGetPCHHeapSizeRequired",           \
+        (nvrtcProgram prog, size_t *size))
 
 #define PCC_RTC_FIELD(ret, name, sym, args) ret(*name) args;
 

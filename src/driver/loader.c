@@ -442,6 +442,11 @@ const pcc_rtc_table *pcc_rtc_nvrtc(void)
     return &nvrtc_table;
 }
 
+const pcc_rtc_table *pcc_rtc_nvrtc_if_loaded(void)
+{
+    return nvrtc_loaded ? &nvrtc_table : NULL;
+}
+
 const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)

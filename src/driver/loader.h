@@ -36,6 +36,8 @@ static inline int pcc_ready(void)
 
 /* The real NVRTC (NULL + exception listing every place tried). */
 const pcc_rtc_table *pcc_rtc_nvrtc(void);
+/* The real NVRTC when it is loaded already, else NULL (never loads it). */
+const pcc_rtc_table *pcc_rtc_nvrtc_if_loaded(void);
 /* Writes the identity of the NVRTC library ("path size=N mtime=T ino=I dev=D") into
  * out. With allow_load=0 it is found by stat alone; returns 1 when written,
  * 0 when only loading would tell, -1 with an exception. */

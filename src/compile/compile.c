@@ -21,13 +21,14 @@
 #include <sys/stat.h>
 
 #include "compile/c_headers.h"
+#include "compile/cache.h"
 #include "compile/pch.h"
 #include "compile/wrap.h"
 #include "driver/loader.h"
 #include "core/module.h"
 
 
-enum { TARGET_CUBIN = 0, TARGET_PTX = 1, TARGET_SIM = 2 };
+enum { TARGET_CUBIN = 0, TARGET_PTX = 1, TARGET_SIM = 2, TARGET_LTOIR = 3 };
 
 /* ---- one compile job, run without the GIL ---------------------------------- */
 
@@ -172,8 +173,9 @@ static void job_attempt(compile_job *job, int use_pch)
     }
 
     /* PTX: the image for TARGET_PTX, an extra for CUBIN (NVRTC keeps it),
-     * absent on the simulator. Its size counts the terminating NUL. */
-    if (rtc->nvrtcGetPTXSize && rtc->nvrtcGetPTX &&
+     * absent on the simulator and for LTO-IR. Its size counts the
+     * terminating NUL. */
+    if (job->target != TARGET_LTOIR && rtc->nvrtcGetPTXSize && rtc->nvrtcGetPTX &&
         fetch_output(prog, rtc->nvrtcGetPTXSize, rtc->nvrtcGetPTX, &job->ptx, &job->ptx_size) ==
             NVRTC_SUCCESS) {
         while (job->ptx_size > 0 && job->ptx[job->ptx_size - 1] == '\0')
@@ -183,6 +185,21 @@ static void job_attempt(compile_job *job, int use_pch)
         if (job->ptx == NULL) {
             job->rc = NVRTC_ERROR_INVALID_INPUT;
             job->failed_call = "nvrtcGetPTX";
+            goto done;
+        }
+    } else if (job->target == TARGET_LTOIR) {
+        if (rtc->nvrtcGetLTOIRSize == NULL || rtc->nvrtcGetLTOIR == NULL) {
+            job->rc = NVRTC_ERROR_INVALID_INPUT;
+            job->failed_call = "nvrtcGetLTOIR (this NVRTC is too old to make LTO-IR)";
+            goto done;
+        }
+        rc = fetch_output(prog, rtc->nvrtcGetLTOIRSize, rtc->nvrtcGetLTOIR, &job->image,
+                          &job->image_size);
+        if (rc == NVRTC_SUCCESS && job->image_size == 0)
+            rc = NVRTC_ERROR_INVALID_INPUT; /* compiled without -dlto */
+        if (rc != NVRTC_SUCCESS) {
+            job->rc = rc;
+            job->failed_call = "nvrtcGetLTOIR";
             goto done;
         }
     } else {
@@ -561,8 +578,11 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
         job.target = TARGET_PTX;
     else if (strcmp(target, "sim") == 0)
         job.target = TARGET_SIM;
+    else if (strcmp(target, "ltoir") == 0)
+        job.target = TARGET_LTOIR;
     else {
-        PyErr_Format(PyExc_ValueError, "target must be 'cubin', 'ptx' or 'sim', not '%s'", target);
+        PyErr_Format(PyExc_ValueError,
+                     "target must be 'cubin', 'ptx', 'ltoir' or 'sim', not '%s'", target);
         return NULL;
     }
     int sim_compiler = strcmp(compiler, "sim") == 0;
@@ -570,7 +590,7 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
         (sim_compiler || strcmp(compiler, "nvrtc") == 0)) {
         PyErr_Format(PyExc_ValueError,
                      "target '%s' does not go with compiler '%s' (the simulator makes target "
-                     "'sim'; NVRTC makes 'cubin' or 'ptx')",
+                     "'sim'; NVRTC makes 'cubin', 'ptx' or 'ltoir')",
                      target, compiler);
         return NULL;
     }
@@ -736,7 +756,7 @@ static PyMethodDef compile_methods[] = {
      "compiler='nvrtc', no_extern_c=False, pch=None, pch_root=None) -> dict(image, log, ptx, "
      "lowered, pch)\n\n"
      "Compiles CUDA C `source` (wrapped in extern \"C\" unless no_extern_c) with NVRTC "
-     "(target 'cubin' or 'ptx') or "
+     "(target 'cubin', 'ptx' or 'ltoir', the last with --dlink-time-opt among the options) or "
      "the simulator's compiler (target 'sim'). pch: NVRTC's precompiled headers — True, "
      "False, or None for sources that start with #include <...>; pch_root: the cache "
      "directory, under which the process keeps its PCH files (None: TMPDIR). The result's "
@@ -751,7 +771,7 @@ static PyMethodDef compile_methods[] = {
 
 int pcc_compile_init(PyObject *module)
 {
-    if (pcc_pch_init(module) < 0)
+    if (pcc_pch_init(module) < 0 || pcc_link_init(module) < 0)
         return -1;
     return PyModule_AddFunctions(module, compile_methods);
 }

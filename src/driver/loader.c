@@ -549,5 +549,7 @@ static PyMethodDef loader_methods[] = {
 
 int pcc_loader_init(PyObject *module)
 {
+    if (pcc_jitlink_init(module) < 0)
+        return -1;
     return PyModule_AddFunctions(module, loader_methods);
 }

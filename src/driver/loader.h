@@ -53,6 +53,10 @@ const pcc_rtc_table *pcc_rtc_for_backend(void);
  * NULL with an exception. */
 const pcc_rtc_table *pcc_rtc_by_name(const char *name);
 
+/* nvJitLink (driver/jitlink.c): NULL + exception listing every place tried. */
+const pcc_jitlink_table *pcc_jitlink(void);
+int pcc_jitlink_init(PyObject *module);
+
 /* The libcuda backend's image check (driver/cubin.c). */
 const char *pcc_cubin_problem(const void *image, size_t len);
 

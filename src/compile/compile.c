@@ -25,6 +25,7 @@
 #include "compile/pch.h"
 #include "compile/wrap.h"
 #include "driver/loader.h"
+#include "util/nvtx.h"
 #include "core/module.h"
 
 
@@ -618,9 +619,15 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
     if (raw_copy_list(exprs, "name_expressions", &job.exprs, &job.nexprs) < 0)
         goto done;
 
+    int nvtx = pcc_nvtx_active(); /* a profiler's range around the compile */
+    if (nvtx)
+        pcc_nvtx_own_push(sim_compiler ? "compile (simulator)" : "compile (NVRTC)",
+                          PCC_NVTX_COMPILE);
     Py_BEGIN_ALLOW_THREADS
     job_run(&job);
     Py_END_ALLOW_THREADS
+    if (nvtx)
+        pcc_nvtx_own_pop();
     pcc_pch_count(&job.pch);
 
     if (job.rc != NVRTC_SUCCESS) {

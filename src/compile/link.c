@@ -13,6 +13,7 @@
 
 #include "compile/cache.h"
 #include "driver/loader.h"
+#include "util/nvtx.h"
 
 /* The driver's CUjitInputType (PyCUDA's jit_input_type: CUBIN 0, PTX 1,
  * FATBINARY 2, OBJECT 3, LIBRARY 4, NVVM 5 — LTO-IR) as nvJitLink's; -1
@@ -227,9 +228,14 @@ static PyObject *py_jitlink(PyObject *self, PyObject *args)
     if ((job.jl = pcc_jitlink()) == NULL)
         goto done;
 
+    int nvtx = pcc_nvtx_active();
+    if (nvtx)
+        pcc_nvtx_own_push("link (nvJitLink)", PCC_NVTX_LINK);
     Py_BEGIN_ALLOW_THREADS
     link_run(&job);
     Py_END_ALLOW_THREADS
+    if (nvtx)
+        pcc_nvtx_own_pop();
 
     if (job.rc != NVJITLINK_SUCCESS) {
         raise_link_error(&job);

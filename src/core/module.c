@@ -20,6 +20,7 @@
 #include "driver/loader.h"
 #include "core/memory.h"
 #include "core/module.h"
+#include "util/nvtx.h"
 
 #include <structmember.h>
 
@@ -42,9 +43,14 @@ static PyObject *module_load(PyObject *image)
     const char *data = PyBytes_AS_STRING(image);
     if (pcc_st.backend->before_load)
         pcc_st.backend->before_load();
+    int nvtx = pcc_nvtx_active();
+    if (nvtx)
+        pcc_nvtx_own_push("module load", PCC_NVTX_LOAD);
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);
     Py_END_ALLOW_THREADS
+    if (nvtx)
+        pcc_nvtx_own_pop();
     if (pcc_check(rc, "cuModuleLoadData") < 0) {
         Py_DECREF(context);
         return NULL;
@@ -716,6 +722,9 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     if (rc != CUDA_SUCCESS)
         return link_failed(rc, "cuLinkCreate", NULL, error);
     PyObject *result = NULL;
+    int nvtx = pcc_nvtx_active();
+    if (nvtx)
+        pcc_nvtx_own_push("link (cuLink)", PCC_NVTX_LINK);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(inputs); k++) {
         PyObject *it = PyList_GET_ITEM(inputs, k), *data = PyTuple_GET_ITEM(it, 1);
         int type = (int)PyLong_AsLong(PyTuple_GET_ITEM(it, 0));
@@ -740,6 +749,8 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     }
     result = Py_BuildValue("(y#s)", (const char *)image, (Py_ssize_t)size, info);
 done:
+    if (nvtx)
+        pcc_nvtx_own_pop();
     pcc_drv.cuLinkDestroy(st); /* frees the image: it was copied above */
     return result;
 }

@@ -128,15 +128,18 @@ print("GENERAL", general)
 """
 
 
-def test_ranges_reach_the_profiler(fake_tool, tmp_path):
-    out, lines = run_with_tool(CHILD, fake_tool, tmp_path / "nvtx.log")
+@pytest.mark.parametrize("backend_name", ["sim", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_ranges_reach_the_profiler(fake_tool, tmp_path, backend_name):
+    out, lines = run_with_tool(CHILD, fake_tool, tmp_path / "nvtx.log",
+                               PYCUDAC_BACKEND=backend_name)
+    compiler_name = "simulator" if backend_name == "sim" else "NVRTC"
     assert "FAST True [2.0, 2.0, 2.0, 2.0]" in out
     general = int(out.split("GENERAL ")[1])
     assert general >= 2
     assert lines[0] == "init 3" and "domain pycudac" in lines
     own = [ln for ln in lines if ln.startswith(("push pycudac", "pop pycudac"))]
     # one range per launch that took the general path, none for the 5 fast ones
-    assert own == ["push pycudac ffe69f00 compile (simulator)", "pop pycudac",
+    assert own == [f"push pycudac ffe69f00 compile ({compiler_name})", "pop pycudac",
                    "push pycudac ff56b4e9 module load", "pop pycudac"] + \
         ["push pycudac ff009e73 launch kk", "pop pycudac"] * general
     mine = [ln for ln in lines if " - " in ln or ln == "pop -"]
@@ -179,6 +182,15 @@ def test_link_ranges_reach_the_profiler(fake_tool, tmp_path):
     own = [ln for ln in lines if ln.startswith("push pycudac")]
     assert own == ["push pycudac ffe69f00 compile (NVRTC)",
                    "push pycudac ffd55e00 link (nvJitLink)"]
+
+
+@pytest.mark.gpu
+def test_profiler_start_and_stop_on_the_gpu(autoinit):
+    """cuProfilerStart/Stop succeed in the current context (a profiler
+    started with --capture-range=cudaProfilerApi records between them)."""
+    from pycudac import driver
+    assert driver.start_profiler() is None
+    assert driver.stop_profiler() is None
 
 
 def test_profiler_start_and_stop_through_the_stub_driver(stub_driver, tmp_path):

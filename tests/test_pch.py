@@ -274,3 +274,22 @@ def test_a_pch_failure_never_fails_a_compile(nvrtc, tmp_path):
         _driver._pch_set_dir(None)
     with pytest.raises(TypeError):
         _driver._pch_set_dir(5)
+
+
+def test_compiles_on_several_threads_share_the_pch(nvrtc):
+    """NVRTC compiles without the GIL: several threads compiling sources
+    with the same leading directives at once all get the image they would
+    without PCH, and every compile after the first finds the PCH."""
+    import concurrent.futures
+    t = tag()
+
+    def job(i):
+        src = fp16_source(f"{t} {i}", body=f"x[i] = __hadd(x[i], __float2half({i % 3}.0f));")
+        with_pch, without = compile_nvrtc(src, True), compile_nvrtc(src, False)
+        return with_pch["pch"], with_pch["image"] == without["image"]
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(job, range(8)))
+    assert all(same for _, same in results), results
+    assert all(p in ("created", "used") for p, _ in results), results
+    assert sum(p == "created" for p, _ in results) <= 1, results

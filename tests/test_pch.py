@@ -67,6 +67,8 @@ def tag():
     ("/* a\n   b */\n#include <a.h>\nx", (3, 1)),
     ("#ifdef X\n#include <a.h>\n#endif\n#include <b.h>\nint", (4, 2)),
     ("#define A \\\n  1\n#include <a.h>\nx", (3, 1)),
+    ("#define A \\\r\n  1\r\n#include <a.h>\r\nx", (3, 1)),
+    ("\r\n#include <a.h>\r\n\\\nx", (2, 1)),
     ("  #  include   <a.h>  \n", (1, 1)),
     ("#include <a.h>", (1, 1)),
     # a quoted header may be the user's own: its declarations keep C linkage

@@ -146,6 +146,15 @@ static int classify(const char *p, const char *eol, int *in_comment, int *depth,
     return -1; /* #line (which disables PCH creation), #error, anything else */
 }
 
+/* Whether the line [p, eol) ends in a backslash (before a '\r'). */
+static int continued(const char *p, const char *eol)
+{
+    const char *last = eol - 1;
+    if (last >= p && *last == '\r')
+        last--;
+    return last >= p && *last == '\\';
+}
+
 size_t pcc_pch_prefix(const char *src, int *lines, int *includes)
 {
     int in_comment = 0, depth = 0, incs = 0, n = 0;
@@ -158,7 +167,7 @@ size_t pcc_pch_prefix(const char *src, int *lines, int *includes)
         if (eol == NULL)
             eol = next;
         /* a directive continued over several lines is one line here */
-        while (eol > p && eol[-1 - (eol[-1] == '\r')] == '\\' && *next) {
+        while (continued(p, eol) && *next) {
             const char *e2 = strchr(next, '\n');
             n++;
             next = e2 ? e2 + 1 : next + strlen(next);

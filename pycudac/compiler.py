@@ -757,8 +757,11 @@ def cache_stats(cache_dir=None):
         with os.scandir(path) as it:
             for e in it:
                 if e.name.endswith(".pcc") and e.is_file(follow_symlinks=False):
+                    try:  # another process may evict or clear it meanwhile
+                        size += e.stat(follow_symlinks=False).st_size
+                    except FileNotFoundError:
+                        continue
                     entries += 1
-                    size += e.stat(follow_symlinks=False).st_size
     elif os.path.islink(path):
         refused = "is a symbolic link"
     return {"path": path, "entries": entries, "bytes": size, "max_bytes": _max_bytes(),

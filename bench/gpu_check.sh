@@ -150,6 +150,7 @@ BENCH_ARGS=(--json "$OUTDIR/bench.jsonl" --floor-lib "$ROOT/bench/out/libfloor.s
 TAIL_LINES=14 run_stage bench_launch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_launch.py "${BENCH_ARGS[@]}"
 TAIL_LINES=14 run_stage bench_memcpy 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_memcpy.py "${BENCH_ARGS[@]}"
 TAIL_LINES=10 run_stage bench_compile 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_compile.py "${BENCH_ARGS[@]}"
+TAIL_LINES=6 run_stage bench_pch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_pch.py "${BENCH_ARGS[@]}"
 TAIL_LINES=22 run_stage bench_gpuarray 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_gpuarray.py "${BENCH_ARGS[@]}"
 # issue 5's targets are for 2 CPU cores: hold the simulator to two
 SIM_PIN=()

@@ -483,6 +483,11 @@ const pcc_rtc_table *pcc_rtc_nvrtc(void)
     return &nvrtc_table;
 }
 
+const pcc_rtc_table *pcc_rtc_nvrtc_if_loaded(void)
+{
+    return nvrtc_loaded ? &nvrtc_table : NULL;
+}
+
 const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
@@ -585,5 +590,7 @@ static PyMethodDef loader_methods[] = {
 
 int pcc_loader_init(PyObject *module)
 {
+    if (pcc_jitlink_init(module) < 0)
+        return -1;
     return PyModule_AddFunctions(module, loader_methods);
 }

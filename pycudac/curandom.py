@@ -1,37 +1,55 @@
-"""pycudac.curandom — random numbers on the device, as kernel source of
-pycudac's own (no cuRAND): the counter-based PhiloxGenerator(seed, offset)
-and rand() (uniform from a module-wide Philox generator).
+"""pycudac.curandom — random numbers on the device, with PyCUDA's names, as
+kernel source of pycudac's own (no cuRAND, no toolkit header: the same
+kernels run on the GPU and on the simulator).
+
+PyCUDA's generator classes, each keeping block_count x generators_per_block
+streams of state in device memory (stream t fills elements t, t + T, ...):
+
+    XORWOWRandomNumberGenerator(seed_getter=None, offset=0)
+    MRG32k3aRandomNumberGenerator(seed_getter=None, offset=0)
+
+with fill_uniform / gen_uniform (float32, float64 in (0, 1]; int32, uint32),
+fill_normal / gen_normal,
+fill_log_normal / gen_log_normal(shape, dtype, mean, stddev),
+fill_poisson(data, lambda_value=None) / gen_poisson(shape, dtype, lambda_value)
+(uint32; with no lambda the array's own values are the means, float32,
+float64 or uint32), call_skip_ahead(_array) and
+call_skip_ahead_sequence(_array) (MRG32k3a also _subsequence). Helpers:
+seed_getter_uniform(n), seed_getter_unique(n). A generator is reproducible
+by its seeds and offset, on devices of the same multiprocessor count.
+The numbers are not cuRAND's bit for bit: the algorithms are the same, the
+seeding is pycudac's (see each module).
+
+Also pycudac's own counter-based PhiloxGenerator(seed, offset) and rand()
+(uniform from a module-wide Philox generator).
 
 Where things live (pycudac/_curand/, each module importing only those
-before it): checks (argument checks), philox.
+before it): checks (argument checks), kernels (the shared device code and
+the kernel templates), base (the generator base classes, seed getters),
+philox, xorwow, mrg32k3a.
 """
-import os
-
 import numpy as np
 
+from pycudac._curand.base import seed_getter_uniform, seed_getter_unique
+from pycudac._curand.mrg32k3a import MRG32k3aRandomNumberGenerator
 from pycudac._curand.philox import (
     PhiloxGenerator, PhiloxRandomNumberGenerator, philox4x32_reference, philox_raw,
     reference_uniform, _KINDS)
+from pycudac._curand.xorwow import XORWOWRandomNumberGenerator
 
-__all__ = ["PhiloxGenerator", "rand", "philox4x32_reference", "seed_getter_uniform",
-           "seed_getter_unique", "get_curand_version"]
-
-
-def seed_getter_uniform(n=None):
-    """A random 64-bit seed from the OS (PyCUDA has per-thread seed arrays;
-    Philox needs one key)."""
-    return int.from_bytes(os.urandom(8), "little")
-
-
-seed_getter_unique = seed_getter_uniform
+__all__ = [
+    "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+    "PhiloxGenerator", "PhiloxRandomNumberGenerator", "rand", "seed_getter_uniform",
+    "seed_getter_unique", "get_curand_version", "philox4x32_reference", "philox_raw",
+    "reference_uniform"]
 
 _default = None
 
 
 def rand(shape, dtype=np.float32, stream=None):
-    """Uniform numbers from a module-wide generator seeded from the OS: in
-    [0, 1) for float32 / float64, over the whole range for int32 / uint32
-    (as PyCUDA's rand)."""
+    """Uniform numbers from a module-wide Philox generator seeded from the
+    OS: in [0, 1) for float32 / float64, over the whole range for int32 /
+    uint32 (as PyCUDA's rand)."""
     global _default
     dtype = np.dtype(dtype)
     kind = "uniform" if dtype in (np.float32, np.float64) else "bits"
@@ -44,6 +62,6 @@ def rand(shape, dtype=np.float32, stream=None):
 
 
 def get_curand_version():
-    """None: pycudac uses no cuRAND (its generator is Philox in kernel source).
-    PyCUDA answers None too where cuRAND is missing."""
+    """None: pycudac uses no cuRAND (its generators are kernel source of its
+    own). PyCUDA answers None too where cuRAND is missing."""
     return None

@@ -7,16 +7,22 @@ streams of state in device memory (stream t fills elements t, t + T, ...):
 
     XORWOWRandomNumberGenerator(seed_getter=None, offset=0)
     MRG32k3aRandomNumberGenerator(seed_getter=None, offset=0)
+    Sobol32RandomNumberGenerator(dir_vector=None, offset=0)
+    ScrambledSobol32RandomNumberGenerator(dir_vector=None, scramble_vector=None, offset=0)
+    Sobol64RandomNumberGenerator(dir_vector=None, offset=0)
+    ScrambledSobol64RandomNumberGenerator(dir_vector=None, scramble_vector=None, offset=0)
 
-with fill_uniform / gen_uniform (float32, float64 in (0, 1]; int32, uint32),
-fill_normal / gen_normal,
+with fill_uniform / gen_uniform (float32, float64 in (0, 1]; int32, uint32;
+int64, uint64 from the Sobol64 ones), fill_normal / gen_normal,
 fill_log_normal / gen_log_normal(shape, dtype, mean, stddev),
 fill_poisson(data, lambda_value=None) / gen_poisson(shape, dtype, lambda_value)
 (uint32; with no lambda the array's own values are the means, float32,
-float64 or uint32), call_skip_ahead(_array) and
+float64 or uint32), call_skip_ahead(_array), and for the pseudo-random ones
 call_skip_ahead_sequence(_array) (MRG32k3a also _subsequence). Helpers:
-seed_getter_uniform(n), seed_getter_unique(n). A generator is reproducible
-by its seeds and offset, on devices of the same multiprocessor count.
+seed_getter_uniform(n), seed_getter_unique(n), generate_direction_vectors(
+count, direction), generate_scramble_constants32/64(count),
+direction_vector_set. A generator is reproducible by its seeds (or
+direction vectors) and offset, on devices of the same multiprocessor count.
 The numbers are not cuRAND's bit for bit: the algorithms are the same, the
 seeding is pycudac's (see each module).
 
@@ -26,7 +32,7 @@ Also pycudac's own counter-based PhiloxGenerator(seed, offset) and rand()
 Where things live (pycudac/_curand/, each module importing only those
 before it): checks (argument checks), kernels (the shared device code and
 the kernel templates), base (the generator base classes, seed getters),
-philox, xorwow, mrg32k3a.
+philox, xorwow, mrg32k3a, joe_kuo (Joe and Kuo's direction numbers), sobol.
 """
 import numpy as np
 
@@ -35,13 +41,26 @@ from pycudac._curand.mrg32k3a import MRG32k3aRandomNumberGenerator
 from pycudac._curand.philox import (
     PhiloxGenerator, PhiloxRandomNumberGenerator, philox4x32_reference, philox_raw,
     reference_uniform, _KINDS)
+from pycudac._curand.sobol import (
+    ScrambledSobol32RandomNumberGenerator, ScrambledSobol64RandomNumberGenerator,
+    Sobol32RandomNumberGenerator, Sobol64RandomNumberGenerator, direction_vector_set,
+    generate_direction_vectors, generate_scramble_constants32, generate_scramble_constants64)
 from pycudac._curand.xorwow import XORWOWRandomNumberGenerator
 
 __all__ = [
     "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+    "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator",
+    "Sobol64RandomNumberGenerator", "ScrambledSobol64RandomNumberGenerator",
     "PhiloxGenerator", "PhiloxRandomNumberGenerator", "rand", "seed_getter_uniform",
-    "seed_getter_unique", "get_curand_version", "philox4x32_reference", "philox_raw",
-    "reference_uniform"]
+    "seed_getter_unique", "generate_direction_vectors", "generate_scramble_constants32",
+    "generate_scramble_constants64", "direction_vector_set", "get_curand_version",
+    "philox4x32_reference", "philox_raw", "reference_uniform"]
+
+# What get_curand_version() answers: the cuRAND version from which PyCUDA's
+# wrapper offers everything pycudac's generators do (log-normal from 4.0,
+# MRG32k3a from 4.1, Poisson from 5.0), so that PyCUDA code gating on it
+# finds them. pycudac itself uses no cuRAND.
+CURAND_API_LEVEL = (5, 0, 0)
 
 _default = None
 
@@ -62,6 +81,8 @@ def rand(shape, dtype=np.float32, stream=None):
 
 
 def get_curand_version():
-    """None: pycudac uses no cuRAND (its generators are kernel source of its
-    own). PyCUDA answers None too where cuRAND is missing."""
-    return None
+    """CURAND_API_LEVEL, (5, 0, 0): the cuRAND API level of PyCUDA's
+    wrapper that pycudac's own generators stand in for (no cuRAND is used
+    or needed; PyCUDA code that checks `get_curand_version() >= (4, 1, 0)`
+    and the like finds every generator and distribution)."""
+    return CURAND_API_LEVEL

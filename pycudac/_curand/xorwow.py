@@ -132,18 +132,30 @@ def _pack_columns(p):
     return np.packbits(cols, axis=1, bitorder="little").view("<u4")
 
 
+def gf2_matmul(a, b):
+    """a @ b over GF(2) for 0/1 uint8 matrices: row i of the product is the
+    XOR of the rows of b where row i of a has a 1 (b's rows packed)."""
+    nbytes = -(-b.shape[1] // 64) * 8
+    packed = np.zeros((b.shape[0], nbytes), dtype=np.uint8)
+    packed[:, :-(-b.shape[1] // 8)] = np.packbits(b, axis=1, bitorder="little")
+    words = packed.view("<u8")
+    terms = np.where(a.astype(bool)[:, :, None], words[None, :, :], np.uint64(0))
+    rows = np.ascontiguousarray(np.bitwise_xor.reduce(terms, axis=1)).view(np.uint8)
+    return np.unpackbits(rows, axis=1, bitorder="little", count=b.shape[1])
+
+
 @functools.lru_cache(maxsize=None)
 def jump_matrices():
     """(M**(2**k) for k < 64, then M**(2**(67 + k)) for k < 64) as 0/1 uint8
-    matrices, shape (128, 160, 160); squaring in float64 is exact here."""
-    p = step_matrix().astype(np.float64)
+    matrices, shape (128, 160, 160), by repeated squaring."""
+    p = step_matrix()
     out = np.empty((128, 160, 160), dtype=np.uint8)
     for e in range(SEQUENCE_LOG2 + 64):
         if e < 64:
             out[e] = p
         if e >= SEQUENCE_LOG2:
             out[64 + e - SEQUENCE_LOG2] = p
-        p = np.mod(p @ p, 2.0)
+        p = gf2_matmul(p, p)
     return out
 
 
@@ -175,8 +187,8 @@ def _apply(words, matrix):
     """words (N, 5) uint32 <- matrix (160x160 bits) applied to each row."""
     bits = np.unpackbits(np.ascontiguousarray(words, dtype="<u4").view(np.uint8), axis=1,
                          bitorder="little")
-    out = (bits.astype(np.float64) @ matrix.T.astype(np.float64)) % 2
-    return np.packbits(out.astype(np.uint8), axis=1, bitorder="little").view("<u4").astype(np.uint32)
+    out = gf2_matmul(bits, np.ascontiguousarray(matrix.T))
+    return np.packbits(out, axis=1, bitorder="little").view("<u4").astype(np.uint32)
 
 
 class XorwowReference:

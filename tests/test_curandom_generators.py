@@ -273,3 +273,28 @@ def test_default_and_pycuda_seed_getters(name):
     assert s.dtype == np.int32 and s.shape == (10,) and (s == s[0]).all()
     s = curandom.seed_getter_unique(1000).get()
     assert s.dtype == np.int32 and len(np.unique(s)) > 990 and s.min() >= 0
+
+
+# ----------------------------------------------------------------------
+# the CUDA side (NVRTC, no GPU needed)
+# ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ("XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+                                  "Sobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator"))
+def test_kernels_compile_for_the_gpu(name):
+    """NVRTC takes every generator's module (sm_90 PTX; skipped without
+    NVRTC): every kernel is there, and none keeps its state in local memory
+    (the jump's loops are unrolled so that it stays in registers)."""
+    import re
+    from pycudac import compiler, curandom
+    from pycudac._curand import kernels
+    try:
+        compiler.compile('extern "C" __global__ void k() {}', arch="sm_90", target="ptx")
+    except Exception as exc:  # no NVRTC library on this machine
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    cls = getattr(curandom, name)
+    src = kernels.render("pcc_t", cls._GENERATOR, cls._FAMILY, cls._SKIPS, cls._EXTRA)
+    ptx = compiler.compile(src, arch="sm_90", target="ptx", no_extern_c=True).decode()
+    bodies = {m.group(1): m.group(0) for m in re.finditer(r"\.entry (\w+)\(.*?\n}\n", ptx, re.S)}
+    assert sorted(bodies) == sorted("pcc_t_" + k for k in cls._kernel_names())
+    assert not [k for k, body in bodies.items() if ".local" in body]

@@ -71,15 +71,21 @@ __device__ inline void pcc_rng_seed(pcc_rng_t &r, unsigned int seed)
     if ((r.v[0] | r.v[1] | r.v[2] | r.v[3] | r.v[4]) == 0u) r.v[0] = 1u;  /* the one dead state */
 }
 
-/* v <- P v, P a 160x160 bit matrix stored by columns of five words */
+/* v <- P v, P a 160x160 bit matrix stored by columns of five words (the
+   loops over words unrolled, so that the state stays in registers) */
 __device__ inline void pcc_xorwow_apply(pcc_rng_t &r, const unsigned int *P)
 {
     unsigned int o[5] = {0u, 0u, 0u, 0u, 0u};
-    for (int j = 0; j < 160; ++j) {
-        const unsigned int mask = 0u - ((r.v[j >> 5] >> (j & 31)) & 1u);
-        for (int w = 0; w < 5; ++w) o[w] ^= P[j * 5 + w] & mask;
-    }
-    for (int w = 0; w < 5; ++w) r.v[w] = o[w];
+#pragma unroll
+    for (int w = 0; w < 5; ++w)
+        for (int b = 0; b < 32; ++b) {
+            const unsigned int mask = 0u - ((r.v[w] >> b) & 1u);
+            const unsigned int *col = P + (w * 32 + b) * 5;
+#pragma unroll
+            for (int k = 0; k < 5; ++k) o[k] ^= col[k] & mask;
+        }
+#pragma unroll
+    for (int k = 0; k < 5; ++k) r.v[k] = o[k];
 }
 
 /* aux: M^(2^k) at k * 800 words, M^(2^(67 + k)) at (64 + k) * 800 */

@@ -72,7 +72,6 @@ class _RandomNumberGeneratorBase:
     def _setup(self):
         from pycudac import driver
         dev = driver.Context.get_device()
-        self._ctx = tools.current_context()
         self.block_count = int(dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT))
         self._module, self._functions, self.generators_per_block = _compiled(type(self))
         self._aux = 0

@@ -179,9 +179,10 @@ def _device_jump_table():
 
 class Mrg32k3aReference:
     """The device generator's streams: seeds (int32, one per stream), stream t
-    at substream t, then offset draws."""
+    at substream t, then offset draws. `streams` names the streams the seeds
+    are for (default 0, 1, ...), to follow a few of many."""
 
-    def __init__(self, seeds, offset=0):
+    def __init__(self, seeds, offset=0, streams=None):
         seeds = np.asarray(seeds).astype(np.int64).astype(np.uint32).astype(np.uint64)
         s = seeds.copy()
         vals = []
@@ -191,8 +192,9 @@ class Mrg32k3aReference:
         self.s1 = [[int(vals[j][t]) % (M1 - 1) + 1 for j in range(3)] for t in range(len(seeds))]
         self.s2 = [[int(vals[3 + j][t]) % (M2 - 1) + 1 for j in range(3)]
                    for t in range(len(seeds))]
-        for t in range(len(seeds)):
-            self._jump(t, 1, t)
+        ids = range(len(seeds)) if streams is None else [int(x) for x in streams]
+        for t, stream in enumerate(ids):
+            self._jump(t, 1, stream)
         self.skip(offset)
 
     def _jump(self, t, family, n):

@@ -199,9 +199,10 @@ def _apply(words, matrix):
 
 class XorwowReference:
     """The device generator's streams in NumPy: seeds (int32, one per stream),
-    stream t at subsequence t, then offset draws."""
+    stream t at subsequence t, then offset draws. `streams` names the
+    streams the seeds are for (default 0, 1, ...), to follow a few of many."""
 
-    def __init__(self, seeds, offset=0):
+    def __init__(self, seeds, offset=0, streams=None):
         seeds = np.asarray(seeds).astype(np.int64).astype(np.uint32).astype(np.uint64)
         s = seeds.copy()
         s, a = splitmix64(s)
@@ -215,7 +216,8 @@ class XorwowReference:
         self.v = v
         self.d = (c >> np.uint64(32)).astype(np.uint32)
         mats = jump_matrices()
-        t = np.arange(len(seeds), dtype=np.uint64)
+        t = np.arange(len(seeds)) if streams is None else np.asarray(streams)
+        t = t.astype(np.uint64)
         for k in range(64):
             sel = ((t >> np.uint64(k)) & np.uint64(1)).astype(bool)
             if sel.any():

@@ -152,24 +152,19 @@ class direction_vector_set(enum.IntEnum):  # noqa: N801 (PyCUDA's name)
 def _joe_kuo_vectors(bits):
     """(1024, bits) direction vectors, uint32 or uint64: row 0 is
     dimension 1 (van der Corput), row d - 1 Joe and Kuo's dimension d."""
-    rows = [(1, 0, (1,))] + [None] * (joe_kuo.DIMENSIONS - 1)
-    rows[1:] = joe_kuo.rows()
     out = np.zeros((joe_kuo.DIMENSIONS, bits), dtype=np.uint64)
-    for d, (s, a, m) in enumerate(rows):
-        if d == 0:
-            v = [1 << (bits - i) for i in range(1, bits + 1)]
-        else:
-            v = [0] * (bits + 1)              # v[i], 1-based as in the recurrence
-            for i in range(1, min(s, bits) + 1):
-                v[i] = m[i - 1] << (bits - i)
-            for i in range(s + 1, bits + 1):
-                x = v[i - s] ^ (v[i - s] >> s)
-                for k in range(1, s):
-                    if (a >> (s - 1 - k)) & 1:
-                        x ^= v[i - k]
-                v[i] = x
-            v = v[1:]
-        out[d] = v
+    out[0] = [1 << (bits - i) for i in range(1, bits + 1)]
+    for d, (s, a, m) in enumerate(joe_kuo.rows(), 1):
+        v = [0] * (bits + 1)              # v[i], 1-based as in the recurrence
+        for i in range(1, min(s, bits) + 1):
+            v[i] = m[i - 1] << (bits - i)
+        for i in range(s + 1, bits + 1):
+            x = v[i - s] ^ (v[i - s] >> s)
+            for k in range(1, s):
+                if (a >> (s - 1 - k)) & 1:
+                    x ^= v[i - k]
+            v[i] = x
+        out[d] = v[1:]
     return out.astype(np.uint32 if bits == 32 else np.uint64)
 
 

@@ -92,12 +92,6 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
 
     make(-1)
     _settle()
-    # Start from an empty memo: it sweeps its dead entries when it has grown
-    # to twice what the last sweep left, so after earlier tests that held
-    # many modules at once (the NVRTC corpus, where NVRTC is found) it may
-    # hold ~150 dead ones and not sweep within this test's 16 compiles.
-    # (It holds only weak references: forgetting them frees nothing.)
-    compiler._memo.clear()
     free0, maps0 = drv.mem_get_info()[0], _maps()
     # the sweep comes when the memo reaches twice what it kept at the last
     # one: at most twice what it holds now, whatever ran before

@@ -33,7 +33,7 @@ all: build
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(VPY) -m pip install -q --disable-pip-version-check "numpy>=1.23" pytest hypothesis "setuptools>=61"
+	$(VPY) -m pip install -q --disable-pip-version-check "numpy>=1.23" pytest pytest-timeout hypothesis "setuptools>=61"
 	touch $@
 
 build: $(STAMP)

@@ -19,6 +19,14 @@ def _backend():
 
 
 def pytest_collection_modifyitems(config, items):
+    # A hung test ends the run with every thread's stack instead of holding
+    # CI until its time runs out: where pytest-timeout is installed (make's
+    # .venv) and PYTEST_TIMEOUT is set (.ci/run), by its thread method, which
+    # ends the process even when the hang is in C with the GIL released.
+    if config.pluginmanager.hasplugin("timeout"):
+        for item in items:
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(method="thread"))
     backend, why = _backend()
     if backend == "cuda":
         return

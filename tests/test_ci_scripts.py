@@ -288,6 +288,27 @@ def test_ci_run_asks_for_the_full_stages_itself():
     assert "make test PYCUDAC_FULL_TEST=1" in text
 
 
+def test_a_hung_test_ends_the_run_with_its_stack(tmp_path):
+    """.ci/run sets PYTEST_TIMEOUT; tests/conftest.py gives every test
+    pytest-timeout's thread method, which ends a test hung where no signal
+    reaches Python (here SIGALRM is blocked, as in a C wait)."""
+    pytest.importorskip("pytest_timeout")
+    assert 'PYTEST_TIMEOUT="${PYTEST_TIMEOUT:-' in _read(os.path.join(ROOT, ".ci", "run"))
+    shutil.copy(os.path.join(ROOT, "tests", "conftest.py"), tmp_path)
+    (tmp_path / "test_hang.py").write_text(textwrap.dedent("""
+        import signal, time
+        def test_hangs():
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+            time.sleep(60)
+    """))
+    env = dict(os.environ, PYTEST_TIMEOUT="2")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        str(tmp_path)], capture_output=True, text=True, timeout=50,
+                       cwd=tmp_path, env=env)
+    assert r.returncode != 0
+    assert "Timeout" in r.stdout + r.stderr and "test_hangs" in r.stdout + r.stderr
+
+
 # ------------------------------------------------------------- markers
 
 def _collected(*args):

@@ -10,6 +10,8 @@ buffer, writable for Out/InOut.
 """
 import numpy as np
 
+from pycudac import _driver
+
 __all__ = ["ArgumentHandler", "In", "Out", "InOut"]
 
 
@@ -68,5 +70,4 @@ class InOut(ArgumentHandler):
 
 
 # The launch path (src/launch/pointer.c) recognizes In/Out/InOut by this class.
-from pycudac import _driver as _drv  # noqa: E402
-_drv._register("argument_handler", ArgumentHandler)
+_driver._register("argument_handler", ArgumentHandler)

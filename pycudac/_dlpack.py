@@ -146,7 +146,8 @@ class _DLOwner:
 
 def import_(obj):
     """Zero-copy GPUArray from an object with __dlpack__ (CUDA memory)."""
-    from pycudac.gpuarray import GPUArray, _layout_of, _ViewPointer
+    from pycudac._gpuarray.array import GPUArray
+    from pycudac._gpuarray.layout import ViewPointer, c_strides, layout_of
     if hasattr(obj, "__dlpack_device__"):
         dev_type, _ = obj.__dlpack_device__()
         if dev_type not in (kDLCUDA, kDLCUDAManaged):
@@ -177,11 +178,10 @@ def import_(obj):
     if t.strides:
         strides = tuple(t.strides[i] * dtype.itemsize for i in range(nd))
     else:
-        from pycudac.gpuarray import _c_strides
-        strides = _c_strides(shape, dtype.itemsize)
+        strides = c_strides(shape, dtype.itemsize)
     _api.PyCapsule_SetName(capsule, b"used_dltensor")
     owner = _DLOwner(ptr, mt)
     owner.capsule = capsule
     addr = (t.data or 0) + t.byte_offset
-    return GPUArray._make(shape, dtype, strides, _layout_of(shape, strides, dtype.itemsize),
-                          _ViewPointer(addr, owner), addr, owner, tools.current_context())
+    return GPUArray._make(shape, dtype, strides, layout_of(shape, strides, dtype.itemsize),
+                          ViewPointer(addr, owner), addr, owner, tools.current_context())

@@ -306,7 +306,8 @@ def _out_for(a, dtype, out, what):
 
 def _launch_into(group_key, kname, out, operands, sdts, dtype, stream):
     """Run the map kernel; when `out` has another dtype go through a temporary."""
-    from pycudac.gpuarray import GPUArray, _copy_into
+    from pycudac.gpuarray import GPUArray
+    from pycudac._gpuarray.ops import copy_into as _copy_into
     if out.dtype == dtype:
         return _ew.launch_map(group_key, kname, out, operands, sdts, stream)
     if not np.can_cast(dtype, out.dtype, "same_kind"):
@@ -374,7 +375,8 @@ tanh = _unary("tanh")
 
 
 def _binary(name, a, b, out, stream):
-    from pycudac.gpuarray import GPUArray, _check_scalar, _scalar_desc
+    from pycudac.gpuarray import GPUArray
+    from pycudac._gpuarray.ops import check_scalar as _check_scalar, scalar_desc as _scalar_desc
     out, stream = _stream_or_out(name, "out", out, stream)
     operands, descs = [], []
     for what, x in (("a", a), ("b", b)):

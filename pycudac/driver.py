@@ -2,13 +2,14 @@
 from pycudac._driver import *  # noqa: F401,F403
 from pycudac._driver import (  # noqa: F401
     Error, LogicError, LaunchError, MemoryError, RuntimeError, CompileError,
-    is_poisoned, get_backend, _raise_for_code, _debug_counters,
+    is_poisoned, get_backend, _raise_for_code, _debug_counters, _register,
 )
 from pycudac._args import In, Out, InOut, ArgumentHandler  # noqa: F401
 from pycudac._driver import _host_alloc, _host_register, _managed_alloc  # noqa: F401
 
 
 # ---- enums (values from NVIDIA's Driver API documentation) ------------------
+import atexit as _atexit
 import enum as _enum
 import numbers as _numbers
 import operator as _operator
@@ -536,8 +537,6 @@ def _at_exit():
         pass
 
 
-import atexit as _atexit  # noqa: E402
 _atexit.register(_at_exit)
 # Device.get_attributes() and attribute access (src/core/device.c) use it.
-from pycudac._driver import _register  # noqa: E402
 _register("device_attribute", device_attribute)

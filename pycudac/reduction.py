@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from pycudac._gpuarray.layout import norm_axis
 from pycudac import elementwise as _ew
 from pycudac import tools
 from pycudac.elementwise import compute_ctype, compute_dtype, convert
@@ -496,12 +497,12 @@ def _reduce_axis(a, axis, name, out_dtype, key, stream):
     axes = axis if isinstance(axis, tuple) else (axis,)
     if len(axes) != 1:
         res = a
-        for ax in sorted((gpuarray._norm_axis(x, a.ndim) for x in axes), reverse=True):
+        for ax in sorted((norm_axis(x, a.ndim) for x in axes), reverse=True):
             k = ("unary", res.dtype, key[2]) if name == "sum" else (
                 "unary", res.dtype, _sum_dtype(res.dtype))
             res = _reduce_axis(res, ax, name, out_dtype, k, stream)
         return res
-    axis = gpuarray._norm_axis(axes[0], a.ndim)
+    axis = norm_axis(axes[0], a.ndim)
     rest = [d for d in range(a.ndim) if d != axis]
     out_shape = tuple(a.shape[d] for d in rest)
     m = a.shape[axis]

@@ -396,7 +396,8 @@ class _ScanKernel:
 
     def __call__(self, input_ary, output_ary=None, allocator=None, stream=None):
         from pycudac import driver
-        from pycudac.gpuarray import GPUArray, _default_pool
+        from pycudac.gpuarray import GPUArray
+        from pycudac._gpuarray.layout import default_pool as _default_pool
         if not isinstance(input_ary, GPUArray):
             raise TypeError(f"{type(self).__name__}: input_ary must be a GPUArray, got "
                             f"{type(input_ary).__name__}")

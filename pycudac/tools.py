@@ -72,7 +72,7 @@ def register_dtype(dtype, c_names, alias_ok=False):
     defines, of the same size and layout) for ElementwiseKernel,
     ReductionKernel and dtype_to_ctype, as PyCUDA's register_dtype. A dtype
     already named gets more names only with alias_ok=True."""
-    from pycudac import _sig_types
+    from pycudac._sigparse import types as _sig_types  # REGISTERED: user structs
     dtype = np.dtype(dtype)
     names = [c_names] if isinstance(c_names, str) else \
         list(c_names) if isinstance(c_names, (list, tuple)) else None
@@ -100,7 +100,7 @@ def get_or_register_dtype(c_names, dtype=None):
     if dtype is not None:
         register_dtype(dtype, c_names, alias_ok=True)
         return np.dtype(dtype)
-    from pycudac import _sig_types
+    from pycudac._sigparse import types as _sig_types  # REGISTERED: user structs
     name = c_names if isinstance(c_names, str) else list(c_names)[0]
     try:
         return _sig_types.REGISTERED[name]

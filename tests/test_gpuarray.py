@@ -5,6 +5,8 @@ import gc
 import numpy as np
 import pytest
 
+from pycudac._gpuarray import layout as _layout
+
 from _arrays import sample
 
 ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
@@ -815,7 +817,7 @@ def test_mixing_contexts_is_an_error(ga):
         with pytest.raises(ValueError, match="context"):
             a * 2      # a's context is not current
         del b
-        ga._pools.pop(ctx2, None)   # its memory goes while ctx2 lives
+        _layout.pools.pop(ctx2, None)   # its memory goes while ctx2 lives
         gc.collect()
     finally:
         driver.Context.pop()

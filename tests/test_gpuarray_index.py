@@ -3,6 +3,8 @@ assignments) and vec-type arithmetic, checked against NumPy. Runs on the
 simulator (CI) and the GPU."""
 import numpy as np
 import pytest
+
+from pycudac._gpuarray import layout as _layout
 from numpy.lib.recfunctions import structured_to_unstructured, unstructured_to_structured
 
 from _arrays import sample
@@ -269,7 +271,7 @@ def test_index_arrays_from_another_context(ga):
         with pytest.raises(ValueError, match="context"):
             a[[0, 1]]       # a's context is not current
         del idx
-        ga._pools.pop(ctx2, None)
+        _layout.pools.pop(ctx2, None)
     finally:
         driver.Context.pop()
     ctx2.detach()

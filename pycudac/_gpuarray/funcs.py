@@ -8,17 +8,17 @@ import contextlib
 import numpy as np
 
 from pycudac import elementwise as _ew
-from pycudac import gpuarray as _ga
+from pycudac._gpuarray import array as _ga
 from pycudac import tools
-from pycudac._gpuarray_layout import _norm_axis, _prod
-from pycudac._gpuarray_ops import (
-    _BOOL_DT, _binary, _check_out, _check_scalar, _copy_into, _operand, _scalar_desc, _unalias)
+from pycudac._gpuarray.layout import norm_axis, prod
+from pycudac._gpuarray.ops import (
+    BOOL_DT, binary, check_out, check_scalar, copy_into, operand, scalar_desc, unalias)
 
 
 def _as_operand(x, what):
     if isinstance(x, _ga.GPUArray):
         return x
-    if _scalar_desc(x) is not None:
+    if scalar_desc(x) is not None:
         return x
     raise TypeError(f"{what}: expected a GPUArray or a scalar, got {type(x).__name__}")
 
@@ -26,15 +26,15 @@ def _as_operand(x, what):
 def maximum(a, b, out=None, stream=None):
     a, b = _as_operand(a, "maximum: a"), _as_operand(b, "maximum: b")
     if not isinstance(a, _ga.GPUArray):
-        return _binary("maximum", b, a, out=out, reflected=True, stream=stream)
-    return _binary("maximum", a, b, out=out, stream=stream)
+        return binary("maximum", b, a, out=out, reflected=True, stream=stream)
+    return binary("maximum", a, b, out=out, stream=stream)
 
 
 def minimum(a, b, out=None, stream=None):
     a, b = _as_operand(a, "minimum: a"), _as_operand(b, "minimum: b")
     if not isinstance(a, _ga.GPUArray):
-        return _binary("minimum", b, a, out=out, reflected=True, stream=stream)
-    return _binary("minimum", a, b, out=out, stream=stream)
+        return binary("minimum", b, a, out=out, reflected=True, stream=stream)
+    return binary("minimum", a, b, out=out, stream=stream)
 
 
 def where(condition, x, y, stream=None):
@@ -42,7 +42,7 @@ def where(condition, x, y, stream=None):
     if not isinstance(condition, _ga.GPUArray):
         raise TypeError(f"where: condition must be a GPUArray, got {type(condition).__name__}")
     x, y = _as_operand(x, "where: x"), _as_operand(y, "where: y")
-    dx, dy = _operand(x, "where: x"), _operand(y, "where: y")
+    dx, dy = operand(x, "where: x"), operand(y, "where: y")
     out_dtype = np.result_type(*[d if k == "a" or isinstance(d, np.dtype)
                                  else {int: 0, float: 0.0, complex: 0j, bool: False}[d]
                                  for k, d in (dx, dy)])
@@ -60,7 +60,7 @@ def where(condition, x, y, stream=None):
             vals.append(v)
             sds.append(None)
         else:
-            vals.append(_check_scalar(v, out_dtype, "where: scalar"))
+            vals.append(check_scalar(v, out_dtype, "where: scalar"))
             sds.append(out_dtype)
     return _ew.launch_map(("where", descs, out_dtype), "where", out, vals, sds, stream)
 
@@ -88,17 +88,17 @@ def _logical(name, xs, out, allocator, stream):
     except ValueError:
         raise ValueError(f"{name}: operands could not be broadcast together with shapes "
                          f"{[a.shape for a in arrays]}") from None
-    if out is not None and _check_out(name, out, shape, _BOOL_DT):
-        return _copy_into(out, _logical(name, xs, None, None, stream), stream)
+    if out is not None and check_out(name, out, shape, BOOL_DT):
+        return copy_into(out, _logical(name, xs, None, None, stream), stream)
     if out is None:
-        out = _ga.GPUArray(shape, _BOOL_DT, allocator=allocator)
-    descs = tuple(("a", x.dtype) if isinstance(x, _ga.GPUArray) else ("s", _BOOL_DT)
+        out = _ga.GPUArray(shape, BOOL_DT, allocator=allocator)
+    descs = tuple(("a", x.dtype) if isinstance(x, _ga.GPUArray) else ("s", BOOL_DT)
                   for x in xs)
     operands = [x if isinstance(x, _ga.GPUArray) else bool(x) for x in xs]
-    _unalias(operands, out)
-    extra = (name, _BOOL_DT, _LOGICAL[name], (_BOOL_DT,) * len(xs))
+    unalias(operands, out)
+    extra = (name, BOOL_DT, _LOGICAL[name], (BOOL_DT,) * len(xs))
     return _ew.launch_map(("expr", descs, extra), name, out, operands,
-                          [None if k == "a" else _BOOL_DT for k, _ in descs], stream)
+                          [None if k == "a" else BOOL_DT for k, _ in descs], stream)
 
 
 def logical_and(x1, x2, /, out=None, *, allocator=None, stream=None):
@@ -123,7 +123,7 @@ def concatenate(arrays, axis=0, allocator=None):
     nd = arrays[0].ndim
     if nd == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
-    axis = _norm_axis(axis, nd)
+    axis = norm_axis(axis, nd)
     for k, a in enumerate(arrays):
         if a.ndim != nd or builtins.any(a.shape[d] != arrays[0].shape[d]
                                         for d in range(nd) if d != axis):
@@ -154,7 +154,7 @@ def stack(arrays, axis=0, allocator=None):
         if a.shape != shape:
             raise ValueError(f"stack: all input arrays must have the same shape; arrays[{k}] "
                              f"has {a.shape}, arrays[0] has {shape}")
-    axis = _norm_axis(axis, len(shape) + 1)
+    axis = norm_axis(axis, len(shape) + 1)
     idx = (slice(None),) * axis + (None,)
     return concatenate([a[idx] for a in arrays], axis=axis, allocator=allocator)
 
@@ -204,12 +204,12 @@ def take(a, indices, axis=None, out=None, stream=None):
         src = src.reshape(-1)
         row, m, rest = 1, src.size, ()
     else:
-        axis = _norm_axis(axis, a.ndim)
+        axis = norm_axis(axis, a.ndim)
         if axis != 0:
             raise ValueError("take: only axis=None and axis=0 are supported")
         src = a if a._layout == "C" else a.copy()
         m, rest = a.shape[0], a.shape[1:]
-        row = _prod(rest)
+        row = prod(rest)
     idx = indices if indices._layout == "C" else indices.copy()
     shape = indices.shape + rest
     if out is None:
@@ -321,7 +321,7 @@ def _allocated(result, allocator, stream):
     if allocator is None:
         return result
     out = _ga.GPUArray(result.shape, result.dtype, allocator=allocator)
-    _copy_into(out, result, stream=stream)
+    copy_into(out, result, stream=stream)
     return out
 
 

@@ -37,10 +37,10 @@ import operator
 import numpy as np
 
 from pycudac import elementwise as _ew
-from pycudac import gpuarray as _ga
+from pycudac._gpuarray import array as _ga
 from pycudac import tools
-from pycudac._gpuarray_layout import _c_strides, _prod
-from pycudac._gpuarray_ops import _copy_into, _same_memory, _scalar_desc
+from pycudac._gpuarray.layout import c_strides, prod
+from pycudac._gpuarray.ops import copy_into, same_memory, scalar_desc
 
 _MAX_DIMS = _ew.MAX_DIMS
 _I64 = np.dtype(np.int64)
@@ -360,7 +360,7 @@ def _mask_offsets(mask, axes, view):
         return _ga.GPUArray((0,), _I64)
     pos_dtype = np.dtype(np.int32 if mask.size < 2 ** 31 else np.int64)
     pos = _ga.GPUArray(mask.shape, pos_dtype)
-    _copy_into(pos, mask)
+    copy_into(pos, mask)
     flat = pos.reshape(-1)
     _mask_scan(pos_dtype)(flat)
     count = int(flat[-1].get())   # the result's size: the one read-back a mask needs
@@ -421,7 +421,7 @@ def _resolve(a, index):
     basic = [(view.shape[ax], view.strides[ax]) for ax in range(view.ndim) if ax not in adv_axes]
     p = plan.place
     plan.shape = (tuple(n for n, _ in basic[:p]) + bshape + tuple(n for n, _ in basic[p:]))
-    off_st = _c_strides(bshape, 1)
+    off_st = c_strides(bshape, 1)
     zeros = (0,) * len(bshape)
     # per result axis: its byte stride in the view, its element stride in off
     plan.view_strides = tuple(s for _, s in basic[:p]) + zeros + tuple(s for _, s in basic[p:])
@@ -563,7 +563,7 @@ def setitem(a, index, value):
     view = a if index == (slice(None),) else _basic_view(a, index)
     if isinstance(value, _ga.GPUArray):
         view._assign_array(value)
-    elif _scalar_desc(value) is not None and not isinstance(value, np.ndarray):
+    elif scalar_desc(value) is not None and not isinstance(value, np.ndarray):
         view.fill(value)
     else:
         host = np.asarray(value)
@@ -612,11 +612,11 @@ def _advanced_set(a, index, value):
         raise ValueError(f"shape mismatch: value array of shape {src.shape} could not be "
                          f"broadcast to indexing result of shape {shape}")
     _check_error(err, axes_info)      # before anything is written
-    n = _prod(shape)
+    n = prod(shape)
     if not n:
         return
     view = plan.view
-    if _same_memory(src, view):
+    if same_memory(src, view):
         src = src.copy()
     kernel = _move_kernel(a.dtype.itemsize, _word_bytes(a.dtype.itemsize, view, src))
     _launch(kernel, n, [view.ptr, src.ptr, off.ptr, n, 1], shape,

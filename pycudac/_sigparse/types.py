@@ -3,7 +3,7 @@ the Param and KernelSignature it returns, the kinds of value the launch path
 converts (KINDS), the scalar and CUDA vector types with their C ABI size and
 alignment, their NumPy dtypes, and the words a declaration may carry. Apart
 because it is data about types, not parsing: the declarator parser
-(_sig_decl) and Param.dtype both look things up here.
+(decl.py) and Param.dtype both look things up here.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Param(NamedTuple):
         base = _strip_cv(base)
         if "*" in base:
             return np.dtype(np.uintp)
-        spec = _dtype_spec(_ALIASES.get(base, base))
+        spec = _dtype_spec(ALIASES.get(base, base))
         return None if spec is None else np.dtype(spec)
 
     @property
@@ -53,7 +53,7 @@ class Param(NamedTuple):
             return None
         base = _strip_cv(self.pointee)
         if ("*" in base or base in ("void", "char", "signed char", "unsigned char")
-                or base in REGISTERED or _ALIASES.get(base, base) in REGISTERED):
+                or base in REGISTERED or ALIASES.get(base, base) in REGISTERED):
             return None
         return self.dtype
 
@@ -71,7 +71,7 @@ class KernelSignature:
         return all(p.kind is not None for p in self.params)
 
 
-_SCALARS = {
+SCALARS = {
     # canonical name: (kind, size, align)
     "char": ("i8", 1, 1), "signed char": ("i8", 1, 1), "unsigned char": ("u8", 1, 1),
     "short": ("i16", 2, 2), "unsigned short": ("u16", 2, 2),
@@ -85,7 +85,7 @@ _SCALARS = {
     "cuComplex": ("vec", 8, 8),
 }
 
-_ALIASES = {
+ALIASES = {
     "half": "__half", "nv_bfloat16": "__nv_bfloat16", "half2": "__half2",
     "nv_bfloat162": "__nv_bfloat162",
     "size_t": "unsigned long", "ptrdiff_t": "long", "ssize_t": "long",
@@ -98,7 +98,7 @@ _ALIASES = {
     "__int64": "long long",
 }
 # Fixed-width names keep their own spelling in ctype (messages read better).
-_KEEP_NAME = {"size_t", "ptrdiff_t", "ssize_t", "intptr_t", "uintptr_t", "int8_t", "uint8_t",
+KEEP_NAME = {"size_t", "ptrdiff_t", "ssize_t", "intptr_t", "uintptr_t", "int8_t", "uint8_t",
               "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"}
 
 # CUDA vector types: element kind, element size, and alignment for 1..4
@@ -113,10 +113,10 @@ _VEC_BASES = {
 }
 for _b, (_k, _es, _al) in _VEC_BASES.items():
     for _n in (1, 2, 3, 4):
-        _SCALARS[f"{_b}{_n}"] = ("vec", _es * _n, _al[_n - 1])
+        SCALARS[f"{_b}{_n}"] = ("vec", _es * _n, _al[_n - 1])
     for _sfx, _a in (("_16a", 16), ("_32a", 32)):
         if _es == 8:
-            _SCALARS[f"{_b}4{_sfx}"] = ("vec", _es * 4 if _a == 16 else 32, _a)
+            SCALARS[f"{_b}4{_sfx}"] = ("vec", _es * 4 if _a == 16 else 32, _a)
 
 _NP_SCALAR = {"i8": "i1", "u8": "u1", "i16": "i2", "u16": "u2", "i32": "i4", "u32": "u4",
               "i64": "i8", "u64": "u8", "f16": "f2", "f32": "f4", "f64": "f8", "bool": "?"}
@@ -128,7 +128,7 @@ REGISTERED = {}
 
 def _dtype_spec(name):
     """NumPy dtype spec for a canonical C type name, or None."""
-    ent = _SCALARS.get(name)
+    ent = SCALARS.get(name)
     if ent is None:
         if name in REGISTERED:
             return REGISTERED[name]
@@ -162,16 +162,16 @@ def _strip_cv(t):
     return re.sub(r"\b(?:const|volatile)\s+", "", t).strip()
 
 
-_CV = {"const", "volatile"}
-_IGNORED_QUALS = {"__restrict__", "restrict", "__restrict", "__grid_constant__", "register",
+CV = {"const", "volatile"}
+IGNORED_QUALS = {"__restrict__", "restrict", "__restrict", "__grid_constant__", "register",
                   "__device__", "__global__", "__host__", "__shared__", "__constant__",
                   "__managed__", "static", "inline", "__inline__", "__forceinline__",
                   "__noinline__", "extern", "typename", "__unaligned", "mutable", "constexpr"}
-_PAREN_ATTRS = {"__launch_bounds__", "__maxnreg__", "__align__", "alignas", "__declspec",
+PAREN_ATTRS = {"__launch_bounds__", "__maxnreg__", "__align__", "alignas", "__declspec",
                 "__cluster_dims__", "__attribute__", "__nv_pure__"}
-_BUILTIN_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "float", "double",
+BUILTIN_WORDS = {"unsigned", "signed", "short", "long", "int", "char", "float", "double",
                   "bool", "void", "_Bool", "__int64"}
-_TAGS = {"struct", "class", "union", "enum"}
-_KEYWORDS = _CV | _IGNORED_QUALS | _PAREN_ATTRS | _BUILTIN_WORDS | _TAGS | {
+TAGS = {"struct", "class", "union", "enum"}
+KEYWORDS = CV | IGNORED_QUALS | PAREN_ATTRS | BUILTIN_WORDS | TAGS | {
     "template", "return", "if", "for", "while", "do", "switch", "case", "sizeof", "new",
     "delete", "operator", "this", "auto", "decltype", "typedef", "using", "namespace"}

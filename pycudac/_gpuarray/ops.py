@@ -1,7 +1,7 @@
 """Operator plumbing for GPUArray (part of pycudac.gpuarray): scalar
 operands (NEP 50 weak Python scalars), the binary and unary map-kernel
 plans behind every operator, result allocation on the hot path, and
-converting copies (`_copy_into`) and memset fills.
+converting copies (`copy_into`) and memset fills.
 
 The kernels themselves come from pycudac.elementwise; this module only
 picks the NumPy loop, allocates the output and launches.
@@ -12,20 +12,20 @@ import numbers
 import numpy as np
 
 from pycudac import elementwise as _ew
-from pycudac import gpuarray as _ga
+from pycudac._gpuarray import array as _ga
 from pycudac import tools
-from pycudac._gpuarray_layout import _c_strides, _default_pool, _layout_of, _pools, _prod
-from pycudac._gpuarray_vec import components, vec_components, vec_name, vec_of
+from pycudac._gpuarray.layout import c_strides, default_pool, layout_of, pools, prod
+from pycudac._gpuarray.vec import components, vec_components, vec_name, vec_of
 
-_PY_SCALARS = (int, float, complex, bool)
-_BOOL_DT = np.dtype(np.bool_)
+PY_SCALARS = (int, float, complex, bool)
+BOOL_DT = np.dtype(np.bool_)
 
-def _scalar_desc(value):
+def scalar_desc(value):
     """('s', weak Python type or strong dtype) for a scalar operand, or None."""
     t = type(value)
     if t is bool:
-        return ("s", _BOOL_DT)
-    if t in _PY_SCALARS:
+        return ("s", BOOL_DT)
+    if t in PY_SCALARS:
         return ("s", t)
     if isinstance(value, np.generic):
         return ("s", value.dtype)
@@ -43,7 +43,7 @@ def _scalar_desc(value):
 _INT_BOUNDS = {}
 
 
-def _check_scalar(value, dtype, what):
+def check_scalar(value, dtype, what):
     """Python value for a scalar kernel parameter of `dtype`; NumPy's
     OverflowError for an out-of-range Python int."""
     if isinstance(value, np.ndarray):
@@ -62,7 +62,7 @@ def _check_scalar(value, dtype, what):
     return value
 
 
-def _same_memory(a, b):
+def same_memory(a, b):
     """True when a and b may overlap in device memory (conservative)."""
     if a.nbytes == 0 or b.nbytes == 0:
         return False
@@ -71,7 +71,7 @@ def _same_memory(a, b):
     return a_lo < b_hi and b_lo < a_hi
 
 
-def _fill_memset(ary, bits):
+def fill_memset(ary, bits):
     """Fill a contiguous array with a memset when the element's bytes are
     a repeated 1-, 2- or 4-byte pattern. Returns False when they are not."""
     from pycudac import driver
@@ -84,7 +84,7 @@ def _fill_memset(ary, bits):
     return False
 
 
-def _copy_into(dst, src, stream=None):
+def copy_into(dst, src, stream=None):
     """dst[...] = src with dtype conversion and broadcasting (any strides)."""
     if src.dtype != dst.dtype and (src.dtype not in tools.NUMERIC_DTYPES or
                                    dst.dtype not in tools.NUMERIC_DTYPES):
@@ -104,26 +104,26 @@ _binary_plans = {}
 _cstride_cache = {}
 
 
-def _new_out(shape, dtype, order, ctx):
+def new_out(shape, dtype, order, ctx):
     """A fresh contiguous result array (the hot path of every operator)."""
     if order != "C" and len(shape) > 1:
         return _ga.GPUArray(shape, dtype, order=order)
     key = (shape, dtype.itemsize)
     entry = _cstride_cache.get(key)
     if entry is None:
-        size = _prod(shape)
-        entry = (_c_strides(shape, dtype.itemsize), size * dtype.itemsize)
+        size = prod(shape)
+        entry = (c_strides(shape, dtype.itemsize), size * dtype.itemsize)
         if len(_cstride_cache) < 1024:
             _cstride_cache[key] = entry
     strides, nbytes = entry
-    pool = _pools.get(ctx)
+    pool = pools.get(ctx)
     if pool is None:
-        pool = _default_pool(ctx)
+        pool = default_pool(ctx)
     gpudata = pool.allocate(nbytes)
     return _ga.GPUArray._make(shape, dtype, strides, "C", gpudata, int(gpudata), None, ctx)
 
 
-def _binary_plan(op, descs):
+def binary_plan(op, descs):
     key = (op, descs)
     plan = _binary_plans.get(key)
     if plan is None:
@@ -138,10 +138,10 @@ def _binary_plan(op, descs):
     return plan
 
 
-def _operand(x, what):
+def operand(x, what):
     if isinstance(x, _ga.GPUArray):
         return ("a", x.dtype)
-    desc = _scalar_desc(x)
+    desc = scalar_desc(x)
     if desc is None:
         return None
     if isinstance(desc[1], np.dtype):
@@ -149,9 +149,9 @@ def _operand(x, what):
     return desc
 
 
-def _binary(op, a, b, out=None, reflected=False, stream=None):
+def binary(op, a, b, out=None, reflected=False, stream=None):
     """a (op) b, or b (op) a when reflected; `a` is a GPUArray."""
-    db = _operand(b, f"{op}: operand")
+    db = operand(b, f"{op}: operand")
     if db is None:
         if isinstance(b, np.ndarray):
             raise TypeError(f"{op}: cannot combine a GPUArray with a host numpy.ndarray; "
@@ -171,7 +171,7 @@ def _binary(op, a, b, out=None, reflected=False, stream=None):
     if plan is None:
         if _has_struct(descs):
             return _vec_binary(op, a, b, out, reflected, stream)
-        plan = _binary_plan(op, descs)
+        plan = binary_plan(op, descs)
     group_key, out_dtype, scalar_dtypes, fcache = plan
     shape = a.shape
     if db[0] == "a":
@@ -185,19 +185,19 @@ def _binary(op, a, b, out=None, reflected=False, stream=None):
                                  f"shapes {a.shape} {b.shape}") from None
     else:
         sd = scalar_dtypes[0 if reflected else 1]
-        v = _check_scalar(b, sd, f"{op}: scalar operand")
+        v = check_scalar(b, sd, f"{op}: scalar operand")
         operands[0 if reflected else 1] = v
     if out is None:
-        out = _new_out(shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
+        out = new_out(shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
     else:
-        if _check_out(op, out, shape, out_dtype):
-            return _copy_into(out, _binary(op, a, b, reflected=reflected, stream=stream),
+        if check_out(op, out, shape, out_dtype):
+            return copy_into(out, binary(op, a, b, reflected=reflected, stream=stream),
                               stream)
-        _unalias(operands, out)
+        unalias(operands, out)
     return _ew.launch_map(group_key, op, out, operands, scalar_dtypes, stream, fcache)
 
 
-def _check_out(op, out, shape, dtype):
+def check_out(op, out, shape, dtype):
     """Raise unless `out` can take a result of `shape` and `dtype` (NumPy's
     same_kind casting); True when the result must be cast into it."""
     if not isinstance(out, _ga.GPUArray):
@@ -213,11 +213,11 @@ def _check_out(op, out, shape, dtype):
     return True
 
 
-def _unalias(operands, out):
+def unalias(operands, out):
     """Copy the array operands that overlap `out` other than element for
     element (an elementwise kernel may write before it reads them)."""
     for k, x in enumerate(operands):
-        if isinstance(x, _ga.GPUArray) and x is not out and _same_memory(x, out) and not (
+        if isinstance(x, _ga.GPUArray) and x is not out and same_memory(x, out) and not (
                 x.ptr == out.ptr and x.strides == out.strides and x.shape == out.shape):
             operands[k] = x.copy()
 
@@ -225,7 +225,7 @@ def _unalias(operands, out):
 _unary_plans = {}
 
 
-def _unary(op, a, out=None, stream=None):
+def unary(op, a, out=None, stream=None):
     key = (op, a.dtype)
     plan = _unary_plans.get(key)
     if plan is None:
@@ -238,11 +238,11 @@ def _unary(op, a, out=None, stream=None):
     group_key, out_dtype, fcache = plan
     operands = [a]
     if out is None:
-        out = _new_out(a.shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
+        out = new_out(a.shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
     else:
-        if _check_out(op, out, a.shape, out_dtype):
-            return _copy_into(out, _unary(op, a, stream=stream), stream)
-        _unalias(operands, out)
+        if check_out(op, out, a.shape, out_dtype):
+            return copy_into(out, unary(op, a, stream=stream), stream)
+        unalias(operands, out)
     return _ew.launch_map(group_key, op, out, operands, (None,), stream, fcache)
 
 
@@ -293,7 +293,7 @@ def _vec_operand(op, x, vdt, what):
                             f"{_vec_dtype_name(dtype)} scalar")
         base, _ = vec_components(vdt)
         return _ga.to_gpu(np.frombuffer(np.asarray(x).tobytes(), base))
-    desc = _scalar_desc(x)
+    desc = scalar_desc(x)
     kind = getattr(desc[1], "kind", None) if desc else None
     if desc is None or desc[1] is complex or kind == "c":
         raise TypeError(f"{op}: {what} must be a {name} GPUArray, a {name} scalar or a real "
@@ -314,7 +314,7 @@ def _as_vec(comp, rdt):
     if comp._layout != "C":
         comp = comp.copy()
     shape, strides = comp.shape[:-1], comp.strides[:-1]
-    return _ga.GPUArray._make(shape, rdt, strides, _layout_of(shape, strides, rdt.itemsize),
+    return _ga.GPUArray._make(shape, rdt, strides, layout_of(shape, strides, rdt.itemsize),
                               comp.gpudata, comp.ptr, None, comp._ctx)
 
 
@@ -340,12 +340,12 @@ def _vec_binary(op, a, b, out, reflected, stream):
         if info is None or info[1] != n:
             raise TypeError(f"{op}: out must be a GPUArray of a vec type of {n} components, "
                             f"got {getattr(out, 'dtype', type(out).__name__)}")
-        _binary(op, ca, cb, out=components(out), reflected=reflected, stream=stream)
+        binary(op, ca, cb, out=components(out), reflected=reflected, stream=stream)
         return out
-    descs = (_operand(ca, op), _operand(cb, op))
-    comp_dtype = _binary_plan(op, descs[::-1] if reflected else descs)[1]
+    descs = (operand(ca, op), operand(cb, op))
+    comp_dtype = binary_plan(op, descs[::-1] if reflected else descs)[1]
     rdt = _vec_result(op, comp_dtype, n, vdt)
-    return _as_vec(_binary(op, ca, cb, reflected=reflected, stream=stream), rdt)
+    return _as_vec(binary(op, ca, cb, reflected=reflected, stream=stream), rdt)
 
 
 def _vec_unary(op, a, out, stream):
@@ -354,12 +354,12 @@ def _vec_unary(op, a, out, stream):
         raise TypeError(f"{op} is not supported for {vec_name(a.dtype)} arrays: "
                         f"{_VEC_SUPPORT}")
     if out is not None:
-        _unary(op, components(a), out=components(out), stream=stream)
+        unary(op, components(a), out=components(out), stream=stream)
         return out
-    return _as_vec(_unary(op, components(a), stream=stream), a.dtype)
+    return _as_vec(unary(op, components(a), stream=stream), a.dtype)
 
 
-def _vec_fill(ary, value, stream=None):
+def vec_fill(ary, value, stream=None):
     """ary[...] = value for a vec array: a real number (every component), a
     tuple of components or a value of the same vec type."""
     dtype = ary.dtype
@@ -368,7 +368,7 @@ def _vec_fill(ary, value, stream=None):
         raise TypeError(f"fill: dtype {dtype} can only be filled from a GPUArray")
     base, n = vec_components(dtype)
     vdt = getattr(value, "dtype", None)
-    desc = _scalar_desc(value) if vdt is None or vdt.kind != "V" else ("s", vdt)
+    desc = scalar_desc(value) if vdt is None or vdt.kind != "V" else ("s", vdt)
     ok = (isinstance(value, tuple) and len(value) == n) or (
         desc is not None and desc[1] is not complex and getattr(desc[1], "kind", "") != "c")
     if vdt is not None and vdt.kind == "V" and vdt != dtype:
@@ -382,7 +382,7 @@ def _vec_fill(ary, value, stream=None):
     if not ok:
         raise TypeError(f"fill: a {name} array is filled with a real number, a tuple of {n} "
                         f"components or a {name} value, got {value!r}")
-    if ary._layout is not None and stream is None and _fill_memset(ary, one):
+    if ary._layout is not None and stream is None and fill_memset(ary, one):
         return ary
-    _copy_into(components(ary), _ga.to_gpu(one.reshape(1).view(base)), stream)
+    copy_into(components(ary), _ga.to_gpu(one.reshape(1).view(base)), stream)
     return ary

@@ -12,7 +12,7 @@ import numpy as np
 from pycudac import tools
 
 
-def _c_strides(shape, itemsize):
+def c_strides(shape, itemsize):
     strides = []
     acc = itemsize
     for n in reversed(shape):
@@ -21,7 +21,7 @@ def _c_strides(shape, itemsize):
     return tuple(reversed(strides))
 
 
-def _f_strides(shape, itemsize):
+def f_strides(shape, itemsize):
     strides = []
     acc = itemsize
     for n in shape:
@@ -30,7 +30,7 @@ def _f_strides(shape, itemsize):
     return tuple(strides)
 
 
-def _is_c(shape, strides, itemsize):
+def is_c(shape, strides, itemsize):
     acc = itemsize
     for n, s in zip(reversed(shape), reversed(strides)):
         if n == 0:
@@ -41,14 +41,14 @@ def _is_c(shape, strides, itemsize):
     return True
 
 
-def _is_f(shape, strides, itemsize):
-    return _is_c(shape[::-1], strides[::-1], itemsize)
+def is_f(shape, strides, itemsize):
+    return is_c(shape[::-1], strides[::-1], itemsize)
 
 
-def _layout_of(shape, strides, itemsize):
-    if _is_c(shape, strides, itemsize):
+def layout_of(shape, strides, itemsize):
+    if is_c(shape, strides, itemsize):
         return "C"
-    if _is_f(shape, strides, itemsize):
+    if is_f(shape, strides, itemsize):
         return "F"
     return None
 
@@ -64,7 +64,7 @@ def _shape_tuple(shape, what):
         raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
 
 
-def _normalize_shape(shape, what="shape"):
+def normalize_shape(shape, what="shape"):
     shape = _shape_tuple(shape, what)
     for n in shape:
         if n < 0:
@@ -72,14 +72,14 @@ def _normalize_shape(shape, what="shape"):
     return shape
 
 
-def _prod(shape):
+def prod(shape):
     p = 1
     for n in shape:
         p *= n
     return p
 
 
-class _ViewPointer(int):
+class ViewPointer(int):
     """Address of a view's element 0 that keeps the owning allocation
     alive (int(view.gpudata) works wherever a pointer is accepted)."""
 
@@ -92,23 +92,23 @@ class _ViewPointer(int):
         return f"<device pointer 0x{int(self):x}>"
 
 
-_pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)
-tools._context_caches.append(_pools)
+pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)
+tools._context_caches.append(pools)
 
 
-def _default_pool(ctx):
-    pool = _pools.get(ctx)
+def default_pool(ctx):
+    pool = pools.get(ctx)
     if pool is None:
-        pool = _pools[ctx] = tools.DeviceMemoryPool()
+        pool = pools[ctx] = tools.DeviceMemoryPool()
     return pool
 
 
 def get_default_pool():
     """The DeviceMemoryPool GPUArrays of the current context allocate from."""
-    return _default_pool(tools.current_context())
+    return default_pool(tools.current_context())
 
 
-class _Flags:
+class Flags:
     __slots__ = ("c_contiguous", "f_contiguous")
 
     def __init__(self, c, f):
@@ -122,7 +122,7 @@ class _Flags:
         return f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}"
 
 
-def _normalize_shape_with_minus(shape):
+def normalize_shape_with_minus(shape):
     shape = _shape_tuple(shape, "shape")
     for n in shape:
         if n < -1:
@@ -130,14 +130,14 @@ def _normalize_shape_with_minus(shape):
     return shape
 
 
-def _flat(host):
+def memory_order_view(host):
     """1-d view of a C- or F-contiguous host array, in memory order."""
     if host.ndim == 0:
         return host.reshape(1)
     return host.ravel(order="F" if not host.flags.c_contiguous else "C")
 
 
-def _norm_axis(axis, ndim):
+def norm_axis(axis, ndim):
     axis = operator.index(axis)
     if not -ndim <= axis < builtins.max(ndim, 1):
         raise np.exceptions.AxisError(axis, ndim)
@@ -145,5 +145,5 @@ def _norm_axis(axis, ndim):
 
 
 
-def _clear_pools():
-    _pools.clear()
+def clear_pools():
+    pools.clear()

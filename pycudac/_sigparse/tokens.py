@@ -22,7 +22,7 @@ def _where(src, pos):
     return f"line {line}, column {col}"
 
 
-def _error(src, pos, msg):
+def error(src, pos, msg):
     return ValueError(f"{msg} at {_where(src, pos)}")
 
 
@@ -63,7 +63,7 @@ def tokenize(src, keep_pp=False, offset=0):
             m = _PP_RE.match(src, i)
             j = m.end()
             if j < n and src.startswith("/*", j):
-                raise _error(src, j, "unterminated /* comment")
+                raise error(src, j, "unterminated /* comment")
             if keep_pp:
                 text = re.sub(r"\\\r?\n", " ", m.group())
                 append(Tok("pp", re.sub(r"/\*.*?\*/", " ", text, flags=re.S), i))
@@ -71,7 +71,7 @@ def tokenize(src, keep_pp=False, offset=0):
             continue
         m = match(src, i)
         if m is None:
-            raise _error(src, i, f"unexpected character {src[i]!r}")
+            raise error(src, i, f"unexpected character {src[i]!r}")
         kind = m.lastgroup
         j = m.end()
         if kind == "nl":
@@ -79,12 +79,12 @@ def tokenize(src, keep_pp=False, offset=0):
         elif kind in ("ws", "lc", "bc", "uws"):
             pass
         elif kind == "bcu":
-            raise _error(src, i, "unterminated /* comment")
+            raise error(src, i, "unterminated /* comment")
         elif kind == "rawu":
-            raise _error(src, i, "unterminated raw string literal")
+            raise error(src, i, "unterminated raw string literal")
         elif kind == "badq":
             what = "string" if m.group().endswith('"') else "character"
-            raise _error(src, i, f"unterminated {what} literal")
+            raise error(src, i, f"unterminated {what} literal")
         else:
             line_start = False
             append(Tok("str" if kind in ("raw", "str", "chr") else kind, m.group(), i))

@@ -1,20 +1,20 @@
 """The C declarator parser behind pycudac._sigparse: one parameter
 declaration (tokens between commas) to a Param, through object-like macros,
 typedefs, `using` aliases, enums, structs and template parameters; what the
-source tells us about those names (_Env, _collect_env); and a template's
-parameter list. Apart from the source scanning (_sig_source) because it works
+source tells us about those names (Env, collect_env); and a template's
+parameter list. Apart from the source scanning (source.py) because it works
 on one declaration's tokens and never sees the whole source.
 """
 from __future__ import annotations
 
 import re
 
-from pycudac._sig_tokens import Tok, tokenize
-from pycudac._sig_types import (_ALIASES, _BUILTIN_WORDS, _CV, _IGNORED_QUALS, _KEEP_NAME,
-                                _KEYWORDS, _PAREN_ATTRS, _SCALARS, _TAGS, Param)
+from pycudac._sigparse.tokens import Tok, tokenize
+from pycudac._sigparse.types import (ALIASES, BUILTIN_WORDS, CV, IGNORED_QUALS, KEEP_NAME,
+                                     KEYWORDS, PAREN_ATTRS, SCALARS, TAGS, Param)
 
 
-class _Unresolvable(Exception):
+class Unresolvable(Exception):
     """This declaration uses something we can't see (a macro, an unknown
     construct): the kernel's signature becomes unknown. `pos`: where."""
 
@@ -23,7 +23,7 @@ class _Unresolvable(Exception):
         self.pos = tok.pos if tok is not None else None
 
 
-class _BadDecl(ValueError):
+class BadDecl(ValueError):
     """Valid C++ that a kernel may not declare (references, variadics)."""
 
     def __init__(self, tok, msg):
@@ -31,7 +31,7 @@ class _BadDecl(ValueError):
         self.pos = tok.pos
 
 
-class _Env:
+class Env:
     """What the source tells us about names: object-like macros, typedefs,
     struct/enum names."""
 
@@ -44,7 +44,7 @@ class _Env:
         self.templates = set()
 
     def copy(self):
-        e = _Env()
+        e = Env()
         e.macros = dict(self.macros)
         e.fmacros = set(self.fmacros)
         e.typedefs = dict(self.typedefs)
@@ -53,7 +53,7 @@ class _Env:
         return e
 
 
-def _expand(toks, env, depth=0):
+def expand(toks, env, depth=0):
     """Replace object-like macros (recursively, bounded)."""
     if depth > 16 or not env.macros:
         return toks
@@ -65,12 +65,12 @@ def _expand(toks, env, depth=0):
             changed = True
         else:
             out.append(t)
-    return _expand(out, env, depth + 1) if changed else out
+    return expand(out, env, depth + 1) if changed else out
 
 
 # ------------------------------------------------------------ declarations
 
-def _skip_balanced(toks, i, open_="(", close=")"):
+def skip_balanced(toks, i, open_="(", close=")"):
     """i at an opening token; returns index after its match, or raises."""
     i0 = i
     depth = 0
@@ -84,10 +84,10 @@ def _skip_balanced(toks, i, open_="(", close=")"):
             if depth == 0:
                 return i + 1
         i += 1
-    raise _Unresolvable(f"unbalanced '{open_}'", toks[i0] if i0 < len(toks) else None)
+    raise Unresolvable(f"unbalanced '{open_}'", toks[i0] if i0 < len(toks) else None)
 
 
-def _skip_angle(toks, i):
+def skip_angle(toks, i):
     """i at '<' of a template argument list; index after the matching '>'."""
     i0 = i
     depth = 0
@@ -95,7 +95,7 @@ def _skip_angle(toks, i):
     while i < n:
         t = toks[i].text
         if t in "([{":
-            i = _skip_balanced(toks, i, t, {"(": ")", "[": "]", "{": "}"}[t])
+            i = skip_balanced(toks, i, t, {"(": ")", "[": "]", "{": "}"}[t])
             continue
         if t == "<":
             depth += 1
@@ -110,10 +110,10 @@ def _skip_angle(toks, i):
         elif t in (";", "{", "}"):
             break
         i += 1
-    raise _Unresolvable("unbalanced '<'", toks[i0] if i0 < len(toks) else None)
+    raise Unresolvable("unbalanced '<'", toks[i0] if i0 < len(toks) else None)
 
 
-def _split_top(toks, sep=","):
+def split_top(toks, sep=","):
     """Split a token list at top-level separators (outside (), [], {}, <>)."""
     parts, cur = [], []
     depth = 0
@@ -153,18 +153,18 @@ def _text(toks):
     return out
 
 
-def _skip_attrs(toks, i):
+def skip_attrs(toks, i):
     """Skip attributes and other words that don't change a parameter's type."""
     n = len(toks)
     while i < n:
         t = toks[i]
-        if t.kind == "id" and t.text in _PAREN_ATTRS:
+        if t.kind == "id" and t.text in PAREN_ATTRS:
             i += 1
             if i < n and toks[i].text == "(":
-                i = _skip_balanced(toks, i)
+                i = skip_balanced(toks, i)
             continue
         if t.text == "[" and i + 1 < n and toks[i + 1].text == "[":
-            i = _skip_balanced(toks, i, "[", "]")
+            i = skip_balanced(toks, i, "[", "]")
             continue
         break
     return i
@@ -176,7 +176,7 @@ def _resolve_base(words, name_toks, env, tparams, depth=0):
     if name_toks:
         # a named type: typedef, alias, struct, vector type, template param
         tag = None
-        if name_toks[0].text in _TAGS:
+        if name_toks[0].text in TAGS:
             tag = name_toks[0].text
             name_toks = name_toks[1:]
         # drop leading '::' and std:: / cuda::std:: qualification of known names
@@ -197,11 +197,11 @@ def _resolve_base(words, name_toks, env, tparams, depth=0):
             r = _resolve_type_tokens(env.typedefs[simple], env, tparams, depth + 1)
             if r[4]:  # typedef of a pointer type
                 return simple, "ptr", 8, 8
-            return r[0] if r[0] in _SCALARS else simple, r[1], r[2], r[3]
-        canon = _ALIASES.get(simple, simple)
-        if canon in _SCALARS:
-            k, s, a = _SCALARS[canon]
-            shown = simple if simple in _KEEP_NAME else canon
+            return r[0] if r[0] in SCALARS else simple, r[1], r[2], r[3]
+        canon = ALIASES.get(simple, simple)
+        if canon in SCALARS:
+            k, s, a = SCALARS[canon]
+            shown = simple if simple in KEEP_NAME else canon
             return shown, k, s, a
         if re.fullmatch(r"(?:\w+::)*complex<\s*float\s*>", simple):
             return simple, "vec", 8, 8
@@ -209,38 +209,38 @@ def _resolve_base(words, name_toks, env, tparams, depth=0):
             return simple, "vec", 16, 16
         if tag or simple in env.structs or re.fullmatch(r"[\w:<>, *]+", simple):
             if simple in env.fmacros:
-                raise _Unresolvable(f"macro {simple} in a declaration")
+                raise Unresolvable(f"macro {simple} in a declaration")
             return simple, "struct", None, None
-        raise _Unresolvable(f"unknown type {simple!r}")
+        raise Unresolvable(f"unknown type {simple!r}")
     ws = sorted(words)
     cnt = {w: words.count(w) for w in set(words)}
     if "void" in cnt:
         if len(words) != 1:
-            raise _Unresolvable("bad use of void")
+            raise Unresolvable("bad use of void")
         return "void", "void", 0, 1
     unsigned = "unsigned" in cnt
     if unsigned and "signed" in cnt:
-        raise _Unresolvable("both signed and unsigned")
+        raise Unresolvable("both signed and unsigned")
     longs = cnt.get("long", 0)
     if "__int64" in cnt:
         longs = 2
     for w in ("float", "double", "bool", "_Bool"):
         if w in cnt:
             if len(words) != cnt.get("long", 0) + 1 or cnt[w] != 1:
-                raise _Unresolvable(f"bad type {' '.join(words)}")
+                raise Unresolvable(f"bad type {' '.join(words)}")
             if w == "double" and longs == 1:
                 return "long double", "struct", 16, 16
             if longs:
-                raise _Unresolvable(f"bad type {' '.join(words)}")
-            return ("bool" if w == "_Bool" else w,) + _SCALARS["bool" if w == "_Bool" else w]
+                raise Unresolvable(f"bad type {' '.join(words)}")
+            return ("bool" if w == "_Bool" else w,) + SCALARS["bool" if w == "_Bool" else w]
     if "char" in cnt:
         if cnt["char"] != 1 or longs or "short" in cnt or "int" in cnt:
-            raise _Unresolvable(f"bad type {' '.join(ws)}")
+            raise Unresolvable(f"bad type {' '.join(ws)}")
         name = "unsigned char" if unsigned else ("signed char" if "signed" in cnt else "char")
-        return (name,) + _SCALARS[name]
+        return (name,) + SCALARS[name]
     if cnt.get("int", 0) > 1 or cnt.get("short", 0) > 1 or longs > 2 or \
             ("short" in cnt and longs):
-        raise _Unresolvable(f"bad type {' '.join(ws)}")
+        raise Unresolvable(f"bad type {' '.join(ws)}")
     if "short" in cnt:
         base = "short"
     elif longs == 2:
@@ -250,18 +250,18 @@ def _resolve_base(words, name_toks, env, tparams, depth=0):
     else:
         base = "int"
     name = ("unsigned " + base) if unsigned else base
-    return (name,) + _SCALARS[name]
+    return (name,) + SCALARS[name]
 
 
 def _resolve_type_tokens(toks, env, tparams, depth=0):
     """A type-id (no declarator name): (canon, kind, size, align, is_ptr)."""
-    p = _parse_decl(toks, env, tparams, allow_name=False, depth=depth)
+    p = parse_decl(toks, env, tparams, allow_name=False, depth=depth)
     return p.ctype, p.kind, p.size, p.align, p.is_pointer
 
 
-def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
+def parse_decl(toks, env, tparams, allow_name=True, depth=0):
     """One parameter declaration (tokens between commas) -> Param."""
-    toks = _expand(toks, env)
+    toks = expand(toks, env)
     # default argument
     for k, t in enumerate(toks):
         if t.text == "=" and t.kind == "punct":
@@ -273,24 +273,24 @@ def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
     const = volatile = False
     # decl-specifiers
     while i < n:
-        i = _skip_attrs(toks, i)
+        i = skip_attrs(toks, i)
         if i >= n:
             break
         t = toks[i]
         x = t.text
-        if t.kind == "id" and x in _CV:
+        if t.kind == "id" and x in CV:
             const |= x == "const"
             volatile |= x == "volatile"
             i += 1
-        elif t.kind == "id" and x in _IGNORED_QUALS:
+        elif t.kind == "id" and x in IGNORED_QUALS:
             i += 1
-        elif t.kind == "id" and x in _BUILTIN_WORDS and not name_toks:
+        elif t.kind == "id" and x in BUILTIN_WORDS and not name_toks:
             words.append(x)
             i += 1
         elif (t.kind == "id" or x == "::") and not words and not name_toks:
             # a named type, possibly qualified and with template args
             start = i
-            if x in _TAGS:
+            if x in TAGS:
                 i += 1
                 if i < n and toks[i].kind == "id" and toks[i].text in ("class", "struct"):
                     i += 1  # "enum class"
@@ -298,27 +298,27 @@ def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
                 if toks[i].text == "::":
                     i += 1
                     continue
-                if toks[i].kind == "id" and toks[i].text not in _KEYWORDS:
+                if toks[i].kind == "id" and toks[i].text not in KEYWORDS:
                     i += 1
                     if i < n and toks[i].text == "<":
-                        i = _skip_angle(toks, i)
+                        i = skip_angle(toks, i)
                     if i < n and toks[i].text == "::":
                         i += 1
                         continue
                     break
-                raise _Unresolvable(f"unexpected {toks[i].text!r}", toks[i])
+                raise Unresolvable(f"unexpected {toks[i].text!r}", toks[i])
             name_toks = toks[start:i]
             last = name_toks[-1].text
             if i < n and toks[i].text == "(" and (last in env.fmacros or not (
                     last in env.typedefs or last in env.structs or last in env.enums or
-                    last in _SCALARS or last in _ALIASES or last in tparams)):
-                raise _Unresolvable(f"macro {name_toks[-1].text}(...) in a declaration")
+                    last in SCALARS or last in ALIASES or last in tparams)):
+                raise Unresolvable(f"macro {name_toks[-1].text}(...) in a declaration")
         else:
             break
     if not words and not name_toks:
         if i < n:
-            raise _Unresolvable(f"expected a type, found {toks[i].text!r}", toks[i])
-        raise _Unresolvable("empty declaration")
+            raise Unresolvable(f"expected a type, found {toks[i].text!r}", toks[i])
+        raise Unresolvable("empty declaration")
     canon, kind, size, align = _resolve_base(words, name_toks, env, tparams, depth)
     # declarator: ptr-operators, then name / (declarator), then suffixes
     levels = []  # per pointer level: const?
@@ -328,9 +328,9 @@ def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
     def declarator(i, depth_):
         nonlocal name, array, func
         if depth_ > 32:
-            raise _Unresolvable("declarator nested too deeply")
+            raise Unresolvable("declarator nested too deeply")
         while i < n:
-            i = _skip_attrs(toks, i)
+            i = skip_attrs(toks, i)
             if i >= n:
                 break
             x = toks[i].text
@@ -338,53 +338,53 @@ def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
                 levels.append(False)
                 i += 1
                 while i < n and toks[i].kind == "id" and (
-                        toks[i].text in _CV or toks[i].text in _IGNORED_QUALS):
+                        toks[i].text in CV or toks[i].text in IGNORED_QUALS):
                     if toks[i].text == "const":
                         levels[-1] = True
                     i += 1
             elif x in ("&", "&&"):
-                raise _BadDecl(toks[i], "reference parameters are not allowed in a __global__ "
+                raise BadDecl(toks[i], "reference parameters are not allowed in a __global__ "
                                  "function (pass a pointer or the value)")
             elif x == "^":
-                raise _Unresolvable("block pointer")
+                raise Unresolvable("block pointer")
             else:
                 break
-        i = _skip_attrs(toks, i)
+        i = skip_attrs(toks, i)
         if i < n and toks[i].text == "(" and not (
                 i + 1 < n and (toks[i + 1].text == ")" or toks[i + 1].kind == "id" and
-                               toks[i + 1].text in _BUILTIN_WORDS | _CV)):
-            inner_end = _skip_balanced(toks, i)
+                               toks[i + 1].text in BUILTIN_WORDS | CV)):
+            inner_end = skip_balanced(toks, i)
             j = declarator(i + 1, depth_ + 1)
             if j != inner_end - 1:
-                raise _Unresolvable("unexpected tokens in declarator")
+                raise Unresolvable("unexpected tokens in declarator")
             i = inner_end
-        elif i < n and toks[i].kind == "id" and toks[i].text not in _KEYWORDS:
+        elif i < n and toks[i].kind == "id" and toks[i].text not in KEYWORDS:
             if not allow_name:
-                raise _Unresolvable(f"unexpected name {toks[i].text!r}", toks[i])
+                raise Unresolvable(f"unexpected name {toks[i].text!r}", toks[i])
             name = toks[i].text
             i += 1
         while i < n:
-            i = _skip_attrs(toks, i)
+            i = skip_attrs(toks, i)
             if i >= n:
                 break
             if toks[i].text == "[":
-                i = _skip_balanced(toks, i, "[", "]")
+                i = skip_balanced(toks, i, "[", "]")
                 array = True
             elif toks[i].text == "(":
                 if name is None and not levels:
-                    raise _Unresolvable("a macro call or a function type in a parameter", toks[i])
-                i = _skip_balanced(toks, i)
+                    raise Unresolvable("a macro call or a function type in a parameter", toks[i])
+                i = skip_balanced(toks, i)
                 func = True
-                while i < n and toks[i].kind == "id" and toks[i].text in _CV | {"noexcept"}:
+                while i < n and toks[i].kind == "id" and toks[i].text in CV | {"noexcept"}:
                     i += 1
             else:
                 break
         return i
 
     i = declarator(i, 0)
-    i = _skip_attrs(toks, i)
+    i = skip_attrs(toks, i)
     if i != n:
-        raise _Unresolvable(f"unexpected {toks[i].text!r} in a parameter declaration", toks[i])
+        raise Unresolvable(f"unexpected {toks[i].text!r} in a parameter declaration", toks[i])
     cv = ("const " if const else "") + ("volatile " if volatile else "")
     base_text = cv + canon
     if levels or array or func:
@@ -403,32 +403,32 @@ def _parse_decl(toks, env, tparams, allow_name=True, depth=0):
     if kind == "void":
         if name is None:
             return Param(None, "void", "void", 0, 1, False, False, None)
-        raise _Unresolvable("a parameter cannot have type void")
+        raise Unresolvable("a parameter cannot have type void")
     return Param(name, base_text, kind, size, align, False, const, None)
 
 
-def _param_list(toks, env, tparams):
+def param_list(toks, env, tparams):
     """Tokens between a kernel's parentheses -> list[Param]."""
     if not toks:
         return []
-    parts = _split_top(toks)
+    parts = split_top(toks)
     params = []
     for k, part in enumerate(parts):
         if not part:
-            raise _Unresolvable("empty parameter")
+            raise Unresolvable("empty parameter")
         if len(part) == 1 and part[0].text == "...":
             raise ValueError("a __global__ function cannot be variadic")
-        p = _parse_decl(part, env, tparams)
+        p = parse_decl(part, env, tparams)
         if p.kind == "void":
             if len(parts) != 1:
-                raise _Unresolvable("void in a parameter list")
+                raise Unresolvable("void in a parameter list")
             return []
         params.append(p)
     return params
 
 
-def _collect_env(toks, pp):
-    env = _Env()
+def collect_env(toks, pp):
+    env = Env()
     for line in pp:
         m = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(\(?)(.*)$", line.text, re.S)
         if not m:
@@ -488,12 +488,12 @@ def _collect_env(toks, pp):
     return env
 
 
-def _template_params(toks):
+def template_params(toks):
     """Tokens between template < > -> ((kind, name, default), ...)."""
     out = []
     if not toks:
         return ()
-    for part in _split_top(toks):
+    for part in split_top(toks):
         default = None
         for k, t in enumerate(part):
             if t.text == "=":
@@ -501,7 +501,7 @@ def _template_params(toks):
                 part = part[:k]
                 break
         if not part:
-            raise _Unresolvable("empty template parameter")
+            raise Unresolvable("empty template parameter")
         name = part[-1].text if part[-1].kind == "id" and len(part) > 1 else None
         head = part[0].text
         if head in ("typename", "class"):
@@ -511,6 +511,6 @@ def _template_params(toks):
         else:
             kind = "value"
         if part[-1].text == "...":
-            raise _Unresolvable("variadic template")
+            raise Unresolvable("variadic template")
         out.append((kind, name, _text(default) if default else None))
     return tuple(out)

@@ -15,22 +15,23 @@ parameter list, say) makes that one kernel's signature None, never the
 whole module's; only garbage that cannot even be tokenized (an unterminated
 comment or string) raises ValueError, with the line and column.
 
-The parser's parts: _sig_tokens (the tokenizer), _sig_types (Param,
-KernelSignature and the C types), _sig_decl (one declaration to a Param),
-_sig_source (the kernels of a whole source). This module is the entry points.
+The package's modules, each importing only those listed before it: tokens
+(the tokenizer), types (Param, KernelSignature and the C types), decl (one
+declaration to a Param), source (the kernels of a whole source). This
+module is the entry points.
 """
 from __future__ import annotations
 
-from pycudac._sig_decl import (_BadDecl, _collect_env, _Env, _expand, _param_list,
-                               _parse_decl, _skip_angle, _split_top, _Unresolvable)
-from pycudac._sig_source import _blank, _env_tokens, _kernel_windows
-from pycudac._sig_tokens import Tok, _error, tokenize
-from pycudac._sig_types import KINDS, KernelSignature, Param
+from pycudac._sigparse.decl import (BadDecl, collect_env, Env, expand, param_list,
+                                    parse_decl, skip_angle, split_top, Unresolvable)
+from pycudac._sigparse.source import blank, env_tokens, kernel_windows
+from pycudac._sigparse.tokens import Tok, error, tokenize
+from pycudac._sigparse.types import KINDS, KernelSignature, Param
 
 __all__ = ["Param", "KernelSignature", "parse_kernels", "parse_arguments", "signature_for",
            "KINDS"]
 
-# Param and KernelSignature live in _sig_types but keep this module's name, as
+# Param and KernelSignature live in .types but keep this module's name, as
 # before the split: pickles, reprs of the classes and help() name it.
 Param.__module__ = KernelSignature.__module__ = __name__
 
@@ -50,26 +51,26 @@ def parse_kernels(source, strict=False):
     hit = _parsed.get(key)
     if hit is not None:
         return dict(hit)
-    blanked, pp = _blank(source)
-    env = _collect_env(_env_tokens(blanked), pp)
+    blanked, pp = blank(source)
+    env = collect_env(env_tokens(blanked), pp)
     out = {}
-    for name, tparams, body in _kernel_windows(blanked, env):
+    for name, tparams, body in kernel_windows(blanked, env):
         try:
             if isinstance(tparams, Exception):
                 raise tparams
             if isinstance(body, Exception):
                 raise body
             tnames = {tp[1] for tp in tparams if tp[1]}
-            body = _expand(body, env)
-            params = _param_list(body, env, tnames)
-            decls = tuple(tuple(p) for p in _split_top(body)) if tparams and body else ()
+            body = expand(body, env)
+            params = param_list(body, env, tnames)
+            decls = tuple(tuple(p) for p in split_top(body)) if tparams and body else ()
             sig = KernelSignature(name, tuple(params), tuple(tparams), decls, env)
-        except (_Unresolvable, ValueError, RecursionError) as exc:
+        except (Unresolvable, ValueError, RecursionError) as exc:
             if strict:
                 pos = getattr(exc, "pos", None)
                 if pos is None:
                     pos = body[0].pos if isinstance(body, list) and body else 0
-                raise _error(source, pos, f"kernel {name}: {exc}") from None
+                raise error(source, pos, f"kernel {name}: {exc}") from None
             sig = None
         prev = out.get(name)
         # a definition after a declaration: keep the later (named) one
@@ -91,26 +92,26 @@ def parse_arguments(text):
     if not isinstance(text, str):
         raise TypeError(f"arguments must be a str, not {type(text).__name__}")
     toks = tokenize(text)
-    env = _collect_env(toks, [])
+    env = collect_env(toks, [])
     if not toks:
         return []
-    parts = _split_top(toks)
+    parts = split_top(toks)
     params = []
     for k, part in enumerate(parts):
         pos = part[0].pos if part else (toks[-1].pos if toks else 0)
         if not part:
-            raise _error(text, pos, f"empty argument {k + 1}")
+            raise error(text, pos, f"empty argument {k + 1}")
         try:
-            p = _parse_decl(part, env, set())
-        except (_Unresolvable, _BadDecl) as exc:
+            p = parse_decl(part, env, set())
+        except (Unresolvable, BadDecl) as exc:
             where = exc.pos if exc.pos is not None else pos
-            raise _error(text, where, f"argument {k + 1}: {exc}") from None
+            raise error(text, where, f"argument {k + 1}: {exc}") from None
         except RecursionError:
-            raise _error(text, pos, f"argument {k + 1}: nested too deeply") from None
+            raise error(text, pos, f"argument {k + 1}: nested too deeply") from None
         if p.kind == "void":
             if len(parts) == 1:
                 return []
-            raise _error(text, pos, f"argument {k + 1}: void")
+            raise error(text, pos, f"argument {k + 1}: void")
         params.append(p)
     return params
 
@@ -138,15 +139,15 @@ def _split_name_expr(expr):
     if toks[i].text != "<":
         raise ValueError(f"bad kernel name expression {expr!r}")
     try:
-        end = _skip_angle(toks, i)
-    except _Unresolvable:
+        end = skip_angle(toks, i)
+    except Unresolvable:
         raise ValueError(f"bad kernel name expression {expr!r}") from None
     if end != len(toks):
         raise ValueError(f"bad kernel name expression {expr!r}")
     inner = toks[i + 1:end - 1]
     if toks[end - 1].text == ">>":  # "f<a<b>>": the last '>' closed ours
         inner = toks[i + 1:end - 1] + [Tok("punct", ">", toks[end - 1].pos)]
-    args = _split_top(inner) if inner else []
+    args = split_top(inner) if inner else []
     return name, args
 
 
@@ -169,7 +170,7 @@ def signature_for(signatures, name):
         return sig if sig.resolved else None
     if len(args) > len(sig.template_params):
         return None
-    env = sig._env.copy() if sig._env is not None else _Env()
+    env = sig._env.copy() if sig._env is not None else Env()
     for k, (kind, tname, default) in enumerate(sig.template_params):
         if k < len(args):
             value = args[k]
@@ -187,11 +188,11 @@ def signature_for(signatures, name):
     try:
         params = []
         for decl in sig._decls:
-            p = _parse_decl(list(decl), env, set())
+            p = parse_decl(list(decl), env, set())
             params.append(p)
         if len(params) == 1 and params[0].kind == "void":
             params = []
-    except (_Unresolvable, ValueError, RecursionError):
+    except (Unresolvable, ValueError, RecursionError):
         return None
     out = KernelSignature(name, tuple(params), sig.template_params, sig._decls, sig._env)
     return out if out.resolved else None

@@ -2,16 +2,16 @@
 comments, literals and preprocessor lines blanked out (positions kept), the
 statements that name types tokenized for the environment, and each
 `__global__` declaration cut out as (name, template parameters, parameter
-tokens). Apart from the declarator parser (_sig_decl) because this works on
+tokens). Apart from the declarator parser (decl.py) because this works on
 the whole source with regular expressions, and hands each declaration on.
 """
 from __future__ import annotations
 
 import re
 
-from pycudac._sig_decl import (_skip_angle, _skip_attrs, _skip_balanced, _template_params,
-                               _Unresolvable)
-from pycudac._sig_tokens import Tok, _error, tokenize
+from pycudac._sigparse.decl import (skip_angle, skip_attrs, skip_balanced, template_params,
+                                    Unresolvable)
+from pycudac._sigparse.tokens import Tok, error, tokenize
 
 
 _GLOBAL_SKIP = {"void", "static", "inline", "__inline__", "__forceinline__", "__noinline__",
@@ -48,18 +48,18 @@ def _kernels(toks, env):
                 k -= 1
             if k > 0 and toks[k - 1].text == "template":
                 try:
-                    tparams = _template_params(toks[k + 1:j])
-                except _Unresolvable as exc:
+                    tparams = template_params(toks[k + 1:j])
+                except Unresolvable as exc:
                     tparams = exc
         i = gi + 1
         try:
             while i < n:
-                i = _skip_attrs(toks, i)
+                i = skip_attrs(toks, i)
                 if i < n and (toks[i].text in _GLOBAL_SKIP or toks[i].kind == "str"):
                     i += 1
                     continue
                 break
-        except _Unresolvable:
+        except Unresolvable:
             continue  # unbalanced attribute brackets: nothing to name
         if i >= n or toks[i].kind != "id":
             continue  # e.g. a __global__ in a macro body we can't see
@@ -67,20 +67,20 @@ def _kernels(toks, env):
         i += 1
         if i < n and toks[i].text == "<":  # explicit specialization
             try:
-                i = _skip_angle(toks, i)
-            except _Unresolvable:
+                i = skip_angle(toks, i)
+            except Unresolvable:
                 continue
         try:
-            i = _skip_attrs(toks, i)
-        except _Unresolvable as exc:
+            i = skip_attrs(toks, i)
+        except Unresolvable as exc:
             yield name, tparams, exc
             continue
         if i >= n or toks[i].text != "(":
-            yield name, tparams, _Unresolvable(f"cannot read the declaration of {name}")
+            yield name, tparams, Unresolvable(f"cannot read the declaration of {name}")
             continue
         try:
-            end = _skip_balanced(toks, i)
-        except _Unresolvable as exc:
+            end = skip_balanced(toks, i)
+        except Unresolvable as exc:
             yield name, tparams, exc
             continue
         yield name, tparams, toks[i + 1:end - 1]
@@ -107,16 +107,16 @@ _PP_LINE_RE = re.compile(r"^[ \t]*\#(?:[^\n\\]|\\.|\\\n|\\)*", re.M | re.S)
 _NOT_NL = re.compile(r"[^\n]")
 
 
-def _blank(source):
+def blank(source):
     """(source with comments/literals/preprocessor lines as spaces, pp Toks)."""
     def blank(m):
         if m.lastgroup == "bcu":
-            raise _error(source, m.start(), "unterminated /* comment")
+            raise error(source, m.start(), "unterminated /* comment")
         if m.lastgroup == "rawu":
-            raise _error(source, m.start(), "unterminated raw string literal")
+            raise error(source, m.start(), "unterminated raw string literal")
         if m.lastgroup == "badq":
             what = "string" if m.group() == '"' else "character"
-            raise _error(source, m.start(), f"unterminated {what} literal")
+            raise error(source, m.start(), f"unterminated {what} literal")
         text = m.group()
         if text[0].isdigit():
             return text.replace("'", "0")
@@ -139,7 +139,7 @@ _ENV_RE = re.compile(r"(?=[tusce}])(?:\btypedef\b[^;{}]*;|\busing\s+\w+\s*=[^;{}
                      r"(?:\s*:[^;{]*)?|\}\s*\w+\s*;)")
 
 
-def _env_tokens(blanked):
+def env_tokens(blanked):
     out = []
     for m in _ENV_RE.finditer(blanked):
         text = m.group()
@@ -156,7 +156,7 @@ _GLOBAL_RE = re.compile(r"\b__global__\b")
 _DECL_END_RE = re.compile(r"[(){};]")
 
 
-def _kernel_windows(blanked, env):
+def kernel_windows(blanked, env):
     """Each __global__ declaration's tokens, from the previous statement's
     end to the end of its parameter list, through _kernels."""
     seen_end = -1

@@ -3,6 +3,12 @@ small values of every dtype, so results compare exactly with NumPy's."""
 import numpy as np
 from numpy.lib.recfunctions import unstructured_to_structured
 
+NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+# What assigning a Python int out of an integer dtype's range raises: NumPy 2
+# refuses it; NumPy 1.x warns that it will (an error under the suite's
+# filterwarnings) and wraps. pycudac does what the installed NumPy does.
+OUT_OF_RANGE = OverflowError if NUMPY2 else DeprecationWarning
+
 
 def sample(dtype, shape=(5, 7), seed=0):
     rng = np.random.default_rng(seed)

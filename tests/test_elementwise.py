@@ -56,11 +56,24 @@ OPS = {
 }
 
 
+NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+
+
+def nep50(v):
+    """`v` as NumPy 2 promotes it (NEP 50), which pycudac follows whatever
+    NumPy is installed: a NumPy scalar keeps its dtype. NumPy 1.x promotes a
+    scalar by its value (np.float64(3) + float32 array is float32 there); a
+    one-element array of the scalar's dtype promotes by type on both."""
+    if not NUMPY2 and isinstance(v, np.generic):
+        return np.array([v])
+    return v
+
+
 def _np(op, x, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):
-            return OPS[op](x, y)
+            return OPS[op](nep50(x), nep50(y))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -247,8 +260,8 @@ def test_inplace_ops(ga):
 def test_numpy_scalar_on_left(ga):
     x = sample(np.float32, seed=19)
     a = ga.to_gpu(x)
-    check((np.float32(3) * a).get(), np.float32(3) * x)
-    check((np.float64(3) + a).get(), np.float64(3) + x)
+    check((np.float32(3) * a).get(), nep50(np.float32(3)) * x)
+    check((np.float64(3) + a).get(), nep50(np.float64(3)) + x)
 
 
 # ------------------------------------------------------------------ ElementwiseKernel

@@ -1,4 +1,40 @@
 """pycudac.driver — the CUDA driver as Python objects (PyCUDA's names)."""
+
+# The public API: PyCUDA's names and pycudac's own. The C extension also
+# holds the compile cache's entry points (cache_*, compile_source ...), which
+# pycudac.compiler uses; they stay reachable here but are not part of it.
+__all__ = [
+    # errors
+    "Error", "LogicError", "LaunchError", "MemoryError", "RuntimeError", "CompileError",
+    "is_poisoned",
+    # the backend, the driver, devices and contexts
+    "init", "get_backend", "get_driver_version", "get_version",
+    "Device", "Context", "device_attribute", "ctx_flags", "compute_mode", "limit",
+    # device memory and copies
+    "DeviceAllocation", "ManagedAllocation", "PointerHolderBase",
+    "mem_alloc", "mem_alloc_async", "mem_alloc_like", "mem_get_info", "prefetch",
+    "to_device", "from_device", "from_device_like",
+    "memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memcpy_peer",
+    "memcpy_htod_async", "memcpy_dtoh_async", "memcpy_dtod_async",
+    "memset_d8", "memset_d16", "memset_d32",
+    "memset_d8_async", "memset_d16_async", "memset_d32_async",
+    # host memory
+    "HostAllocation", "PagelockedHostAllocation", "RegisteredHostMemory",
+    "pagelocked_empty", "pagelocked_zeros", "pagelocked_empty_like", "pagelocked_zeros_like",
+    "aligned_empty", "aligned_zeros", "aligned_empty_like", "aligned_zeros_like",
+    "register_host_memory", "host_alloc_flags", "mem_host_register_flags",
+    "managed_empty", "managed_zeros", "managed_empty_like", "managed_zeros_like",
+    "mem_attach_flags",
+    # modules, kernels and their arguments
+    "Module", "Function", "ParamLayout", "function_attribute", "jit_input_type",
+    "module_from_buffer", "module_from_file", "In", "Out", "InOut", "ArgumentHandler",
+    # streams, events and graphs
+    "Stream", "Event", "stream_flags", "event_flags",
+    "Graph", "GraphExec", "GraphNode", "graph_node_type", "capture_status", "capture_mode",
+    "update_capture_dependencies_flags",
+    # NVRTC
+    "nvrtc_version", "nvrtc_supported_archs",
+]
 from pycudac._driver import *  # noqa: F401,F403
 from pycudac._driver import (  # noqa: F401
     Error, LogicError, LaunchError, MemoryError, RuntimeError, CompileError,
@@ -23,7 +59,18 @@ class _Named:
     and format as ints with a format spec."""
 
     def __str__(self):
-        return self.name or int.__repr__(self)
+        name = self.name
+        if name is None and isinstance(self, _enum.Flag):
+            # Python 3.10 names no combination of flags; 3.11 and newer join
+            # the single-bit members in definition order, as here
+            value, parts = int(self), []
+            for member in type(self):
+                bit = int(member)
+                if bit and bit & (bit - 1) == 0 and value & bit:
+                    parts.append(member.name)
+                    value &= ~bit
+            name = "|".join(parts) if parts and not value else None
+        return name or int.__repr__(self)
 
     def __format__(self, spec):
         return str(self) if not spec else int.__format__(int(self), spec)

@@ -23,6 +23,11 @@ import re
 import numpy as np
 
 from pycudac import _driver, tools
+
+# PyCUDA's public names; the map kernels' machinery below serves gpuarray,
+# cumath and friends and is not part of the API.
+__all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg", "get_elwise_module",
+           "get_elwise_range_module", "get_elwise_kernel_and_types", "get_elwise_kernel"]
 from pycudac.tools import dtype_to_ctype
 
 MAX_DIMS = 8

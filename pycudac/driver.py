@@ -1,4 +1,13 @@
 """pycudac.driver — the CUDA driver as Python objects (PyCUDA's names)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+_Shape = Union[int, "tuple[int, ...]"]
+_Order = Literal["C", "F"]
 
 # The public API: PyCUDA's names and pycudac's own. The C extension also
 # holds the compile cache's entry points (cache_*, compile_source ...), which
@@ -402,7 +411,8 @@ def _flags(value, what):
     return int(value)
 
 
-def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
+def pagelocked_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                     mem_flags: int = 0) -> NDArray[Any]:
     """A NumPy array in page-locked (pinned) host memory; its .base is the
     HostAllocation that frees the memory when the last view dies."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "pagelocked_empty")
@@ -412,7 +422,8 @@ def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
     return ary
 
 
-def aligned_empty(shape, dtype=_np.float64, order="C", alignment=4096):
+def aligned_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  alignment: int = 4096) -> NDArray[Any]:
     """A NumPy array in ordinary host memory whose data starts at a multiple
     of `alignment` bytes (a power of two), e.g. for register_host_memory."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "aligned_empty")
@@ -426,7 +437,8 @@ def aligned_empty(shape, dtype=_np.float64, order="C", alignment=4096):
     return _np.ndarray(shape, dtype, buffer=raw[start:start + n], order=order)
 
 
-def aligned_zeros(shape, dtype=_np.float64, order="C", alignment=4096):
+def aligned_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  alignment: int = 4096) -> NDArray[Any]:
     ary = aligned_empty(shape, dtype, order, alignment)
     ary.fill(0)
     return ary
@@ -440,7 +452,8 @@ def aligned_zeros_like(ary, alignment=4096):
     return aligned_zeros(ary.shape, ary.dtype, _like_order(ary), alignment)
 
 
-def pagelocked_zeros(shape, dtype=_np.float64, order="C", mem_flags=0):
+def pagelocked_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                     mem_flags: int = 0) -> NDArray[Any]:
     ary = pagelocked_empty(shape, dtype, order, mem_flags)
     ary.fill(0)
     return ary
@@ -450,17 +463,17 @@ def _like_order(ary):
     return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
 
 
-def pagelocked_empty_like(array, mem_flags=0):
+def pagelocked_empty_like(array: ArrayLike, mem_flags: int = 0) -> NDArray[Any]:
     array = _np.asarray(array)
     return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
-def pagelocked_zeros_like(array, mem_flags=0):
+def pagelocked_zeros_like(array: ArrayLike, mem_flags: int = 0) -> NDArray[Any]:
     array = _np.asarray(array)
     return pagelocked_zeros(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
-def register_host_memory(ary, flags=0):
+def register_host_memory(ary: Any, flags: int = 0) -> NDArray[Any]:
     """Page-lock the memory of an existing contiguous array; returns an array
     over the same memory whose .base is the registration (unregistered when
     it dies, and holding `ary` alive until then)."""
@@ -483,8 +496,8 @@ def register_host_memory(ary, flags=0):
     return out
 
 
-def managed_empty(shape, dtype=_np.float64, order="C",
-                  mem_flags=mem_attach_flags.GLOBAL):
+def managed_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> NDArray[Any]:
     """A NumPy array in managed (unified) memory: NumPy on the host and
     kernels on the device use the same memory. Its .base is a
     ManagedAllocation (a DeviceAllocation: int() is the device address)."""
@@ -495,8 +508,8 @@ def managed_empty(shape, dtype=_np.float64, order="C",
     return ary
 
 
-def managed_zeros(shape, dtype=_np.float64, order="C",
-                  mem_flags=mem_attach_flags.GLOBAL):
+def managed_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> NDArray[Any]:
     ary = managed_empty(shape, dtype, order, mem_flags)
     ary.fill(0)
     return ary
@@ -518,7 +531,7 @@ def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
 PagelockedHostAllocation = HostAllocation  # noqa: F405
 RegisteredHostMemory = HostAllocation  # noqa: F405
 
-def get_version():
+def get_version() -> tuple[int, int, int]:
     """The CUDA version as (major, minor, 0). PyCUDA gives the toolkit it was
     built against; pycudac is built against none and gives the driver's."""
     v = get_driver_version()  # noqa: F405
@@ -540,12 +553,12 @@ class PointerHolderBase:
     __int__ = __index__
 
 
-def mem_alloc_like(ary):
+def mem_alloc_like(ary: ArrayLike) -> DeviceAllocation:  # noqa: F405
     """Device memory the size of host array `ary`."""
     return mem_alloc(_np.asarray(ary).nbytes)
 
 
-def to_device(bf_obj):
+def to_device(bf_obj: Any) -> DeviceAllocation:  # noqa: F405
     """Copy a host buffer to new device memory; returns the DeviceAllocation."""
     nbytes = memoryview(bf_obj).nbytes if not isinstance(bf_obj, _np.ndarray) else bf_obj.nbytes
     alloc = mem_alloc(nbytes)
@@ -553,14 +566,15 @@ def to_device(bf_obj):
     return alloc
 
 
-def from_device(devptr, shape, dtype, order="C"):
+def from_device(devptr: Any, shape: _Shape, dtype: DTypeLike,
+                order: _Order = "C") -> NDArray[Any]:
     """A new host array of `shape`/`dtype` filled from device memory."""
     result = _np.empty(shape, dtype, order=order)
     memcpy_dtoh(result, devptr)
     return result
 
 
-def from_device_like(devptr, other_ary):
+def from_device_like(devptr: Any, other_ary: NDArray[Any]) -> NDArray[Any]:
     result = _np.empty_like(other_ary)
     memcpy_dtoh(result, devptr)
     return result
@@ -585,5 +599,12 @@ def _at_exit():
 
 
 _atexit.register(_at_exit)
+# Function's __vectorcalloffset__ member only tells PyType_FromSpec where the
+# vectorcall pointer lives (read once, when the type is made); left in the
+# type's dict it showed in help(Function) as if it were API.
+try:
+    del Function.__vectorcalloffset__  # type: ignore[attr-defined]  # noqa: F405
+except (AttributeError, TypeError):  # already gone, or an immutable type
+    pass
 # Device.get_attributes() and attribute access (src/core/device.c) use it.
 _register("device_attribute", device_attribute)

@@ -18,7 +18,18 @@ All kernel source is produced from the templates in the next section.
 Kernels are grouped into few modules (one per operand-type signature and
 group), because every distinct source costs a compile on first use.
 """
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import DTypeLike
+
+    from pycudac._driver import Stream
+    from pycudac.gpuarray import GPUArray
 
 import numpy as np
 
@@ -827,8 +838,10 @@ class ElementwiseKernel:
     """PyCUDA's ElementwiseKernel: `operation` is C code for one index `i`
     (also available: `n`, the element count)."""
 
-    def __init__(self, arguments, operation, name="kernel", keep=False, options=None,
-                 preamble="", loop_prep="", after_loop="", **kwargs):
+    def __init__(self, arguments: str | Sequence[Any], operation: str, name: str = "kernel",
+                 keep: bool = False, options: Sequence[str] | None = None,
+                 preamble: str = "", loop_prep: str = "", after_loop: str = "",
+                 **kwargs: Any) -> None:
         check_code("ElementwiseKernel", name, operation=operation, preamble=preamble,
                    loop_prep=loop_prep, after_loop=after_loop)
         self.args = parse_arguments(arguments)
@@ -857,7 +870,9 @@ class ElementwiseKernel:
             entry = self._funcs[ctx] = (fn, resident_blocks(fn, ctx))
             return entry
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        """Run over every element; keywords range=slice(...) (indices taken
+        literally), slice=slice(...) (as NumPy reads it) and stream=."""
         range_ = kwargs.pop("range", None)
         slice_ = kwargs.pop("slice", None)
         stream = kwargs.pop("stream", None)

@@ -57,6 +57,8 @@ OPS = {
 
 
 NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+with np.errstate(all="ignore"):  # NumPy 1.23 answered 0 ** (2+1j) with nan
+    OLD_COMPLEX_ZERO_POWER = bool(np.isnan(np.power(np.complex128(0), np.complex128(2 + 1j))))
 
 
 def nep50(v):
@@ -96,6 +98,9 @@ def test_binary_ops_every_dtype(ga, dtype):
                 OPS[op](a, b)
             continue
         got = OPS[op](a, b).get()
+        if op == "pow" and np.dtype(dtype).kind == "c" and OLD_COMPLEX_ZERO_POWER:
+            # pycudac gives what NumPy 2 gives: 0 ** z = 0 where Re(z) > 0
+            expected = np.where((x == 0) & (y.real > 0), 0, expected).astype(expected.dtype)
         if np.dtype(dtype) == np.float16 and op in ("floordiv", "mod"):
             np.testing.assert_allclose(got.astype(np.float32), expected.astype(np.float32),
                                        atol=0.02, rtol=0.02)

@@ -71,8 +71,12 @@ def test_mask_setitem_broadcast_and_cast(ga):
     y = np.arange(5, dtype=np.int8)
     y[[True, False, True, False, True]] = 2.7
     check(b, y)
-    with pytest.raises(OUT_OF_RANGE):
+    if OUT_OF_RANGE is None:  # NumPy 1.23 wraps: so does pycudac
         b[np.ones(5, bool)] = 300
+        assert (b.get() == np.int8(300 - 256)).all()
+    else:
+        with pytest.raises(OUT_OF_RANGE):
+            b[np.ones(5, bool)] = 300
 
 
 def test_mask_on_views_and_fortran(ga):

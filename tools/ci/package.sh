@@ -157,7 +157,7 @@ for entry in $PACKAGE_MATRIX; do
         "$venv/bin/python" -m pip install "${PIP_Q[@]}" --no-deps "$WHEEL"
     elif "$venv/bin/python" -c "import numpy, sys; sys.exit(int(numpy.__version__.split('.')[0]) >= 2)"; then
         # NumPy 1.x: build against it, as a distribution packaging for it would
-        "$venv/bin/python" -m pip install "${PIP_Q[@]}" "setuptools>=61"
+        "$venv/bin/python" -m pip install "${PIP_Q[@]}" "setuptools>=70.1"  # bdist_wheel built in
         "$venv/bin/python" -m pip install "${PIP_Q[@]}" --no-build-isolation --no-deps "$SDIST" \
             > "$OUT/install-$name.log" 2>&1 || { tail -n 30 "$OUT/install-$name.log"; exit 1; }
     else

@@ -36,7 +36,7 @@ RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo 
 DEPS := "numpy>=1.23" pytest hypothesis "setuptools>=61"
 DOCS_DEPS := "sphinx>=7.3,<9" "myst-parser>=3,<6"
 
-.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package fuzz-long gpu-check bench launch-overhead clean
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package test-versions fuzz-long gpu-check bench launch-overhead clean
 
 all: build
 
@@ -129,6 +129,11 @@ dist: $(STAMP)
 test-package: $(STAMP)
 	@echo "== [package] tools/ci/package.sh"
 	PY=$(VPY) bash tools/ci/package.sh
+
+# The same with every Python/NumPy pair of its matrix (Python 3.12 with
+# NumPy 1.26 besides CI's).
+test-versions: $(STAMP)
+	PY=$(VPY) PACKAGE_MATRIX=all bash tools/ci/package.sh
 
 fuzz-long: build
 	$(VPY) tests/fuzz_long.py

@@ -143,8 +143,8 @@ gpu-check:
 	bash bench/gpu_check.sh
 
 # pycudac's own host time per launch, on the CPU: a stub libcuda that does
-# nothing (bench/stub_libcuda.c) under bench/launch_overhead.py.
-bench/out/libstub_cuda.so: bench/stub_libcuda.c include/pycudac/cudadrv.h
+# nothing (tests/c/stub_libcuda.c) under bench/launch_overhead.py.
+bench/out/libstub_cuda.so: tests/c/stub_libcuda.c include/pycudac/cudadrv.h
 	mkdir -p bench/out
 	$(CC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude $< -o $@
 

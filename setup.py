@@ -69,8 +69,12 @@ def sources(*folders):
 
 # An implicit declaration is always a bug here: against NumPy 1.x it once
 # built a module that failed to import (undefined PyDataType_ELSIZE).
+# _FORTIFY_SOURCE at one level on every host: Ubuntu's gcc turns it on by itself
+# at -O2 and Debian's does not, and a fortified call behaves differently (the
+# H100 host's build aborted on the simulator's siglongjmp off a fiber's stack,
+# which this machine's never did)
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden",
-          "-Werror=implicit-function-declaration"]
+          "-Werror=implicit-function-declaration", "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=2"]
 USER_CFLAGS = shlex.split(os.environ.get("PYCUDAC_CFLAGS", ""))
 LDFLAGS = shlex.split(os.environ.get("PYCUDAC_LDFLAGS", ""))
 GENERATED = embed_prelude()

@@ -170,8 +170,8 @@ def launch_address():
 
 def k16_setup():
     """(module of SRC, non-blocking stream, ptr, v4, the 16 arguments) for
-    the 16-parameter loop run outside this benchmark (code_lines.py,
-    probe_idle.py), in the current context."""
+    the 16-parameter loop run outside this benchmark, in the current
+    context."""
     import pycudac.driver as drv
     from pycudac.compiler import SourceModule
     from pycudac.gpuarray import vec

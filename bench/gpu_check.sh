@@ -117,7 +117,10 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # (a missing optional package) must not stop the rest of the suite.
 PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
-run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" tests
+# the whole suite in parallel processes (cold compiles on a fresh host ran one
+# process past 420 s); the files that measure device-wide memory run alone after
+TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py -n 6 \
+    --logs "$OUTDIR/shards" "${PYTEST_ARGS[@]}"
 # issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
 # modules compiled and dropped (device memory, RSS and memory maps flat)
 run_stage scale 300 env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest \
@@ -145,17 +148,15 @@ grep '^{' "$OUTDIR/floor.log" > "$OUTDIR/floor.jsonl" 2>/dev/null
 BENCH_ARGS=(--json "$OUTDIR/bench.jsonl" --floor-lib "$ROOT/bench/out/libfloor.so")
 [ -n "$QUICK" ] && BENCH_ARGS+=("$QUICK")
 TAIL_LINES=14 run_stage bench_launch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_launch.py "${BENCH_ARGS[@]}"
-# a diagnostic: what code and data run between launches cost on this host
-TAIL_LINES=10 run_stage code_lines 60 env PYCUDAC_BACKEND=cuda "$PY" bench/code_lines.py --rounds 15
 TAIL_LINES=14 run_stage bench_memcpy 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_memcpy.py "${BENCH_ARGS[@]}"
 TAIL_LINES=10 run_stage bench_compile 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_compile.py "${BENCH_ARGS[@]}"
+TAIL_LINES=6 run_stage bench_pch 90 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_pch.py "${BENCH_ARGS[@]}"
 TAIL_LINES=22 run_stage bench_gpuarray 120 env PYCUDAC_BACKEND=cuda "$PY" bench/bench_gpuarray.py "${BENCH_ARGS[@]}"
 # issue 5's targets are for 2 CPU cores: hold the simulator to two
 SIM_PIN=()
 command -v taskset > /dev/null && SIM_PIN=(taskset -c "0,1")
 TAIL_LINES=6 run_stage bench_sim 90 "${SIM_PIN[@]}" "$PY" bench/bench_sim.py "${BENCH_ARGS[@]}"
 
-TAIL_LINES=30 run_stage profile_warm 60 env PYCUDAC_BACKEND=cuda "$PY" bench/profile_warm.py
 # A/B of the launch path against an earlier tree carried in build/ab-old
 # (GPU_CHECK_AB_OLD): both built here, children alternating (bench/ab_launch.py)
 AB_OLD=${GPU_CHECK_AB_OLD:-build/ab-old}

@@ -1,5 +1,5 @@
 """pycudac's own host time per launch (issue 4), measured on the CPU with a
-stub driver: bench/stub_libcuda.c answers every driver call at once, so
+stub driver: tests/c/stub_libcuda.c answers every driver call at once, so
 what a loop of launches costs is pycudac's work plus Python's loop and call.
 
     python3 bench/launch_overhead.py [--quick] [--json PATH] [--rounds N]
@@ -44,7 +44,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
-STUB_SRC = os.path.join(HERE, "stub_libcuda.c")
+STUB_SRC = os.path.join(ROOT, "tests", "c", "stub_libcuda.c")
 STUB_LIB = os.path.join(OUT, "libstub_cuda.so")
 
 NOOP_SRC = r"""

@@ -63,7 +63,7 @@ _driver.sha256_setup()
 
 
 __all__ = [
-    "SourceModule", "compile", "module_from_buffer", "module_from_file", "CompileError",
+    "SourceModule", "compile", "link", "module_from_buffer", "module_from_file", "CompileError",
     "CacheWarning", "cache_path", "cache_stats", "cache_clear", "clear_memo",
     "normalize_options", "target_for",
 ]
@@ -283,9 +283,17 @@ def target_for(arch=None, code=None, target=None):
     With arch/code given: that architecture ('compute_XY' or target='ptx'
     makes PTX, else CUBIN) — no GPU needed. Without: the current device's
     sm_XY as CUBIN when NVRTC supports it, else PTX for the newest
-    compute_XY NVRTC supports below it (the driver JIT-compiles it)."""
+    compute_XY NVRTC supports below it (the driver JIT-compiles it).
+    target='ltoir': LTO-IR for that architecture (nvJitLink links it for
+    the GPU)."""
     if code is not None:
         arch = code
+    if target == "ltoir":
+        if arch is None:
+            major, minor = _driver.Context.get_device().compute_capability()
+            return "ltoir", f"sm_{major}{minor}"
+        num, kind, suffix = _parse_arch(arch)
+        return "ltoir", f"{kind}_{num}{suffix}"
     if arch is not None:
         num, kind, suffix = _parse_arch(arch)
         if target == "ptx" or kind == "compute":
@@ -315,7 +323,7 @@ def _device_target(target, sure):
     this guesses the device's own architecture, which is right unless the
     GPU is newer than NVRTC; the cache lookup checks the guess against the
     entry and asks again, sure, before anything is compiled."""
-    if sure or "nvrtc-facts" in _info_cache:
+    if sure or "nvrtc-facts" in _info_cache or target == "ltoir":
         return (*target_for(None, None, target), True)
     major, minor = _driver.Context.get_device().compute_capability()
     if target == "ptx":
@@ -335,7 +343,8 @@ def _nvrtc_plan(options, incs, arch, code, target):
             tgt, arch_s, sure = _device_target(target, sure)
         else:
             (tgt, arch_s), sure = target_for(arch, code, target), True
-        return options + [f"--gpu-architecture={arch_s}"] + tail, tgt, arch_s, sure
+        lto = ["--dlink-time-opt"] if tgt == "ltoir" else []
+        return options + [f"--gpu-architecture={arch_s}"] + lto + tail, tgt, arch_s, sure
     return plan
 
 
@@ -535,7 +544,7 @@ def _hidden_include_dirs(source, compiler):
     CPLUS_INCLUDE_PATH (NVRTC reads no environment). Their files go into the
     cache key as include_dirs' do, or the compile skips the cache."""
     dirs = []
-    if isinstance(source, str) and "include" in source:
+    if isinstance(source, str) and ('"/' in source or "</" in source) and "include" in source:
         seen, todo = set(), [source]
         while todo and len(seen) < 64:
             for path in _ABS_INCLUDE.findall(todo.pop()):
@@ -594,7 +603,7 @@ def cache_key(source, options, name_expressions, target, arch, compiler, backend
 # The on-disk cache (the store itself is src/compile/cache.c)
 
 _stats = {"memo_hits": 0, "hits": 0, "misses": 0, "stores": 0, "store_errors": 0,
-          "compiles": 0}
+          "compiles": 0, "pch_created": 0, "pch_used": 0}
 _dir_state = {}        # path -> None (usable) or the reason it is refused
 _warned = set()        # (path, kind) pairs already warned about
 
@@ -658,8 +667,29 @@ def _encode_payload(result, target, arch):
                                 result.get("ptx"), result["options"], result.get("lowered"))
 
 
+def _check_pch(pch):
+    if pch is not None and not isinstance(pch, bool):
+        raise TypeError(f"pch must be True, False or None (automatic), not "
+                        f"{type(pch).__name__}")
+    return pch
+
+
+def _pch_default():
+    """What pch=None means: PYCUDAC_PCH=1 (always), 0 (never), or unset /
+    'auto' (None: for sources that start with #include <...>)."""
+    value = os.environ.get("PYCUDAC_PCH", "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    _warn_once("env", "PYCUDAC_PCH", f"PYCUDAC_PCH={value!r} is not 1, 0 or auto; using auto")
+    return None
+
+
 def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                    include_dirs, cache_dir):
+                    include_dirs, cache_dir, pch=None):
     """compile_source's result dict, from the disk cache when possible; the
     dict also says `from_cache`, `key`, `target`, `arch` and `options`.
 
@@ -696,15 +726,19 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
         _stats["misses"] += 1
         path = _usable_dir(path)
     options = options + _system_includes(compiler)
+    if pch is None:
+        pch = _pch_default()
     try:
         result = _driver.compile_source(source, options, list(name_expressions or ()) or None,
-                                        target, compiler, no_extern_c)
+                                        target, compiler, no_extern_c, pch, path)
     except CompileError as exc:
         if compiler == "nvrtc" and ('cannot open source file "nv/' in str(exc) or
                                     'cannot open source file "cuda/std/' in str(exc)):
             exc.args = (f"{exc.args[0] if exc.args else exc}\n\n{_NO_CCCL}",) + exc.args[1:]
         raise
     _stats["compiles"] += 1
+    if result.get("pch") in ("created", "used"):
+        _stats["pch_" + result["pch"]] += 1
     result.update(from_cache=False, key=key, target=target, arch=arch, options=options)
     if path is not None:
         try:
@@ -727,8 +761,11 @@ def cache_stats(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, An
         with os.scandir(path) as it:
             for e in it:
                 if e.name.endswith(".pcc") and e.is_file(follow_symlinks=False):
+                    try:  # another process may evict or clear it meanwhile
+                        size += e.stat(follow_symlinks=False).st_size
+                    except FileNotFoundError:
+                        continue
                     entries += 1
-                    size += e.stat(follow_symlinks=False).st_size
     elif os.path.islink(path):
         refused = "is a symbolic link"
     return {"path": path, "entries": entries, "bytes": size, "max_bytes": _max_bytes(),
@@ -773,8 +810,10 @@ def cache_clear(cache_dir: str | os.PathLike[str] | None = None) -> int:
 
 # SourceModules of the same source, options and context share their loaded
 # module while it is in use; the memo never keeps one alive (a module nobody
-# uses is unloaded, and so its context can be destroyed).
-_memo = weakref.WeakValueDictionary()
+# uses is unloaded, and so its context can be destroyed): key -> weak
+# reference to the module, the key naming its context by a weak reference
+# too (_driver.memo_get / memo_put, which the one-call warm path shares).
+_memo = {}
 _nvcc_warned = False
 
 
@@ -791,7 +830,7 @@ def _keep_outputs(source, result, target):
     d = tempfile.mkdtemp(prefix="pycudac-keep-")
     with open(os.path.join(d, "kernel.cu"), "w") as f:
         f.write(source)
-    ext = {"cubin": "cubin", "ptx": "ptx", "sim": "simimg"}[target]
+    ext = {"cubin": "cubin", "ptx": "ptx", "ltoir": "ltoir", "sim": "simimg"}[target]
     with open(os.path.join(d, "kernel." + ext), "wb") as f:
         f.write(result["image"])
     if result.get("ptx") and target != "ptx":
@@ -824,8 +863,8 @@ def _plan(options, include_dirs, arch, code, target, for_module):
             _parse_arch(a)  # a malformed one is refused on every backend
     if target == "sim" or ((for_module or (arch is None and code is None)) and
                            _driver.get_backend() == "sim"):
-        if target == "ptx":
-            raise ValueError("compile(target='ptx') needs arch= (e.g. arch='sm_90') on a "
+        if target in ("ptx", "ltoir"):
+            raise ValueError(f"compile(target={target!r}) needs arch= (e.g. arch='sm_90') on a "
                              "machine without a CUDA GPU")
         opts = nvrtc_opts + [f"-I{d}" for d in incs]
         return "sim", "sim", lambda sure: (opts, "sim", "sim", True), incs
@@ -835,14 +874,14 @@ def _plan(options, include_dirs, arch, code, target, for_module):
 
 
 def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
-                  name_expressions, keep):
+                  name_expressions, keep, pch=None):
     """Compile (or fetch) and load; returns the _driver.Module with its
     attributes (ptx, cubin, log, source, lowered, signatures...) set."""
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, None, True)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                             incs, cache_dir)
+                             incs, cache_dir, pch)
     # signatures: parsed from mod.source by the module at first get_function
     keep_dir = _keep_outputs(source, result, result["target"]) if keep else None
     return _driver.module_from_result(result, source, keep_dir)
@@ -859,6 +898,13 @@ class SourceModule:
     (e.g. "sm_80") overrides the device's architecture. `cache_dir` picks
     the cache directory (False: no disk cache). `keep=True` writes the
     source, image, PTX and log to a temporary directory and prints where.
+    `pch` turns NVRTC's precompiled headers on (True) or off (False) for
+    this compile; None (the default) uses them for a source that starts
+    with `#include <...>` lines (PYCUDAC_PCH=1/0 changes that default).
+    A compile whose leading #include lines and options match an earlier
+    one's in this process then skips parsing those headers. PCH changes
+    neither the result nor the cache key; a PCH failure never fails a
+    compile; the simulator ignores it.
 
     Attributes: `module` (the loaded _driver.Module), `ptx` (NVRTC's PTX),
     `cubin` (when a CUBIN was made), `log`, `source`, `lowered` (name
@@ -872,24 +918,27 @@ class SourceModule:
                  no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
                  cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
                  include_dirs: Sequence[str] = [],  # noqa: B006
-                 name_expressions: Sequence[str] | None = None) -> None:
+                 name_expressions: Sequence[str] | None = None,
+                 pch: bool | None = None) -> None:
         if nvcc is not None:
             _warn_nvcc()
+        if pch is not None:
+            _check_pch(pch)
         # the common case in one C call (src/compile/cache_warm.c): the memo, then the
-        # disk cache, under the key built below; None: this path decides
-        # headers reached by absolute path or through CPATH go into the key,
-        # which only the general path builds
-        env_incs = any(v in os.environ for v in _ENV_INCLUDE_VARS)
-        hidden = _hidden_include_dirs(
-            source, "sim" if env_incs and _driver.get_backend() == "sim" else None)
+        # disk cache, under the key built below; None: this path decides.
+        # Headers reached by absolute path go into the key, which only the
+        # general path builds (so do CPATH's, which only the simulator reads:
+        # the one-call path is NVRTC's alone): the C call answers None for a
+        # source that may include one, before any lookup.
         fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs and not hidden)
+                and not keep and not include_dirs)
         if fast:
             mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                              CACHE_FORMAT_VERSION)
             if mod is not None:
                 self.module = mod
                 return
+        hidden = _hidden_include_dirs(source, None)
         if isinstance(source, str):
             # after the fast path (a source it changes is never stored under
             # its own text, so the fast path always misses those)
@@ -898,17 +947,20 @@ class SourceModule:
         exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
                  if name_expressions else ())
         incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
+        if any(v in os.environ for v in _ENV_INCLUDE_VARS) and _driver.get_backend() == "sim":
+            hidden = _hidden_include_dirs(source, "sim")
         fp = ()
         if incs or hidden or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
                                            if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
         context = _current_context()
         # (warm_source_module builds this key too, for its arguments)
-        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
+        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
+               None if context is None else weakref.ref(context))
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
         try:
-            mod = _memo.get(key)
+            mod = _driver.memo_get(_memo, key)
         except TypeError:  # an unhashable argument: no memo for this call
             key, mod = None, None
         if mod is not None and not keep:
@@ -931,9 +983,9 @@ class SourceModule:
                     _stats["hits"] += 1
         if mod is None:
             mod = _build_module(source, list(opts) if options is not None else None,
-                                no_extern_c, arch, code, cache_dir, incs, exprs, keep)
+                                no_extern_c, arch, code, cache_dir, incs, exprs, keep, pch)
         if key is not None:
-            _memo[key] = mod
+            _driver.memo_put(_memo, key, mod)
         self.module = mod
 
     def get_function(self, name: str) -> _driver.Function:
@@ -964,24 +1016,92 @@ class SourceModule:
 # parallelism needs its device runtime, libcudadevrt.a, linked in)
 
 def _compile_relocatable(source, options, no_extern_c, arch, code, include_dirs, cache_dir,
-                         keep):
+                         keep, target="ptx"):
     """PTX of `source` compiled with relocatable device code (what the
-    driver's linker takes), through the compile cache like compile()."""
+    driver's linker takes), or its LTO-IR (target="ltoir", for nvJitLink),
+    through the compile cache like compile()."""
     if not isinstance(source, str):
         raise TypeError(f"add_source: source must be str, not {type(source).__name__}")
     source = _pycuda_headers.expand(source)
     if include_dirs:
         include_dirs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS)
-    compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, "ptx", False)
+    compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)
 
     def relocatable(sure):
-        opts, target, arch_, sure = plan(sure)
-        return opts + ["--relocatable-device-code=true"], target, arch_, sure
+        opts, target_, arch_, sure = plan(sure)
+        if target_ != "ltoir":  # (--dlink-time-opt implies it)
+            opts = opts + ["--relocatable-device-code=true"]
+        return opts, target_, arch_, sure
     result = _compile_cached(source, relocatable, None, compiler, backend, no_extern_c, incs,
                              cache_dir)
     if keep:
         _keep_outputs(source, result, result["target"])
     return result["image"]
+
+
+def _link_arch(arch, code):
+    """'sm_XY' that nvJitLink links for: arch/code's number, else the
+    current device's."""
+    a = code if code is not None else arch
+    if a is None:
+        major, minor = _driver.Context.get_device().compute_capability()
+        return f"sm_{major}{minor}"
+    num, _, suffix = _parse_arch(a)
+    return f"sm_{num}{suffix}"
+
+
+def _link_inputs(objects):
+    """link()'s objects as jitlink's (input type, bytes, path, name)."""
+    from pycudac.driver import jit_input_type
+    if isinstance(objects, (str, bytes, bytearray, memoryview, os.PathLike)):
+        raise TypeError("link: objects must be a list of objects to link (bytes, PTX str, "
+                        f"paths or (data, jit_input_type) pairs), not a single "
+                        f"{type(objects).__name__}")
+    out = []
+    for k, obj in enumerate(objects):
+        kind = None
+        if isinstance(obj, tuple) and len(obj) == 2:
+            obj, kind = obj
+            try:
+                kind = int(jit_input_type(kind))
+            except ValueError:
+                raise ValueError(f"link: objects[{k}]: {kind!r} is not a jit_input_type") from None
+        if isinstance(obj, os.PathLike):
+            path = os.fspath(obj)
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"link: objects[{k}]: {path!r} is not a file")
+            out.append((kind, None, path, os.path.basename(path)))
+        elif isinstance(obj, str):
+            out.append((int(jit_input_type.PTX) if kind is None else kind, obj.encode(), None,
+                        f"object{k}.ptx"))
+        elif isinstance(obj, (bytes, bytearray, memoryview)):
+            out.append((kind, bytes(obj), None, f"object{k}"))
+        else:
+            raise TypeError(f"link: objects[{k}] must be bytes, a PTX str, a path or a "
+                            f"(data, jit_input_type) pair, not {type(obj).__name__}")
+    return out
+
+
+def _jitlink(inputs, arch, lto, options):
+    opts = [f"-arch={arch}"] + (["-lto"] if lto else [])
+    if options:
+        opts += list(_str_seq(options, "options", "['-O3']"))
+    return _driver.jitlink(inputs, opts)
+
+
+def link(objects, arch=None, code=None, lto=True, options=None):
+    """Link device code with nvJitLink into a CUBIN (bytes), without loading it.
+
+    `objects`: LTO-IR from compile(..., target="ltoir") and any CUBIN,
+    fatbin or object (bytes; nvJitLink tells the kind), PTX (str), files
+    (os.PathLike), or (data, jit_input_type) pairs. `arch` ("sm_90"; the
+    current device's when None) is the GPU the CUBIN is for; no GPU is
+    needed with it. lto=True links with link-time optimization (-lto);
+    `options` go to nvJitLink as they are. Needs nvJitLink
+    (libnvJitLink.so.13/.12: the CUDA toolkit's, or the nvidia-nvjitlink
+    wheel); a link error is a CompileError carrying nvJitLink's log (.log)."""
+    image, _info = _jitlink(_link_inputs(objects), _link_arch(arch, code), lto, options)
+    return image
 
 
 def _find_cuda_lib(libname, cuda_libdir=None):
@@ -1012,21 +1132,41 @@ class DynamicModule:
     libraries, linked by the driver into one module (cuLinkCreate ..
     cuLinkComplete). add_source, add_data, add_file and add_stdlib queue the
     pieces; link() links and loads them, after which get_function works.
-    Needs a CUDA GPU (the simulator has no linker)."""
+
+    lto=True: link-time optimization. add_source then compiles to LTO-IR
+    (NVRTC's -dlto), add_data also takes LTO-IR (jit_input_type.NVVM), and
+    link() links with nvJitLink (-lto), which optimizes across the pieces
+    (a __device__ function of one source inlined into a kernel of another).
+    nvJitLink must be present (the CUDA toolkit's libnvJitLink, or the
+    nvidia-nvjitlink wheel); without it, the driver's cuLink links LTO-IR
+    only from NVRTC older than 12.0, and anything newer is a RuntimeError
+    that says what to install. link_options go to nvJitLink then.
+
+    Needs a CUDA GPU: the simulator has no device linker (compiler.link()
+    links LTO-IR into a CUBIN without a GPU)."""
 
     def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False,
                  arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
-                 message_handler=None, log_verbose=False, cuda_libdir=None):
+                 message_handler=None, log_verbose=False, cuda_libdir=None, lto=False):
         if nvcc not in (None, "nvcc"):
             _warn_nvcc()
-        if link_options:
+        if not isinstance(lto, bool):
+            raise TypeError(f"DynamicModule: lto must be True or False, not {type(lto).__name__}")
+        if link_options and not lto:
             raise ValueError("DynamicModule: link_options are not supported (pycudac passes "
-                             "the linker only its log buffers)")
+                             "the driver's linker only its log buffers); with lto=True they "
+                             "go to nvJitLink")
         if _driver.get_backend() == "sim":
-            raise _driver.LogicError("DynamicModule needs a CUDA GPU: the simulator has no "
-                                     "device linker and runs no device-side launches")
+            raise _driver.LogicError(
+                "DynamicModule needs a CUDA GPU: the simulator has no device linker and runs "
+                "no device-side launches" + (
+                    "; with lto=True the pieces are LTO-IR (NVVM IR), which only nvJitLink "
+                    "turns into a CUBIN for a GPU and the simulator cannot run — "
+                    "pycudac.compiler.link(objects, arch='sm_90') links LTO-IR without a GPU"
+                    if lto else ""))
         if message_handler is not None and not callable(message_handler):
             raise TypeError("DynamicModule: message_handler must be callable")
+        self.lto, self.link_options = lto, link_options
         self.keep, self.no_extern_c, self.arch, self.code = keep, no_extern_c, arch, code
         self.cache_dir, self.include_dirs, self.cuda_libdir = cache_dir, include_dirs, cuda_libdir
         self.message_handler, self.log_verbose = message_handler, bool(log_verbose)
@@ -1041,12 +1181,19 @@ class DynamicModule:
         return self
 
     def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
-        """Compile `source` (relocatable device code) and queue its PTX."""
+        """Compile `source` (relocatable device code) and queue its PTX (its
+        LTO-IR with lto=True)."""
         if nvcc_options:  # relocatable code is what add_source makes anyway, and
             # libraries (-lcudadevrt) go to the linker through add_stdlib
             nvcc_options = [o for o in _str_seq(nvcc_options, "nvcc_options", _OPTIONS_EXAMPLE)
-                            if o not in ("-rdc=true", "--relocatable-device-code=true", "-dc")
+                            if o not in ("-rdc=true", "--relocatable-device-code=true", "-dc",
+                                         "-dlto", "--dlink-time-opt")
                             and not (isinstance(o, str) and o.startswith("-l"))]
+        if self.lto:
+            ltoir = _compile_relocatable(source, nvcc_options, self.no_extern_c, self.arch,
+                                         self.code, self.include_dirs, self.cache_dir, self.keep,
+                                         target="ltoir")
+            return self._add(5, ltoir, None, name.replace(".ptx", ".ltoir"))
         ptx = _compile_relocatable(source, nvcc_options, self.no_extern_c, self.arch, self.code,
                                    self.include_dirs, self.cache_dir, self.keep)
         return self._add(1, ptx, None, name)
@@ -1076,7 +1223,10 @@ class DynamicModule:
         if not self._inputs:
             raise _driver.LogicError("DynamicModule: nothing to link (add_source first)")
         try:
-            image, info = _driver.link_images(self._inputs, verbose=self.log_verbose)
+            if self.lto or any(t == 5 for t, *_ in self._inputs):
+                image, info = self._link_lto()
+            else:
+                image, info = _driver.link_images(self._inputs, verbose=self.log_verbose)
         except CompileError as exc:
             if self.message_handler is not None:
                 self.message_handler(False, "", str(exc))
@@ -1086,6 +1236,21 @@ class DynamicModule:
         self.image, self.info_log = image, info
         self.module = module_from_buffer(image)
         return self
+
+    def _link_lto(self):
+        """(image, info log) from nvJitLink; without it, from the driver's
+        cuLink where NVRTC is older than 12.0 (the only LTO-IR it takes)."""
+        try:
+            _driver.nvjitlink_info()
+        except _driver.RuntimeError as exc:
+            major = _driver.nvrtc_version()[0]
+            if major >= 12:
+                raise _driver.RuntimeError(
+                    f"{exc}. (The driver's own linker, cuLink, links LTO-IR only from NVRTC "
+                    f"older than 12.0, and this NVRTC is {major}.x.)") from None
+            return _driver.link_images(self._inputs, verbose=self.log_verbose, lto=True)
+        return _jitlink(self._inputs, _link_arch(self.arch, self.code), True,
+                        self.link_options)
 
     def _linked(self):
         if self.module is None:
@@ -1119,18 +1284,21 @@ def compile(source: str, nvcc: str | None = None, options: Sequence[str] | None 
             code: str | None = None,
             cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
             include_dirs: Sequence[str] = [],  # noqa: B006
-            target: Literal["cubin", "ptx", "sim"] = "cubin",
-            name_expressions: Sequence[str] | None = None) -> bytes:
+            target: Literal["cubin", "ptx", "ltoir", "sim"] = "cubin",
+            name_expressions: Sequence[str] | None = None, pch: bool | None = None) -> bytes:
     """Compile CUDA C `source` and return the image bytes (PyCUDA's compile).
 
-    target="cubin" (default) or "ptx". With arch (e.g. "sm_90") no GPU is
+    target="cubin" (default), "ptx" or "ltoir" (relocatable LTO-IR, for
+    link() or DynamicModule(lto=True)). With arch (e.g. "sm_90") no GPU is
     needed. Without it: the current device's architecture; on the simulator
     backend the result is the simulator's image (what module_from_buffer
-    loads there). target="sim" asks for the simulator's image explicitly."""
+    loads there). target="sim" asks for the simulator's image explicitly.
+    pch: NVRTC's precompiled headers, as for SourceModule."""
     if nvcc is not None:
         _warn_nvcc()
-    if target not in ("cubin", "ptx", "sim"):
-        raise ValueError(f"target must be 'cubin', 'ptx' or 'sim', not {target!r}")
+    if target not in ("cubin", "ptx", "ltoir", "sim"):
+        raise ValueError(f"target must be 'cubin', 'ptx', 'ltoir' or 'sim', not {target!r}")
+    _check_pch(pch)
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     source = _pycuda_headers.expand(source)
@@ -1140,7 +1308,7 @@ def compile(source: str, nvcc: str | None = None, options: Sequence[str] | None 
         name_expressions = _str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
     compiler, backend, plan, incs = _plan(options, include_dirs, arch, code, target, False)
     result = _compile_cached(source, plan, name_expressions, compiler, backend, no_extern_c,
-                             incs, cache_dir)
+                             incs, cache_dir, pch)
     tgt = result["target"]
     if keep:
         _keep_outputs(source, result, tgt)

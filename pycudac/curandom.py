@@ -1,322 +1,74 @@
-"""pycudac.curandom — random numbers from Philox4x32-10, in kernel source.
+"""pycudac.curandom — random numbers on the device, with PyCUDA's names, as
+kernel source of pycudac's own (no cuRAND, no toolkit header: the same
+kernels run on the GPU and on the simulator).
 
-Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
-3", SC'11; Random123) is counter-based: output block j of a stream is
-philox(counter=(j_lo, j_hi, offset_lo, offset_hi), key=(seed_lo, seed_hi)),
-so every thread computes its own numbers with no state, and a seed gives
-the same numbers on the GPU and on the simulator (uniforms bit for bit;
-normals up to the last bits of the platform's log/sin/cos). No cuRAND.
+PyCUDA's generator classes, each keeping block_count x generators_per_block
+streams of state in device memory (stream t fills elements t, t + T, ...):
 
-    gen = PhiloxGenerator(seed=1234)
-    x = gen.gen_uniform((1000,), numpy.float32)   # [0, 1)
-    gen.fill_normal(y)                            # N(0, 1)
-    rand(shape, dtype=numpy.float32)              # uniform, module generator
+    XORWOWRandomNumberGenerator(seed_getter=None, offset=0)
+    MRG32k3aRandomNumberGenerator(seed_getter=None, offset=0)
+    Sobol32RandomNumberGenerator(dir_vector=None, offset=0)
+    ScrambledSobol32RandomNumberGenerator(dir_vector=None, scramble_vector=None, offset=0)
+    Sobol64RandomNumberGenerator(dir_vector=None, offset=0)
+    ScrambledSobol64RandomNumberGenerator(dir_vector=None, scramble_vector=None, offset=0)
 
-Each call advances the generator's offset by one, so successive calls give
-independent blocks of the same stream.
+with fill_uniform / gen_uniform (float32, float64 in (0, 1]; int32, uint32;
+int64, uint64 from the Sobol64 ones), fill_normal / gen_normal,
+fill_log_normal / gen_log_normal(shape, dtype, mean, stddev),
+fill_poisson(data, lambda_value=None) / gen_poisson(shape, dtype, lambda_value)
+(uint32; with no lambda the array's own values are the means, float32,
+float64 or uint32), call_skip_ahead(_array), and for the pseudo-random ones
+call_skip_ahead_sequence(_array) (MRG32k3a also _subsequence). Helpers:
+seed_getter_uniform(n), seed_getter_unique(n), generate_direction_vectors(
+count, direction), generate_scramble_constants32/64(count),
+direction_vector_set. A generator is reproducible by its seeds (or
+direction vectors) and offset, on devices of the same multiprocessor count.
+The numbers are not cuRAND's bit for bit: the algorithms are the same, the
+seeding is pycudac's (see each module).
 
-philox4x32_reference() is a NumPy implementation used to check the kernel
-(and the published known-answer vectors) in tests.
+Also pycudac's own counter-based PhiloxGenerator(seed, offset) and rand()
+(uniform from a module-wide Philox generator).
+
+Where things live (pycudac/_curand/, each module importing only those
+before it): checks (argument checks), kernels (the shared device code and
+the kernel templates), base (the generator base classes, seed getters),
+philox, xorwow, mrg32k3a, joe_kuo (Joe and Kuo's direction numbers), sobol.
 """
-import os
-
 import numpy as np
 
-from pycudac import elementwise as _ew
-from pycudac import tools
+from pycudac._curand.base import seed_getter_uniform, seed_getter_unique
+from pycudac._curand.mrg32k3a import MRG32k3aRandomNumberGenerator
+from pycudac._curand.philox import (
+    PhiloxGenerator, PhiloxRandomNumberGenerator, philox4x32_reference, philox_raw,
+    reference_uniform, _KINDS)
+from pycudac._curand.sobol import (
+    ScrambledSobol32RandomNumberGenerator, ScrambledSobol64RandomNumberGenerator,
+    Sobol32RandomNumberGenerator, Sobol64RandomNumberGenerator, direction_vector_set,
+    generate_direction_vectors, generate_scramble_constants32, generate_scramble_constants64)
+from pycudac._curand.xorwow import XORWOWRandomNumberGenerator
 
-__all__ = ["PhiloxGenerator", "rand", "philox4x32_reference", "seed_getter_uniform",
-           "seed_getter_unique", "get_curand_version"]
+__all__ = [
+    "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+    "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator",
+    "Sobol64RandomNumberGenerator", "ScrambledSobol64RandomNumberGenerator",
+    "PhiloxGenerator", "PhiloxRandomNumberGenerator", "rand", "seed_getter_uniform",
+    "seed_getter_unique", "generate_direction_vectors", "generate_scramble_constants32",
+    "generate_scramble_constants64", "direction_vector_set", "get_curand_version",
+    "philox4x32_reference", "philox_raw", "reference_uniform"]
 
-M0, M1 = 0xD2511F53, 0xCD9E8D57
-W0, W1 = 0x9E3779B9, 0xBB67AE85
-BLOCK = 256
-
-# ======================================================================
-# Kernel source
-# ======================================================================
-
-_PHILOX_SRC = """
-__device__ inline void pcc_philox4x32_10(unsigned int c[4], unsigned int k0, unsigned int k1)
-{
-    for (int r = 0; r < 10; ++r) {
-        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-        const unsigned long long p0 = (unsigned long long)0xD2511F53u * c[0];
-        const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c[2];
-        const unsigned int n0 = (unsigned int)(p1 >> 32) ^ c[1] ^ k0;
-        const unsigned int n2 = (unsigned int)(p0 >> 32) ^ c[3] ^ k1;
-        c[1] = (unsigned int)p1;
-        c[3] = (unsigned int)p0;
-        c[0] = n0;
-        c[2] = n2;
-    }
-}
-
-__device__ inline void pcc_philox_block(unsigned int c[4], long long j, unsigned long long off,
-                                        unsigned int k0, unsigned int k1)
-{
-    c[0] = (unsigned int)j;
-    c[1] = (unsigned int)((unsigned long long)j >> 32);
-    c[2] = (unsigned int)off;
-    c[3] = (unsigned int)(off >> 32);
-    pcc_philox4x32_10(c, k0, k1);
-}
-
-/* [0, 1) with 24 (float) / 53 (double) random bits */
-__device__ inline float pcc_u01f(unsigned int u) { return (u >> 8) * (1.0f / 16777216.0f); }
-__device__ inline double pcc_u01d(unsigned int hi, unsigned int lo)
-{
-    return (double)((((unsigned long long)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
-}
-/* (0, 1]: safe for log() */
-__device__ inline float pcc_u01f_open(unsigned int u) { return ((u >> 8) + 1) * (1.0f / 16777216.0f); }
-__device__ inline double pcc_u01d_open(unsigned int hi, unsigned int lo)
-{
-    return (double)(((((unsigned long long)hi << 32) | lo) >> 11) + 1) * (1.0 / 9007199254740992.0);
-}
-
-extern "C" __global__ void {p}_raw(unsigned int *out, unsigned int c0, unsigned int c1,
-                                   unsigned int c2, unsigned int c3, unsigned int k0,
-                                   unsigned int k1)
-{
-    unsigned int c[4] = {c0, c1, c2, c3};
-    pcc_philox4x32_10(c, k0, k1);
-    for (int t = 0; t < 4; ++t) out[t] = c[t];
-}
-
-/* float32: 4 numbers per Philox block; float64: 2. */
-extern "C" __global__ void {p}_uniform_f32(float *out, long long n, unsigned int k0,
-                                           unsigned int k1, unsigned long long off)
-{
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 4 < n;
-         j += nthreads) {
-        unsigned int c[4];
-        pcc_philox_block(c, j, off, k0, k1);
-        for (int t = 0; t < 4 && j * 4 + t < n; ++t) out[j * 4 + t] = pcc_u01f(c[t]);
-    }
-}
-
-extern "C" __global__ void {p}_uniform_f64(double *out, long long n, unsigned int k0,
-                                           unsigned int k1, unsigned long long off)
-{
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 2 < n;
-         j += nthreads) {
-        unsigned int c[4];
-        pcc_philox_block(c, j, off, k0, k1);
-        out[j * 2] = pcc_u01d(c[0], c[1]);
-        if (j * 2 + 1 < n) out[j * 2 + 1] = pcc_u01d(c[2], c[3]);
-    }
-}
-
-/* the raw 32-bit words (rand() of int32 / uint32: every value alike likely) */
-extern "C" __global__ void {p}_bits_u32(unsigned int *out, long long n, unsigned int k0,
-                                        unsigned int k1, unsigned long long off)
-{
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 4 < n;
-         j += nthreads) {
-        unsigned int c[4];
-        pcc_philox_block(c, j, off, k0, k1);
-        for (int t = 0; t < 4 && j * 4 + t < n; ++t) out[j * 4 + t] = c[t];
-    }
-}
-
-/* Box-Muller on pairs of uniforms */
-extern "C" __global__ void {p}_normal_f32(float *out, long long n, unsigned int k0,
-                                          unsigned int k1, unsigned long long off)
-{
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 4 < n;
-         j += nthreads) {
-        unsigned int c[4];
-        pcc_philox_block(c, j, off, k0, k1);
-        for (int t = 0; t < 4; t += 2) {
-            const float r = sqrtf(-2.0f * logf(pcc_u01f_open(c[t])));
-            const float th = 6.283185307179586f * pcc_u01f(c[t + 1]);
-            if (j * 4 + t < n) out[j * 4 + t] = r * cosf(th);
-            if (j * 4 + t + 1 < n) out[j * 4 + t + 1] = r * sinf(th);
-        }
-    }
-}
-
-extern "C" __global__ void {p}_normal_f64(double *out, long long n, unsigned int k0,
-                                          unsigned int k1, unsigned long long off)
-{
-    const long long nthreads = (long long)gridDim.x * blockDim.x;
-    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j * 2 < n;
-         j += nthreads) {
-        unsigned int c[4];
-        pcc_philox_block(c, j, off, k0, k1);
-        const double r = sqrt(-2.0 * log(pcc_u01d_open(c[0], c[1])));
-        const double th = 6.283185307179586 * pcc_u01d(c[2], c[3]);
-        out[j * 2] = r * cos(th);
-        if (j * 2 + 1 < n) out[j * 2 + 1] = r * sin(th);
-    }
-}
-"""
-
-_TAG = tools.unique_tag(("philox", 1))
-_P = "pcc_philox" + _TAG
-
-
-@tools.context_dependent_memoize
-def _module():
-    return _ew.source_module(_PHILOX_SRC.replace("{p}", _P))
-
-
-def _fn(name):
-    return _module().get_function(f"{_P}_{name}")
-
-
-def philox_raw(counter, key):
-    """Run Philox4x32-10 once on the device: 4 uint32 words."""
-    from pycudac import gpuarray
-    out = gpuarray.empty((4,), np.uint32)
-    c = [int(x) & 0xFFFFFFFF for x in counter]
-    k = [int(x) & 0xFFFFFFFF for x in key]
-    _fn("raw")(out.ptr, *c, *k, block=(1, 1, 1), grid=(1, 1))
-    return out.get()
-
-
-# ======================================================================
-# NumPy reference (for tests and for checking the published vectors)
-# ======================================================================
-
-def philox4x32_reference(counter, key, rounds=10):
-    """Philox4x32-R on NumPy arrays: counter (..., 4) and key (..., 2)
-    uint32 -> (..., 4) uint32."""
-    c = np.array(counter, dtype=np.uint64) & 0xFFFFFFFF
-    k = np.array(key, dtype=np.uint64) & 0xFFFFFFFF
-    c0, c1, c2, c3 = (c[..., i].copy() for i in range(4))
-    k0, k1 = k[..., 0].copy(), k[..., 1].copy()
-    mask = np.uint64(0xFFFFFFFF)
-    for r in range(rounds):
-        if r:
-            k0 = (k0 + np.uint64(W0)) & mask
-            k1 = (k1 + np.uint64(W1)) & mask
-        p0 = np.uint64(M0) * c0
-        p1 = np.uint64(M1) * c2
-        n0 = (p1 >> np.uint64(32)) ^ c1 ^ k0
-        n2 = (p0 >> np.uint64(32)) ^ c3 ^ k1
-        c0, c1, c2, c3 = n0, p1 & mask, n2, p0 & mask
-    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
-
-
-def reference_uniform(n, seed, offset=0, dtype=np.float32):
-    """What PhiloxGenerator.gen_uniform produces, computed with NumPy."""
-    dtype = np.dtype(dtype)
-    per = 4 if dtype == np.float32 else 2
-    nblocks = (n + per - 1) // per
-    j = np.arange(nblocks, dtype=np.uint64)
-    ctr = np.stack([j & 0xFFFFFFFF, j >> np.uint64(32),
-                    np.full_like(j, offset & 0xFFFFFFFF), np.full_like(j, offset >> 32)], -1)
-    key = np.array([seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF], dtype=np.uint64)
-    words = philox4x32_reference(ctr, np.broadcast_to(key, (nblocks, 2)))
-    if dtype == np.float32:
-        return ((words >> 8).astype(np.float32) * np.float32(1.0 / 16777216.0)).reshape(-1)[:n]
-    w = words.astype(np.uint64).reshape(-1, 2)
-    bits = ((w[:, 0] << np.uint64(32)) | w[:, 1]) >> np.uint64(11)
-    return (bits.astype(np.float64) * (1.0 / 9007199254740992.0))[:n]
-
-
-# ======================================================================
-# Generators
-# ======================================================================
-
-def seed_getter_uniform(n=None):
-    """A random 64-bit seed from the OS (PyCUDA has per-thread seed arrays;
-    Philox needs one key)."""
-    return int.from_bytes(os.urandom(8), "little")
-
-
-seed_getter_unique = seed_getter_uniform
-
-_KINDS = {("uniform", np.dtype(np.float32)): ("uniform_f32", 4),
-          ("uniform", np.dtype(np.float64)): ("uniform_f64", 2),
-          ("normal", np.dtype(np.float32)): ("normal_f32", 4),
-          ("normal", np.dtype(np.float64)): ("normal_f64", 2),
-          ("bits", np.dtype(np.int32)): ("bits_u32", 4),
-          ("bits", np.dtype(np.uint32)): ("bits_u32", 4)}
-
-
-def _counter(fn, what, value):
-    """A seed, offset or skip count: an int in 0..2**64-1 (the generator's
-    64-bit key and counter; more would wrap to another stream silently)."""
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{fn}: {what} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if not 0 <= value < 1 << 64:
-        raise ValueError(f"{fn}: {what} must be in 0..2**64-1, got {value}")
-    return value
-
-
-class PhiloxGenerator:
-    """Counter-based generator: the same seed gives the same numbers on
-    every backend. `offset` counts the calls made (one block of counters
-    each)."""
-
-    def __init__(self, seed=None, offset=0):
-        if seed is None:
-            seed = seed_getter_uniform()
-        self.seed = _counter("PhiloxGenerator", "seed", seed)
-        self.offset = _counter("PhiloxGenerator", "offset", offset)
-
-    def _fill(self, kind, data, stream):
-        from pycudac.gpuarray import GPUArray
-        if not isinstance(data, GPUArray):
-            raise TypeError(f"fill_{kind}: data must be a GPUArray, got {type(data).__name__}")
-        entry = _KINDS.get((kind, data.dtype))
-        if entry is None:
-            ok = " or ".join(str(d) for k, d in _KINDS if k == kind)
-            raise TypeError(f"fill_{kind}: dtype {data.dtype} is not supported ({ok})")
-        if data._layout is None:
-            raise ValueError(f"fill_{kind}: data must be contiguous")
-        name, per = entry
-        n = data.size
-        off = self.offset
-        self.offset += 1
-        if n == 0:
-            return data
-        groups = (n + per - 1) // per
-        ctx = tools.current_context()
-        grid = max(1, min((groups + BLOCK - 1) // BLOCK, _ew._max_blocks(ctx)))
-        _fn(name)(data.ptr, n, self.seed & 0xFFFFFFFF, self.seed >> 32, off,
-                  block=(BLOCK, 1, 1), grid=(grid, 1), stream=stream)
-        return data
-
-    def fill_uniform(self, data, stream=None):
-        """Uniform in [0, 1)."""
-        return self._fill("uniform", data, stream)
-
-    def fill_normal(self, data, stream=None):
-        """Standard normal (Box–Muller)."""
-        return self._fill("normal", data, stream)
-
-    def gen_uniform(self, shape, dtype=np.float32, stream=None):
-        from pycudac import gpuarray
-        return self.fill_uniform(gpuarray.empty(shape, dtype), stream)
-
-    def gen_normal(self, shape, dtype=np.float32, stream=None):
-        from pycudac import gpuarray
-        return self.fill_normal(gpuarray.empty(shape, dtype), stream)
-
-    def skip_ahead(self, n):
-        self.offset = _counter("skip_ahead", "the new offset",
-                               self.offset + _counter("skip_ahead", "n", n))
-
-
-# PyCUDA-style names
-PhiloxRandomNumberGenerator = PhiloxGenerator
+# What get_curand_version() answers: the cuRAND version from which PyCUDA's
+# wrapper offers everything pycudac's generators do (log-normal from 4.0,
+# MRG32k3a from 4.1, Poisson from 5.0), so that PyCUDA code gating on it
+# finds them. pycudac itself uses no cuRAND.
+CURAND_API_LEVEL = (5, 0, 0)
 
 _default = None
 
 
 def rand(shape, dtype=np.float32, stream=None):
-    """Uniform numbers from a module-wide generator seeded from the OS: in
-    [0, 1) for float32 / float64, over the whole range for int32 / uint32
-    (as PyCUDA's rand)."""
+    """Uniform numbers from a module-wide Philox generator seeded from the
+    OS: in [0, 1) for float32 / float64, over the whole range for int32 /
+    uint32 (as PyCUDA's rand)."""
     global _default
     dtype = np.dtype(dtype)
     kind = "uniform" if dtype in (np.float32, np.float64) else "bits"
@@ -329,6 +81,8 @@ def rand(shape, dtype=np.float32, stream=None):
 
 
 def get_curand_version():
-    """None: pycudac uses no cuRAND (its generator is Philox in kernel source).
-    PyCUDA answers None too where cuRAND is missing."""
-    return None
+    """CURAND_API_LEVEL, (5, 0, 0): the cuRAND API level of PyCUDA's
+    wrapper that pycudac's own generators stand in for (no cuRAND is used
+    or needed; PyCUDA code that checks `get_curand_version() >= (4, 1, 0)`
+    and the like finds every generator and distribution)."""
+    return CURAND_API_LEVEL

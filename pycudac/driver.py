@@ -333,6 +333,7 @@ class jit_input_type(_Named, _enum.IntEnum):
     FATBINARY = 2
     OBJECT = 3
     LIBRARY = 4
+    NVVM = 5  # LTO-IR (compile(..., target="ltoir")), linked by nvJitLink
 
 
 class compute_mode(_Named, _enum.IntEnum):

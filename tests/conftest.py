@@ -50,6 +50,14 @@ def autoinit():
 
 
 @pytest.fixture(scope="session")
+def ctx(autoinit):
+    """The Context pycudac.autoinit made current (skipped, with the reason,
+    where none can be made)."""
+    from pycudac import driver
+    return driver.Context.get_current()
+
+
+@pytest.fixture(scope="session")
 def ga(autoinit):
     from pycudac import gpuarray
     return gpuarray
@@ -57,12 +65,12 @@ def ga(autoinit):
 
 @pytest.fixture(scope="session")
 def stub_driver(tmp_path_factory):
-    """bench/stub_libcuda.c built into a temporary directory: a driver that
+    """tests/c/stub_libcuda.c built into a temporary directory: a driver that
     answers every call, so the CUDA backend's code runs without a GPU."""
     cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
     out = tmp_path_factory.mktemp("stub") / "libstub_cuda.so"
     r = subprocess.run([cc, "-O1", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
-                        os.path.join(ROOT, "bench", "stub_libcuda.c"), "-o", str(out)],
+                        os.path.join(ROOT, "tests", "c", "stub_libcuda.c"), "-o", str(out)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")

@@ -1072,3 +1072,40 @@ def test_a_huge_entry_is_a_miss_not_a_memory_error(cache):
     assert compiler.compile(src, arch="sm_90") == good
     assert delta(before, "misses") == 1 and delta(before, "compiles") == 1
     assert os.path.getsize(path) < 1 << 20
+
+
+def test_cache_stats_skips_an_entry_removed_while_it_counts(tmp_path, monkeypatch):
+    """An entry evicted or cleared by another process between the directory
+    listing and its stat is not counted (it raised FileNotFoundError, which
+    failed test_clear_during_concurrent_stores_warns_nothing once)."""
+    d = tmp_path / "c"
+    d.mkdir(mode=0o700)
+    (d / ("a" * 64 + ".pcc")).write_bytes(b"x" * 10)
+    (d / ("b" * 64 + ".pcc")).write_bytes(b"y" * 20)
+    real = os.scandir
+
+    class Gone:
+        def __init__(self, e):
+            self._e, self.name, self.path = e, e.name, e.path
+
+        def is_file(self, follow_symlinks=True):
+            return True
+
+        def stat(self, follow_symlinks=True):
+            if self.name.startswith("a"):
+                raise FileNotFoundError(self.path)
+            return self._e.stat(follow_symlinks=follow_symlinks)
+
+    class Listing:
+        def __init__(self, path):
+            self._it = real(path)
+
+        def __enter__(self):
+            return (Gone(e) for e in self._it)
+
+        def __exit__(self, *exc):
+            self._it.close()
+
+    monkeypatch.setattr(compiler.os, "scandir", Listing)
+    stats = compiler.cache_stats(str(d))
+    assert stats["entries"] == 1 and stats["bytes"] == 20

@@ -165,7 +165,7 @@ def test_gpu_check_passes_when_every_stage_and_target_passes(tmp_path, fake_pyth
 
 
 @pytest.mark.parametrize("fail, stage", [("-m gpu", "pytest_gpu"),
-                                         ("--continue-on-collection-errors tests", "pytest_all"),
+                                         ("tools/ci/shards.py", "pytest_all"),
                                          ("setup.py", "build"),
                                          ("bench/bench_launch.py", "bench_launch"),
                                          ("bench/bench_sim.py", "bench_sim")])
@@ -320,3 +320,37 @@ def test_the_gpu_stages_can_fail():
     variable it passes. Issue 26's proof that the GPU check can fail."""
     assert os.environ.get("PYCUDAC_FORCE_GPU_TEST_FAILURE") != "1", \
         "made to fail on purpose (PYCUDAC_FORCE_GPU_TEST_FAILURE=1)"
+
+
+def test_pycuda_runner_takes_a_tree_relative_to_the_caller(tmp_path):
+    # gpu_check.sh passes build/pycuda/... relative to the repository, and
+    # the runner starts pytest inside the tree's test folder
+    test_dir = tmp_path / "tree" / "test"
+    test_dir.mkdir(parents=True)
+    for name in ("test_driver.py", "test_gpuarray.py", "test_cumath.py"):
+        (test_dir / name).write_text("def test_here():\n    pass\n")
+    run = os.path.join(ROOT, "tools", "pycuda_compat", "run.py")
+    out = subprocess.run([sys.executable, run, "--tree", "tree", "-q"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "3 passed" in out.stdout
+
+
+def test_the_shard_runner_fails_when_one_shard_fails(tmp_path):
+    """tools/ci/shards.py (gpu-check's whole suite): a failure in any
+    process, the lone ones included, is its exit status and is printed."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for i in range(5):
+        (tests / f"test_p{i}.py").write_text("def test_ok():\n    pass\n")
+    (tests / "test_leaks.py").write_text("def test_alone():\n    assert False, 'lone'\n")
+    run = [sys.executable, os.path.join(ROOT, "tools", "ci", "shards.py"), "-n", "3",
+           "--tests", str(tests), "--logs", str(tmp_path / "logs"), "-q", "-p",
+           "no:cacheprovider"]
+    r = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAILED" in r.stdout and "test_alone" in r.stdout
+    assert r.stdout.count("1 passed") + r.stdout.count("2 passed") == 3   # 5 files, 3 shards
+    (tests / "test_leaks.py").write_text("def test_alone():\n    pass\n")
+    r = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr

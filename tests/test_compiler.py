@@ -73,7 +73,8 @@ def test_compute_arch_means_ptx(cache):
 
 def test_compile_source_returns_ptx_and_log():
     r = _driver.compile_source(DOUBLE, ["--gpu-architecture=sm_90"], None, "cubin", "nvrtc")
-    assert set(r) == {"image", "log", "ptx", "lowered"}
+    assert set(r) == {"image", "log", "ptx", "lowered", "pch"}
+    assert r["pch"] is None  # no leading #include: no precompiled header
     assert elf_sm(r["image"]) == (EM_CUDA, 90)
     assert ".target sm_90" in r["ptx"]
     assert r["lowered"] == {} and isinstance(r["log"], str)
@@ -273,13 +274,6 @@ def test_compile_bad_target(cache):
 
 # ---------------------------------------------------------------------------
 # SourceModule on the active backend (sim in CI, the GPU under gpu-check)
-
-@pytest.fixture(scope="module")
-def ctx():
-    import pycudac.autoinit  # noqa: F401
-    from pycudac import driver
-    return driver.Context.get_current()
-
 
 def run_double_array(mod):
     from pycudac import driver as drv
@@ -499,6 +493,27 @@ def test_memo_returns_the_loaded_module(ctx, cache):
     assert SourceModule(DOUBLE, options=["-DX=1"]).module is not a.module
     assert SourceModule(DOUBLE, no_extern_c=True).module is not a.module
     run_double_array(b)
+
+
+def test_the_memo_sweeps_its_dead_entries_and_keeps_the_live():
+    """The memo holds weak references; the dead are swept as it grows, so
+    however many modules come and go it stays near twice the live ones."""
+    from pycudac import _driver
+
+    class Mod:
+        pass
+
+    memo = {}
+    live = [Mod() for _ in range(10)]
+    for i, m in enumerate(live):
+        _driver.memo_put(memo, ("live", i), m)
+    for i in range(50_000):
+        _driver.memo_put(memo, ("dead", i), Mod())   # dies at once
+    assert len(memo) <= 64
+    assert all(_driver.memo_get(memo, ("live", i)) is m for i, m in enumerate(live))
+    assert _driver.memo_get(memo, ("dead", 49_999)) is None
+    with pytest.raises(TypeError, match="memo_put"):
+        _driver.memo_put([], "k", live[0])
 
 
 def test_the_one_call_path_and_the_general_path_share_the_memo(ctx, cache):
@@ -842,3 +857,64 @@ def test_dynamic_module_through_the_stub_driver(stub_driver):
     r = subprocess.run([sys.executable, "-c", _STUB_LINK_CHILD], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr[-3000:]
+
+
+def test_the_one_call_path_leaves_absolute_includes_to_the_general_path(ctx, tmp_path,
+                                                                       monkeypatch):
+    """warm_source_module answers None, before the memo, for a source that
+    may include a header by absolute path (its headers go into the key, which
+    only the general path builds): the C test of compiler._hidden_include_dirs's
+    condition, which costs the fast path nothing (Python's `in` took 10-40 µs
+    over a kernel's text)."""
+    monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(tmp_path / "c"))
+    compiler.clear_memo()
+    plain = "__global__ void k(int *p) { *p = 1; }\n"
+    for src, fast in ((plain, True),
+                      ('// not an #include "/abs/x.h": a comment\n' + plain, False),
+                      ("// include </x>\n" + plain, False),
+                      ('// "/x" include\n' + plain, False),
+                      ('// "/x"\n' + plain, True), ("// include /x\n" + plain, True)):
+        held = SourceModule(src)  # in the memo, under the key both paths build
+        got = _driver.warm_source_module(src, False, None, compiler._memo, compiler._stats,
+                                         compiler.CACHE_FORMAT_VERSION)
+        assert (got is held.module) == fast and (got is None) == (not fast), src
+    compiler.clear_memo()
+
+
+def test_the_memo_is_swept_when_modules_die_whatever_it_held_before():
+    """The sweep waited for the dict to double what the last sweep left: a
+    memo once full of live modules (an earlier test's) then grew to twice
+    that with dead entries (test_scale saw 162 entries, one alive). It is
+    swept once 32 modules have died."""
+    class Mod:
+        pass
+
+    memo = {}
+    live = [Mod() for _ in range(100)]
+    for i, m in enumerate(live):
+        _driver.memo_put(memo, ("a", i), m)
+    del live, m  # 100 die
+    for i in range(300):
+        _driver.memo_put(memo, ("b", i), Mod())  # each dies at once
+        assert len(memo) <= 64, (i, len(memo))
+
+
+def test_the_memo_holds_nothing_alive_and_sweeps_the_dead():
+    """compiler._memo (issue 21): key -> weak reference; a dead entry is a
+    miss, and dead entries are swept as the dict grows, so that a service
+    compiling many variants keeps neither modules nor their keys."""
+    class Mod:
+        pass
+
+    memo, keep = {}, []
+    for i in range(500):
+        m = Mod()
+        _driver.memo_put(memo, ("k", i), m)
+        if i % 100 == 0:
+            keep.append((i, m))
+    assert len(memo) < 140
+    for i, m in keep:
+        assert _driver.memo_get(memo, ("k", i)) is m
+    assert _driver.memo_get(memo, ("k", 1)) is None
+    with pytest.raises(TypeError):
+        _driver.memo_get([], 1)

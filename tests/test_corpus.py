@@ -48,15 +48,6 @@ def _params():
     return out
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 _modules = {}
 
 

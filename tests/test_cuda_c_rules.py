@@ -126,15 +126,6 @@ def test_nvrtc_verdict(name, src, ok, words):
     assert got == ok, why
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 def _run(src, name, n=32, **kw):
     out = np.zeros(n, np.int32)
     SourceModule(src, **kw).get_function(name)(drv.Out(out), block=(n, 1, 1), grid=(1, 1))

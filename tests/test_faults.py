@@ -20,15 +20,6 @@ import pytest
 drv = pytest.importorskip("pycudac.driver")
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 SRC = r"""
 __global__ void add_one(float *x, int n)
 {
@@ -953,7 +944,7 @@ def test_a_launch_as_a_threads_first_call(ctx):
 # The driver's sticky codes (DESIGN.md): 700 illegal address, 710 assert, 714 hardware
 # stack error, 715 illegal instruction, 716 misaligned address, 717 invalid address
 # space, 718 invalid PC, 719 launch failed. On the simulator only some can happen (700,
-# 710, 719); the stub driver (bench/stub_libcuda.c, stub_fail) returns any of them.
+# 710, 719); the stub driver (tests/c/stub_libcuda.c, stub_fail) returns any of them.
 STICKY = [700, 710, 714, 715, 716, 717, 718, 719]
 NOT_STICKY = [1, 2, 701, 702]   # invalid value, out of memory, out of resources, timeout
 

@@ -16,15 +16,6 @@ import pytest
 drv = pytest.importorskip("pycudac.driver")
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 def source_module(src, **kw):
     from pycudac.compiler import SourceModule
     return SourceModule(src, **kw)
@@ -1194,6 +1185,42 @@ def test_driver_layout_wins_over_a_misread_declaration(ctx):
     assert "declares 1 parameter but the driver reports 2" in g.layout_note
     assert [e.kind for e in g.param_layout] == ["untyped", "untyped"]
     assert g.pack(None, 5) == struct.pack("<Qi", 0, 5)
+
+
+OLD_DRIVER_CHILD = r"""
+import struct
+import pycudac.autoinit
+from pycudac.compiler import SourceModule
+import pycudac._driver as _drv
+src = %r
+m = SourceModule(src, options=["-DTWO"])
+g = m.get_function("counted")
+print("NOTE", g.layout_note)
+print("KINDS", [e.kind for e in g.param_layout])
+plain = SourceModule("__global__ void one(float *a) { a[0] = 1.0f; }")
+print("PLAIN", len(plain.get_function("one").param_layout))
+"""
+
+
+def test_a_driver_without_a_param_count_still_sees_a_declaration_under_if():
+    """A driver with cuFuncGetParamInfo but no cuFuncGetParamCount (the H100's
+    driver 580): a declaration under #if may not be the one compiled, so its
+    count is not trusted and the driver is asked until it refuses."""
+    env = dict(os.environ, PYCUDAC_BACKEND="sim", PYCUDAC_SIM_WITHOUT="cuFuncGetParamCount")
+    r = subprocess.run([sys.executable, "-c", OLD_DRIVER_CHILD % DISAGREE], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "declares 1 parameter but the driver reports 2" in r.stdout, r.stdout
+    assert "KINDS ['untyped', 'untyped']" in r.stdout
+    assert "PLAIN 1" in r.stdout
+
+
+def test_sim_without_names_only_optional_entry_points():
+    env = dict(os.environ, PYCUDAC_BACKEND="sim", PYCUDAC_SIM_WITHOUT="cuLaunchKernel")
+    r = subprocess.run([sys.executable, "-c", "import pycudac.autoinit"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "ValueError: PYCUDAC_SIM_WITHOUT: 'cuLaunchKernel' is not an optional" in r.stderr
 
 
 def test_function_object_basics(mod):

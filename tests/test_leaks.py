@@ -79,8 +79,18 @@ def check_no_leak(body, *watch, n=N, warm=WARM):
     refs1 = [sys.getrefcount(o) for o in watch]  # counted as refs0 was
     gained = [(type(o).__name__, r1 - r0) for o, r0, r1 in zip(watch, refs0, refs1)]
     assert all(d == 0 for _, d in gained), f"references gained over {n} calls: {gained}"
-    if COUNTS_BLOCKS:
-        assert grew < BLOCK_SLACK, f"{grew} more allocated blocks after {n} calls"
+    if COUNTS_BLOCKS and grew >= BLOCK_SLACK:
+        # The interpreter's own caches can take thousands of calls to settle
+        # (an exception's path on Python 3.12 grew 43 blocks over its first
+        # 25,000 raises, then none): a leak grows again in a second round.
+        first = grew
+        blocks0 = sys.getallocatedblocks()
+        for _ in range(n):
+            body()
+        _settle()
+        grew = sys.getallocatedblocks() - blocks0
+        assert grew < BLOCK_SLACK, (f"{grew} more allocated blocks after {n} calls "
+                                    f"(and {first} in the {n} before)")
     return grew
 
 
@@ -584,3 +594,17 @@ def test_the_check_fails_on_one_reference_per_call():
         with pytest.raises(AssertionError, match="allocated blocks"):
             check_no_leak(lambda: kept.append(object()), n=N, warm=2)
     kept.clear()
+
+
+def test_the_check_forgives_a_cache_that_settles():
+    """A cache that fills once (150 entries over the first 150 calls) is not a
+    leak: the second round grows nothing."""
+    if not COUNTS_BLOCKS:
+        pytest.skip("no block counts under PYTHONMALLOC=malloc")
+    cache = {}
+
+    def body():
+        if len(cache) < 150:
+            cache[len(cache)] = object()
+
+    assert check_no_leak(body, n=N, warm=0) < BLOCK_SLACK

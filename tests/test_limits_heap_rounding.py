@@ -14,15 +14,6 @@ import pytest
 drv = pytest.importorskip("pycudac.driver")
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 def SourceModule(src, **kw):
     from pycudac.compiler import SourceModule as SM
     return SM(src, **kw)

@@ -18,15 +18,6 @@ drv = pytest.importorskip("pycudac.driver")
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    try:
-        import pycudac.autoinit  # noqa: F401
-    except Exception as exc:  # reported as the skip reason
-        pytest.skip(f"no context: {type(exc).__name__}: {exc}")
-    return drv.Context.get_current()
-
-
 def source(name):
     with open(os.path.join(KERNELS, name), encoding="utf-8") as f:
         return f.read()

@@ -46,6 +46,10 @@ T_ARRAYS = ["tests/test_gpuarray.py", "tests/test_elementwise.py", "tests/test_g
 T_RED = ["tests/test_reduction.py", "tests/test_gpuarray.py"]
 T_SCAN = ["tests/test_scan.py"]
 T_SIM = ["tests/test_sim_runtime.py", "tests/test_sim_kernels.py", "tests/test_sim_driver.py"]
+T_RNG_GEN = ["tests/test_curandom_generators.py"]
+T_RNG_DIST = ["tests/test_curandom_distributions.py"]
+T_RNG_SOBOL = ["tests/test_curandom_sobol.py"]
+T_RNG_ERR = ["tests/test_curandom_errors.py"]
 
 
 def M(ident, path, find, replace, tests, what):
@@ -79,8 +83,13 @@ MUTATIONS = [
              "not a fault"),
     # ---- the packer ----------------------------------------------------------------
     M("K1", "src/launch/pack.c",
-      "[PK_I16] = INT16_MAX,", "[PK_I16] = INT16_MAX + 1,",
+      "smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX,",
+      "smax[] = {[PK_I8] = INT8_MAX, [PK_I16] = INT16_MAX + 1,",
       T_PACK, "short's range ends at 32768"),
+    M("K1b", "src/launch/pack.c",
+      "[PK_I16] = INT16_MAX, [PK_U16] = UINT16_MAX,",
+      "[PK_I16] = INT16_MAX + 1, [PK_U16] = UINT16_MAX,",
+      T_PACK, "the fast path's short ends at 32768"),
     M("K2", "src/launch/pack.c",
       """        if (isinf(v) && isfinite(d))
             return pcc_arg_error(f, i, PyExc_OverflowError, "%R is too large for float32", arg);""",
@@ -91,9 +100,8 @@ MUTATIONS = [
       "    } else if ((size_t)view.len < p->size) {",
       T_PACK, "a by-value buffer longer than the parameter is accepted (truncated)"),
     M("K4", "src/launch/pack.c",
-      """        if (PCC_UNLIKELY(!int_fits(p, v)))
-            return int_as_float(k, v, dst);""",
-      "",
+      "        if (PCC_UNLIKELY(p->int_size == 0 || v < int_lo[k] || v > int_hi[k]))",
+      "        if (PCC_UNLIKELY(p->int_size == 0))",
       T_PACK, "the fast path stores an int without its range check"),
     M("K5", "src/launch/pack.c",
       """    if (n != p->size)
@@ -134,8 +142,9 @@ MUTATIONS = [
         goto store;""",
       T_LAUNCH, "pointer converter: a __cuda_array_interface__ dict is never released"),
     M("K11", "src/launch/pointer.c",
-      """    Py_DECREF(cap); /* its destructor releases the tensor; `arg` keeps the memory */""",
-      "",
+      """    Py_DECREF(cap);
+    int rc = 0;""",
+      """    int rc = 0;""",
       T_LAUNCH, "pointer converter: a DLPack capsule is never released"),
     # ---- the cache -----------------------------------------------------------------
     M("C1", "src/compile/cache.c",
@@ -189,26 +198,23 @@ MUTATIONS = [
         return 1;""",
       T_POISON, "716 (misaligned address) does not poison the process"),
     M("P2", "src/module/errors.c",
-      """        pcc_hot.poison_code = rc;
+      """        pcc_st.poison_code = rc;
         snprintf(poison_message""",
       """        snprintf(poison_message""",
       T_POISON, "a sticky error poisons nothing"),
     M("P3", "src/module/errors.c",
-      """    if (pcc_hot.poison_code || pcc_hot.forked || !pcc_hot.backend_loaded) {
+      """    if (pcc_st.poison_code || pcc_st.forked || pcc_st.backend == NULL) {
         pcc_skipped_frees++;""",
-      """    if (pcc_hot.forked || !pcc_hot.backend_loaded) {
+      """    if (pcc_st.forked || pcc_st.backend == NULL) {
         pcc_skipped_frees++;""",
       T_POISON, "frees after a sticky error call the driver"),
-    M("P4", "src/module/errors.c",
-      """    if (pcc_hot.poison_code) {
-        raise_with(pcc_error_class(pcc_hot.poison_code), pcc_hot.poison_code, "", "", poison_message);
-        return -1;
-    }""",
-      "",
+    M("P4", "src/driver/loader.h",
+      "    if (pcc_st.backend != NULL && !pcc_st.poison_code && !pcc_st.forked)",
+      "    if (pcc_st.backend != NULL && !pcc_st.forked)",
       T_POISON, "calls after a sticky error go to the driver"),
     M("P5", "src/module/errors.c",
-      """    if (pcc_hot.poison_code && is_sticky(rc)) {""",
-      """    if (0 && pcc_hot.poison_code && is_sticky(rc)) {""",
+      """    if (pcc_st.poison_code && is_sticky(rc)) {""",
+      """    if (0 && pcc_st.poison_code && is_sticky(rc)) {""",
       T_POISON, "a second sticky error replaces the first one's message"),
     # ---- broadcasting ------------------------------------------------------------
     M("B1", "pycudac/elementwise.py",
@@ -224,10 +230,10 @@ MUTATIONS = [
     M("B3", "pycudac/elementwise.py",
       "    off = nd - ary.ndim\n", "    off = 0\n",
       T_ARRAYS, "broadcasting aligns shapes on the left"),
-    M("B4", "pycudac/_gpuarray_ops.py",
+    M("B4", "pycudac/_gpuarray/ops.py",
       """    if out.shape != shape:
         raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
-      """    if out.size < _ga._prod(shape):
+      """    if out.size < prod(shape):
         raise ValueError(f"{op}: output of shape {out.shape} cannot hold the broadcast \"""",
       T_ARRAYS, "an out= of another shape (but enough elements) is accepted"),
     # ---- reductions --------------------------------------------------------------
@@ -268,6 +274,95 @@ MUTATIONS = [
       "            if (base + e < n) out[base + e] = stage_t[{p}_slot(e / {v}) * {v} + e % {v}];",
       "            if (base + e <= n) out[base + e] = stage_t[{p}_slot(e / {v}) * {v} + e % {v}];",
       T_SCAN + T_SIM, "the last partial tile writes one element past the end"),
+    # ---- random numbers (curandom) ------------------------------------------------
+    M("Q1", "pycudac/_curand/kernels.py",
+      "    sincospif(2.0f * u2, &s, &c);",
+      "    sincospif(1.9f * u2, &s, &c);",
+      T_RNG_DIST, "Box-Muller (float) turns by 1.9 pi instead of 2 pi"),
+    M("Q2", "pycudac/_curand/kernels.py",
+      "    const double rad = sqrt(-2.0 * log(u1));",
+      "    const double rad = sqrt(-2.2 * log(u1));",
+      T_RNG_DIST, "Box-Muller (double) radius 5% too long"),
+    M("Q3", "pycudac/_curand/kernels.py",
+      "                + 133.14166789178437745) * r + 3.387132872796366608);",
+      "                + 133.24166789178437745) * r + 3.387132872796366608);",
+      T_RNG_DIST, "a coefficient of AS 241's central region off in its fourth digit"),
+    M("Q4", "pycudac/_curand/kernels.py",
+      "                <= -lam + k * loglam - pcc_log_factorial(k))",
+      "                <= -lam + k * loglam - pcc_log_factorial(k + 1.0))",
+      T_RNG_DIST, "PTRS's acceptance test weighs k by the pmf of k + 1"),
+    M("Q5", "pycudac/_curand/kernels.py",
+      "        double p = exp(-lam), F = p, k = 0.0;",
+      "        double p = exp(-lam), F = 1.02 * p, k = 0.0;",
+      T_RNG_DIST, "Poisson inversion from 0: P(0) 2% too large"),
+    M("Q6", "pycudac/_curand/kernels.py",
+      "    for (double j = m; j > 0.0 && p > 1e-17 * F; j -= 1.0) { p *= j / lam; F += p; }",
+      "    for (double j = m; j > 0.0 && p > 1e-4 * F; j -= 1.0) { p *= j / lam; F += p; }",
+      T_RNG_DIST, "Poisson inversion from the mode: F(mode) stops summing at 1e-4"),
+    M("Q7", "pycudac/_curand/kernels.py",
+      "        const double x = lam + s * z + (z2 - 1.0) / 6.0 - z * (z2 + 2.0) / (72.0 * s)",
+      "        const double x = lam + s * z + (z2 - 1.0) / 6.0 + z * (1.0 - z2) / (72.0 * s)",
+      T_RNG_DIST, "Cornish-Fisher Poisson quantile without Sheppard's correction"),
+    M("Q8", "pycudac/_curand/kernels.py",
+      '''    ("poisson_ip_f32", "float", "", "(float)pcc_rng_poisson(r, (double)out[i])"),''',
+      '''    ("poisson_ip_f32", "float", "", "(float)pcc_rng_poisson(r, (double)out[0])"),''',
+      T_RNG_DIST, "in-place Poisson (float32) takes the first element's mean for all"),
+    M("Q9", "pycudac/_curand/kernels.py",
+      '''    ("lognormal_f32", "float", "f", ", float mean, float sd", "expf(mean + sd * {z})"),''',
+      '''    ("lognormal_f32", "float", "f", ", float mean, float sd", "expf(mean + 1.1f * sd * {z})"),''',
+      T_RNG_DIST, "log-normal (float, pseudo-random) with a 10% wider sigma"),
+    M("Q10", "pycudac/_curand/kernels.py",
+      "    return (float)((w >> 8) + 1u) * (1.0f / 16777216.0f);",
+      "    return (float)(w >> 8) * (1.0f / 16777216.0f);",
+      T_RNG_GEN + T_RNG_DIST, "float uniforms on [0, 1) (0 drawn, log(0) possible)"),
+    M("Q11", "pycudac/_curand/kernels.py",
+      "    pcc_rng_skip_stream(r, aux, (unsigned long long)t);",
+      "",
+      T_RNG_GEN, "streams of one seed are not moved to their own subsequences"),
+    M("Q12", "pycudac/_curand/xorwow.py",
+      "    r.v[4] = (r.v[4] ^ (r.v[4] << 4)) ^ (t ^ (t << 1));",
+      "    r.v[4] = (r.v[4] ^ (r.v[4] << 5)) ^ (t ^ (t << 1));",
+      T_RNG_GEN, "XORWOW's kernel shifts by 5 where Marsaglia shifts by 4"),
+    M("Q13", "pycudac/_curand/xorwow.py",
+      "    const unsigned int *J = (const unsigned int *)aux + 64 * 800;",
+      "    const unsigned int *J = (const unsigned int *)aux + 63 * 800;",
+      T_RNG_GEN, "XORWOW's sequence jumps use the draw jumps' last matrix"),
+    M("Q14", "pycudac/_curand/mrg32k3a.py",
+      "        (1403580ull * r.s1[1] + (PCC_MRG_M1 - 810728ull) * r.s1[0] % PCC_MRG_M1) % PCC_MRG_M1;",
+      "        (1403581ull * r.s1[1] + (PCC_MRG_M1 - 810728ull) * r.s1[0] % PCC_MRG_M1) % PCC_MRG_M1;",
+      T_RNG_GEN, "MRG32k3a's kernel multiplier a12 off by one"),
+    M("Q15", "pycudac/_curand/mrg32k3a.py",
+      "            for f, start in enumerate((0, SUBSEQUENCE_LOG2, SEQUENCE_LOG2)):",
+      "            for f, start in enumerate((0, SUBSEQUENCE_LOG2 - 1, SEQUENCE_LOG2)):",
+      T_RNG_GEN, "MRG32k3a's substreams 2**75 apart"),
+    M("Q16", "pycudac/_curand/sobol.py",
+      "                x = v[i - s] ^ (v[i - s] >> s)",
+      "                x = v[i - s] ^ (v[i - s] >> (s + 1))",
+      T_RNG_SOBOL, "Sobol's direction recurrence shifts by s + 1"),
+    M("Q17", "pycudac/_curand/sobol.py",
+      "    r.x ^= r.v[(__ffsll((long long)~r.n) - 1) & 31];   /* 2^32 points, then it repeats */",
+      "    r.x ^= r.v[(__ffsll((long long)r.n) - 1) & 31];",
+      T_RNG_SOBOL, "Sobol32 steps by the lowest one bit of n, not the lowest zero"),
+    M("Q18", "pycudac/_curand/sobol.py",
+      "    r.x ^= pcc_sobol_span(r.v, (r.n ^ (r.n >> 1)) ^ (n ^ (n >> 1)));",
+      "    r.x ^= pcc_sobol_span(r.v, r.n ^ n);",
+      T_RNG_SOBOL, "Sobol's skip-ahead forgets the Gray code"),
+    M("Q19", "pycudac/_curand/sobol.py",
+      "        col = (_random_words(count, 0x5C0B01 + (j << 40), bits).astype(dt) & low) | (one << dt(j))",
+      "        col = (_random_words(count, 0x5C0B01 + (j << 40), bits).astype(dt) & low)",
+      T_RNG_SOBOL, "the linear scramble's matrix loses its diagonal (singular)"),
+    M("Q20", "pycudac/_curand/joe_kuo.py",
+      "            m = tuple((take(k - 1) << 1) | 1 for k in range(1, s + 1))",
+      "            m = tuple(take(k - 1) << 1 for k in range(1, s + 1))",
+      T_RNG_SOBOL, "Joe and Kuo's m_k decoded without their low bit"),
+    M("Q21", "pycudac/_curand/checks.py",
+      "    if data._layout is None:",
+      "    if False:",
+      T_RNG_ERR, "a non-contiguous array is filled as if contiguous"),
+    M("Q22", "pycudac/_curand/base.py",
+      "        stddev = checks.real(fn, \"stddev\", stddev, low=0.0)",
+      "        stddev = checks.real(fn, \"stddev\", stddev)",
+      T_RNG_ERR, "a negative stddev is taken"),
     # ---- the simulator's checks ------------------------------------------------------
     M("V1", "src/sim/fiber.c",
       """    if (b->bar_waiting > 0)
@@ -308,13 +403,15 @@ def copy_tree(dest):
 
 
 class Builder:
-    """A full build once (its compiler commands recorded), then one object
-    and the link per mutated C file."""
+    """A full build once (its compiler commands recorded), then one object,
+    the static libraries (the simulator and util are archives linked into
+    the extension) and the link per mutated C file."""
 
     def __init__(self, tree, python):
         self.tree, self.python = tree, python
         self.compile = {}   # source -> argv
         self.link = None
+        self.archive = []   # the `ar` commands, rerun before each link
 
     def full(self):
         r = subprocess.run([self.python, "setup.py", "build_ext", "--inplace", "--force"],
@@ -324,6 +421,10 @@ class Builder:
                              + r.stderr[-3000:])
         for line in r.stdout.splitlines():
             argv = shlex.split(line)
+            if len(argv) > 2 and os.path.basename(argv[0]).endswith("ar") and \
+                    argv[2].endswith(".a"):
+                self.archive.append(argv)
+                continue
             if not argv or "-c" not in argv or "-o" not in argv:
                 if argv and "-shared" in argv and "-o" in argv:
                     self.link = argv
@@ -351,6 +452,10 @@ class Builder:
         bad = [r for r in results if r.returncode != 0]
         if bad:
             return False, bad[0].stderr[-2000:]
+        for argv in self.archive:
+            r = self._run(argv)
+            if r.returncode != 0:
+                return False, r.stderr[-2000:]
         r = self._run(self.link)
         if r.returncode != 0:
             return False, r.stderr[-2000:]

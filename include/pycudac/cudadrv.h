@@ -385,7 +385,9 @@ typedef struct {
     OPT(CUresult, cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",         \
         (CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *params))           \
     OPT(CUresult, cuGraphDebugDotPrint, "cuGraphDebugDotPrint",                                \
-        (CUgraph graph, const char *path, unsigned int flags))
+        (CUgraph graph, const char *path, unsigned int flags))                                 \
+    OPT(CUresult, cuProfilerStart, "cuProfilerStart", (void))                                  \
+    OPT(CUresult, cuProfilerStop, "cuProfilerStop", (void))
 
 #define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
 

@@ -22,6 +22,8 @@ module is the entry points.
 """
 from __future__ import annotations
 
+import re
+
 from pycudac._sigparse.decl import (BadDecl, collect_env, Env, expand, param_list,
                                     parse_decl, skip_angle, split_top, Unresolvable)
 from pycudac._sigparse.source import blank, env_tokens, kernel_windows
@@ -53,6 +55,7 @@ def parse_kernels(source, strict=False):
         return dict(hit)
     blanked, pp = blank(source)
     env = collect_env(env_tokens(blanked), pp)
+    conditional = any(_CONDITIONAL.match(t.text) for t in pp)
     out = {}
     for name, tparams, body in kernel_windows(blanked, env):
         try:
@@ -64,7 +67,8 @@ def parse_kernels(source, strict=False):
             body = expand(body, env)
             params = param_list(body, env, tnames)
             decls = tuple(tuple(p) for p in split_top(body)) if tparams and body else ()
-            sig = KernelSignature(name, tuple(params), tuple(tparams), decls, env)
+            sig = KernelSignature(name, tuple(params), tuple(tparams), decls, env,
+                                  conditional)
         except (Unresolvable, ValueError, RecursionError) as exc:
             if strict:
                 pos = getattr(exc, "pos", None)
@@ -82,6 +86,7 @@ def parse_kernels(source, strict=False):
     return dict(out)
 
 
+_CONDITIONAL = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else)\b")
 _parsed = {}  # (source, strict) -> result: a warm SourceModule re-parses nothing
 
 
@@ -194,6 +199,7 @@ def signature_for(signatures, name):
             params = []
     except (Unresolvable, ValueError, RecursionError):
         return None
-    out = KernelSignature(name, tuple(params), sig.template_params, sig._decls, sig._env)
+    out = KernelSignature(name, tuple(params), sig.template_params, sig._decls, sig._env,
+                          sig.conditional)
     return out if out.resolved else None
 

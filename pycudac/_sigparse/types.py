@@ -65,6 +65,10 @@ class KernelSignature:
     template_params: tuple = ()  # ((kind, name, default tokens or None), ...)
     _decls: tuple = field(default=(), repr=False, compare=False)  # token lists per param
     _env: object = field(default=None, repr=False, compare=False)
+    # the source has #if/#ifdef/#ifndef/#elif/#else: what the compiler keeps
+    # depends on options the parser does not see (-D, -U), so the driver is
+    # asked for the parameter count rather than trusting this declaration's
+    conditional: bool = field(default=False, repr=False, compare=False)
 
     @property
     def resolved(self):

@@ -68,7 +68,9 @@ int pcc_cache_key_init(PyObject *module);
 int pcc_crc32c_init(PyObject *module);
 int pcc_cache_warm_init(PyObject *module);
 
-/* compile() and its helpers (compile/compile.c). */
+/* compile() and its helpers (compile/compile.c), the nvJitLink linker
+ * (compile/link.c). */
 int pcc_compile_init(PyObject *module);
+int pcc_link_init(PyObject *module);
 
 #endif

@@ -14,6 +14,8 @@
  * NVRTC cannot make as CUBIN (its entry is a PTX one, which this never
  * looks for), or an absent or damaged entry.
  */
+#include <string.h>
+
 #include "compile/cache.h"
 #include "core/context.h"
 #include "driver/loader.h"
@@ -123,6 +125,121 @@ static int count(PyObject *stats, PyObject *name)
     return rc;
 }
 
+/* ---- the in-process memo (compiler._memo) ---------------------------------------
+ * A dict of key -> weak reference to a loaded Module, the key naming its
+ * context by a weak reference too: nothing in it keeps a module or a context
+ * alive. A dead entry answers a miss; dead entries are swept when the dict
+ * has grown to twice what it held after the last sweep, or once 32 of its
+ * modules died since. (A Python
+ * WeakValueDictionary does the same, at several microseconds of first-call
+ * Python code per lookup in a fresh process: a warm start pays for those.) */
+
+static Py_ssize_t memo_sweep_at = 64;
+/* Modules of memo entries that died since the last sweep, counted by the
+ * weak references' callback: a memo whose size was doubled by modules
+ * alive at a sweep is swept again once 32 of them are gone, not only when
+ * it doubles again (a suite's earlier tests left the threshold at 162). */
+static Py_ssize_t memo_dead;
+static PyObject *memo_on_death; /* the callback, a C function object */
+
+static PyObject *on_death(PyObject *self, PyObject *ref)
+{
+    (void)self;
+    (void)ref;
+    memo_dead++;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef on_death_def = {"_memo_on_death", on_death, METH_O, NULL};
+
+/* The live module of `ref` (a weak reference), new reference, or NULL. */
+static PyObject *memo_deref(PyObject *ref)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *mod = NULL;
+    if (PyWeakref_GetRef(ref, &mod) < 0)
+        PyErr_Clear();
+    return mod;
+#else
+    PyObject *mod = PyWeakref_GetObject(ref);
+    return mod == Py_None || mod == NULL ? NULL : Py_NewRef(mod);
+#endif
+}
+
+/* memo[key]'s live module (new reference); NULL on a miss (nothing raised)
+ * or with an exception. */
+static PyObject *memo_get(PyObject *memo, PyObject *key)
+{
+    PyObject *ref = PyDict_GetItemWithError(memo, key); /* borrowed */
+    return ref == NULL || !PyWeakref_Check(ref) ? NULL : memo_deref(ref);
+}
+
+static int memo_put(PyObject *memo, PyObject *key, PyObject *module)
+{
+    PyObject *ref = PyWeakref_NewRef(module, memo_on_death);
+    int rc = ref == NULL ? -1 : PyDict_SetItem(memo, key, ref);
+    Py_XDECREF(ref);
+    if (rc < 0 || (PyDict_GET_SIZE(memo) < memo_sweep_at &&
+                   (memo_dead < 32 || PyDict_GET_SIZE(memo) < 64)))
+        return rc;
+    PyObject *dead = PyList_New(0), *k, *v;
+    Py_ssize_t pos = 0;
+    while (dead != NULL && PyDict_Next(memo, &pos, &k, &v)) {
+        PyObject *live = PyWeakref_Check(v) ? memo_deref(v) : NULL;
+        if (live == NULL && PyList_Append(dead, k) < 0)
+            Py_CLEAR(dead);
+        Py_XDECREF(live);
+    }
+    for (Py_ssize_t i = 0; dead != NULL && i < PyList_GET_SIZE(dead); i++)
+        if (PyDict_DelItem(memo, PyList_GET_ITEM(dead, i)) < 0)
+            Py_CLEAR(dead);
+    Py_XDECREF(dead);
+    memo_sweep_at = 2 * PyDict_GET_SIZE(memo) > 64 ? 2 * PyDict_GET_SIZE(memo) : 64;
+    memo_dead = 0;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *py_memo_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "memo_get(memo: dict, key)");
+        return NULL;
+    }
+    PyObject *mod = memo_get(args[0], args[1]);
+    return mod != NULL || PyErr_Occurred() ? mod : Py_NewRef(Py_None);
+}
+
+static PyObject *py_memo_put(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "memo_put(memo: dict, key, module)");
+        return NULL;
+    }
+    return memo_put(args[0], args[1], args[2]) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+/* Whether `u` has a '"/' or '</' and an "include": a source that may include
+ * a header by absolute path (compiler._hidden_include_dirs asks the same).
+ * memchr loops: glibc's memmem takes microseconds for a 2-byte needle over
+ * a kernel's text, and Python's `in` as long. */
+static int may_include_absolute(const char *u, size_t n)
+{
+    const char *end = u + n, *p = u;
+    int slash = 0;
+    while (!slash && p < end && (p = memchr(p, '/', (size_t)(end - p))) != NULL) {
+        slash = p > u && (p[-1] == '"' || p[-1] == '<');
+        p++;
+    }
+    if (!slash)
+        return 0;
+    for (p = u; p < end && (p = memchr(p, 'i', (size_t)(end - p))) != NULL; p++)
+        if ((size_t)(end - p) >= 7 && memcmp(p, "include", 7) == 0)
+            return 1;
+    return 0;
+}
+
 /* warm_source_module(source, no_extern_c, cache_dir, memo, stats, format)
  * -> Module or None: SourceModule(source) with at most no_extern_c and
  * cache_dir given, in one call. The in-process memo first (compiler._memo,
@@ -147,29 +264,35 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     memo = args[3];
     stats = args[4];
     a.format = args[5];
-    if (!PyDict_Check(stats) || PyList_Check(memo) || PyTuple_Check(memo) ||
-        !PyObject_HasAttr(memo, pcc_st.str_get)) {
-        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo must be a dict or a "
-                     "weakref.WeakValueDictionary and stats a dict, not %.100s and %.100s",
-                     Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
+    if (!PyDict_Check(memo) || !PyDict_Check(stats)) {
+        PyErr_Format(PyExc_TypeError, "warm_source_module(): memo and stats must be dict, not "
+                     "%.100s and %.100s", Py_TYPE(memo)->tp_name, Py_TYPE(stats)->tp_name);
         return NULL;
     }
     if ((a.no_extern_c = PyObject_IsTrue(args[1])) < 0)
         return NULL;
     if (!PyUnicode_Check(a.source))
         Py_RETURN_NONE;
+    /* a header included by absolute path goes into the key, which only the
+     * general path builds (compiler._hidden_include_dirs: the same test) */
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(a.source, &n);
+    if (u == NULL)
+        return NULL;
+    if (may_include_absolute(u, (size_t)n))
+        Py_RETURN_NONE;
     if ((context = pcc_context_get_current()) == NULL)
         return NULL;
     /* compiler.py's key for these arguments: (source, options, name
      * expressions, no_extern_c, arch, code, include dirs, their fingerprint,
-     * context) */
-    key = PyTuple_Pack(9, a.source, empty_tuple, empty_tuple, a.no_extern_c ? Py_True : Py_False,
-                       Py_None, Py_None, empty_tuple, empty_tuple, context);
-    /* the memo holds modules weakly (a weakref.WeakValueDictionary): a
-     * module nobody uses is unloaded, and its context can go */
-    PyObject *hit = key ? PyObject_CallMethodOneArg(memo, pcc_st.str_get, key) : NULL;
-    if (hit == Py_None)
-        Py_CLEAR(hit);
+     * a weak reference to the context) */
+    PyObject *ctx_ref = context == Py_None ? Py_NewRef(Py_None) : PyWeakref_NewRef(context, NULL);
+    key = ctx_ref == NULL ? NULL
+                          : PyTuple_Pack(9, a.source, empty_tuple, empty_tuple,
+                                         a.no_extern_c ? Py_True : Py_False, Py_None, Py_None,
+                                         empty_tuple, empty_tuple, ctx_ref);
+    Py_XDECREF(ctx_ref);
+    PyObject *hit = key ? memo_get(memo, key) : NULL;
     if (hit != NULL) {
         PyObject *path = NULL; /* a wrong cache_dir is refused on a memo hit too */
         if (cache_dir != Py_None && cache_dir != Py_False &&
@@ -191,7 +314,7 @@ static PyObject *py_warm_source_module(PyObject *self, PyObject *const *args, Py
     out = options ? cache_module(cache_dir, &a, options, context) : NULL;
     Py_XDECREF(options);
     if (out != NULL && out != Py_None &&
-        (count(stats, pcc_st.str_hits) < 0 || PyObject_SetItem(memo, key, out) < 0))
+        (count(stats, pcc_st.str_hits) < 0 || memo_put(memo, key, out) < 0))
         Py_CLEAR(out);
 done:
     Py_XDECREF(key);
@@ -200,6 +323,10 @@ done:
 }
 
 static PyMethodDef cache_warm_methods[] = {
+    {"memo_get", (PyCFunction)(void (*)(void))py_memo_get, METH_FASTCALL,
+     "memo_get(memo, key) -> Module or None: the in-process memo's live module for key."},
+    {"memo_put", (PyCFunction)(void (*)(void))py_memo_put, METH_FASTCALL,
+     "memo_put(memo, key, module): remember module weakly (dead entries are swept)."},
     {"warm_source_module", (PyCFunction)(void (*)(void))py_warm_source_module, METH_FASTCALL,
      "warm_source_module(source, no_extern_c, cache_dir, memo, stats, format) -> Module or "
      "None\n\nSourceModule(source) with at most no_extern_c and cache_dir: the memo, then "
@@ -214,7 +341,8 @@ static PyMethodDef cache_warm_methods[] = {
 
 int pcc_cache_warm_init(PyObject *module)
 {
-    if ((empty_tuple = PyTuple_New(0)) == NULL)
+    if ((empty_tuple = PyTuple_New(0)) == NULL ||
+        (memo_on_death = PyCFunction_New(&on_death_def, NULL)) == NULL)
         return -1;
     return PyModule_AddFunctions(module, cache_warm_methods);
 }

@@ -3,11 +3,10 @@
  * pcc_rtc_table: the real NVRTC (pcc_rtc_nvrtc) or the simulator's compiler
  * (the backend's, pycudac/backend.h), which both speak NVRTC's calls.
  *
- * The one place that wraps user source in `extern "C" { ... }` (toolkit
- * #includes in an `extern "C++"` block of their own): `#line` directives keep
- * the user's own line numbers in every diagnostic. Every program, on either
- * compiler, gets the same C library stand-ins (compile/c_headers.c). A
- * failed compile raises CompileError carrying the
+ * The source is wrapped as compile/wrap.c says (extern "C", toolkit
+ * #includes, #line directives); every program, on either compiler, gets the
+ * same C library stand-ins (compile/c_headers.c); NVRTC's precompiled
+ * headers are compile/pch.c's. A failed compile raises CompileError carrying the
  * log and the source, with a message that quotes the failing lines of the
  * user's source.
  *
@@ -22,14 +21,15 @@
 #include <sys/stat.h>
 
 #include "compile/c_headers.h"
+#include "compile/cache.h"
+#include "compile/pch.h"
+#include "compile/wrap.h"
 #include "driver/loader.h"
+#include "util/nvtx.h"
 #include "core/module.h"
 
-/* The program's name in every diagnostic, forced with `#line 1 "kernel.cu"`
- * so that the simulator's C++ compiler reports the same name as NVRTC. */
-#define PCC_PROGRAM_NAME "kernel.cu"
 
-enum { TARGET_CUBIN = 0, TARGET_PTX = 1, TARGET_SIM = 2 };
+enum { TARGET_CUBIN = 0, TARGET_PTX = 1, TARGET_SIM = 2, TARGET_LTOIR = 3 };
 
 /* ---- one compile job, run without the GIL ---------------------------------- */
 
@@ -43,6 +43,7 @@ typedef struct {
     char **exprs;
     int nexprs;
     int target;
+    pcc_pch_job pch; /* precompiled headers (compile/pch.c) */
     /* results */
     nvrtcResult rc;
     const char *failed_call; /* NULL, or the call that failed (static text) */
@@ -103,8 +104,26 @@ static nvrtcResult fetch_output(nvrtcProgram prog, nvrtcResult (*size_fn)(nvrtcP
     return NVRTC_SUCCESS;
 }
 
-/* The whole NVRTC conversation. Touches no Python object. */
-static void job_run(compile_job *job)
+/* Frees what one attempt produced, for the next. */
+static void job_clear_outputs(compile_job *job)
+{
+    PyMem_RawFree(job->log);
+    PyMem_RawFree(job->image);
+    PyMem_RawFree(job->ptx);
+    if (job->lowered)
+        for (int i = 0; i < job->nexprs; i++)
+            PyMem_RawFree(job->lowered[i]);
+    PyMem_RawFree(job->lowered);
+    job->log = job->image = job->ptx = NULL;
+    job->lowered = NULL;
+    job->image_size = job->ptx_size = 0;
+    job->rc = NVRTC_SUCCESS;
+    job->failed_call = NULL;
+}
+
+/* One NVRTC conversation, with the PCH options when use_pch. Touches no
+ * Python object. */
+static void job_attempt(compile_job *job, int use_pch)
 {
     const pcc_rtc_table *rtc = job->rtc;
     nvrtcProgram prog = NULL;
@@ -125,7 +144,19 @@ static void job_run(compile_job *job)
             goto done;
         }
     }
-    job->rc = rtc->nvrtcCompileProgram(prog, job->nopts, (const char *const *)job->opts);
+    /* the PCH options go after the caller's (job->opts has room for them) */
+    int nopts = job->nopts;
+    if (use_pch)
+        nopts += pcc_pch_options(&job->pch, (const char **)job->opts + job->nopts);
+    /* every compile of an NVRTC with PCH: growing the heap waits for them */
+    int heap = pcc_pch_available(rtc);
+    if (heap)
+        pcc_pch_begin();
+    job->rc = rtc->nvrtcCompileProgram(prog, nopts, (const char *const *)job->opts);
+    if (use_pch)
+        pcc_pch_status(&job->pch, rtc, prog);
+    if (heap)
+        pcc_pch_end();
 
     size_t log_size = 0;
     if (rtc->nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 0) {
@@ -135,14 +166,17 @@ static void job_run(compile_job *job)
         else if (job->log)
             job->log[0] = '\0';
     }
+    if (use_pch)
+        pcc_pch_clean_log(&job->pch, job->log);
     if (job->rc != NVRTC_SUCCESS) {
         job->failed_call = "nvrtcCompileProgram";
         goto done;
     }
 
     /* PTX: the image for TARGET_PTX, an extra for CUBIN (NVRTC keeps it),
-     * absent on the simulator. Its size counts the terminating NUL. */
-    if (rtc->nvrtcGetPTXSize && rtc->nvrtcGetPTX &&
+     * absent on the simulator and for LTO-IR. Its size counts the
+     * terminating NUL. */
+    if (job->target != TARGET_LTOIR && rtc->nvrtcGetPTXSize && rtc->nvrtcGetPTX &&
         fetch_output(prog, rtc->nvrtcGetPTXSize, rtc->nvrtcGetPTX, &job->ptx, &job->ptx_size) ==
             NVRTC_SUCCESS) {
         while (job->ptx_size > 0 && job->ptx[job->ptx_size - 1] == '\0')
@@ -152,6 +186,21 @@ static void job_run(compile_job *job)
         if (job->ptx == NULL) {
             job->rc = NVRTC_ERROR_INVALID_INPUT;
             job->failed_call = "nvrtcGetPTX";
+            goto done;
+        }
+    } else if (job->target == TARGET_LTOIR) {
+        if (rtc->nvrtcGetLTOIRSize == NULL || rtc->nvrtcGetLTOIR == NULL) {
+            job->rc = NVRTC_ERROR_INVALID_INPUT;
+            job->failed_call = "nvrtcGetLTOIR (this NVRTC is too old to make LTO-IR)";
+            goto done;
+        }
+        rc = fetch_output(prog, rtc->nvrtcGetLTOIRSize, rtc->nvrtcGetLTOIR, &job->image,
+                          &job->image_size);
+        if (rc == NVRTC_SUCCESS && job->image_size == 0)
+            rc = NVRTC_ERROR_INVALID_INPUT; /* compiled without -dlto */
+        if (rc != NVRTC_SUCCESS) {
+            job->rc = rc;
+            job->failed_call = "nvrtcGetLTOIR";
             goto done;
         }
     } else {
@@ -197,6 +246,31 @@ done:
         job->rc = rc;
     if (prog)
         rtc->nvrtcDestroyProgram(&prog);
+}
+
+/* The whole compile: one attempt; with PCH, once more after the PCH heap
+ * grew (so that the PCH exists for the next compiles), or without PCH when
+ * it may be what failed (PCH never fails a compile). */
+static void job_run(compile_job *job)
+{
+    int use_pch = job->pch.use;
+    job_attempt(job, use_pch);
+    if (!use_pch)
+        return;
+    if (job->rc == NVRTC_SUCCESS) {
+        if (pcc_pch_grow(&job->pch, job->rtc)) {
+            job_clear_outputs(job);
+            job_attempt(job, 1);
+        }
+        if (job->rc == NVRTC_SUCCESS)
+            return;
+    }
+    if (pcc_pch_maybe_cause(job->rc, job->log)) {
+        job_clear_outputs(job);
+        job->pch.fell_back = 1;
+        job->pch.outcome = PCC_PCH_NONE;
+        job_attempt(job, 0);
+    }
 }
 
 /* ---- the error message ------------------------------------------------------ */
@@ -470,134 +544,30 @@ static int raw_copy_list(PyObject *seq, const char *what, char ***out, int *coun
     return 0;
 }
 
-/* The header an `#include` line names: *name, *len and the opening
- * character ('<' or '"'); 0 when the line is no #include. */
-static int include_target(const char *line, const char *eol, const char **name, size_t *len, char *open)
-{
-    while (line < eol && (*line == ' ' || *line == '\t'))
-        line++;
-    if (line >= eol || *line++ != '#')
-        return 0;
-    while (line < eol && (*line == ' ' || *line == '\t'))
-        line++;
-    if (eol - line < 7 || strncmp(line, "include", 7) != 0)
-        return 0;
-    line += 7;
-    while (line < eol && (*line == ' ' || *line == '\t'))
-        line++;
-    if (line >= eol || (*line != '<' && *line != '"'))
-        return 0;
-    char close = *line == '<' ? '>' : '"';
-    *open = *line++;
-    const char *end = memchr(line, close, (size_t)(eol - line));
-    if (end == NULL)
-        return 0;
-    *name = line;
-    *len = (size_t)(end - line);
-    return 1;
-}
-
-/* Whether `#include "name"` names a CUDA toolkit header (C++ inside: it must
- * not be read with C linkage), as `#include <...>` always does. */
-static int is_toolkit_header(const char *name, size_t n)
-{
-    static const char *const prefixes[] = {"cuda/", "cub/", "thrust/", "nv/", "crt/",
-                                           "cooperative_groups", "cuda_", "cuComplex", "sm_",
-                                           "math_constants", "vector_", "device_", "mma.h",
-                                           "curand", "builtin_types", "host_defines"};
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-        size_t k = strlen(prefixes[i]);
-        if (n >= k && memcmp(name, prefixes[i], k) == 0)
-            return 1;
-    }
-    static const char *const c_headers[] = {"stdint.h", "cstdint", "assert.h", "cassert", "math.h",
-                                            "cmath", "limits.h", "climits", "float.h", "cfloat",
-                                            "stddef.h", "cstddef"};
-    for (size_t i = 0; i < sizeof c_headers / sizeof c_headers[0]; i++)
-        if (n == strlen(c_headers[i]) && memcmp(name, c_headers[i], n) == 0)
-            return 1;
-    return 0;
-}
-
-/* The source as compiled: wrapped in extern "C" unless no_extern_c, always
- * starting with a #line that names the program and keeps line numbers.
- * Every `#include <...>` (a system or toolkit header) and every quoted
- * #include of a toolkit header, wherever it stands, is put in an
- * `extern "C++" { ... }` block of its own (cuda_fp16.h and friends are C++:
- * with C linkage NVRTC refuses them, "__shfl_sync has "C" linkage"), with
- * #line directives keeping every line's number. */
-static char *wrap_source(PyObject *source, int no_extern_c)
-{
-    char *user = raw_copy_str(source, "source");
-    if (user == NULL)
-        return NULL;
-    static const char head_c[] = "extern \"C\" {\n#line 1 \"" PCC_PROGRAM_NAME "\"\n";
-    static const char head_cxx[] = "#line 1 \"" PCC_PROGRAM_NAME "\"\n";
-    static const char tail_c[] = "\n}\n";
-    const char *head = no_extern_c ? head_cxx : head_c;
-    const char *tail = no_extern_c ? "\n" : tail_c;
-    size_t hl = strlen(head), ul = strlen(user), tl = strlen(tail);
-    size_t includes = 0;
-    for (const char *p = user; (p = strstr(p, "include")) != NULL; p++)
-        includes++;
-    /* each wrapped line costs its own length plus two #lines and the braces */
-    size_t room = hl + 2 * ul + 96 * (includes + 1) + tl + 1;
-    char *out = PyMem_RawMalloc(room);
-    if (out == NULL) {
-        PyMem_RawFree(user);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    size_t o = 0;
-    memcpy(out + o, head, hl);
-    o += hl;
-    int lineno = 1, in_comment = 0;
-    for (char *p = user; *p; lineno++) {
-        char *eol = strchr(p, '\n');
-        char *next = eol ? eol + 1 : p + strlen(p);
-        const char *name;
-        size_t nlen;
-        char open;
-        int wrap = !no_extern_c && !in_comment &&
-                   include_target(p, eol ? eol : next, &name, &nlen, &open) &&
-                   (open == '<' || is_toolkit_header(name, nlen));
-        if (wrap)
-            o += (size_t)snprintf(out + o, room - o, "extern \"C++\" {\n#line %d \"" PCC_PROGRAM_NAME
-                                                     "\"\n", lineno);
-        memcpy(out + o, p, (size_t)(next - p));
-        o += (size_t)(next - p);
-        if (wrap)
-            o += (size_t)snprintf(out + o, room - o, "%s}\n#line %d \"" PCC_PROGRAM_NAME "\"\n",
-                                  eol ? "" : "\n", lineno + 1);
-        /* block comments: an #include inside one is no #include */
-        for (const char *c = p; c < next; c++) {
-            if (!in_comment && c[0] == '/' && c[1] == '/')
-                break;
-            if (!in_comment && c[0] == '/' && c[1] == '*')
-                in_comment = 1, c++;
-            else if (in_comment && c[0] == '*' && c[1] == '/')
-                in_comment = 0, c++;
-        }
-        p = next;
-    }
-    memcpy(out + o, tail, tl + 1);
-    PyMem_RawFree(user);
-    return out;
-}
-
 /* ---- Python entry points ------------------------------------------------------ */
 
 static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
     static char *kwlist[] = {"source", "options", "name_expressions", "target", "compiler",
-                             "no_extern_c", NULL};
-    PyObject *source, *options = Py_None, *exprs = Py_None;
+                             "no_extern_c", "pch", "pch_root", NULL};
+    PyObject *source, *options = Py_None, *exprs = Py_None, *pch = Py_None, *pch_root = Py_None;
     const char *target = "cubin", *compiler = "nvrtc";
     int no_extern_c = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|OOssp:compile_source", kwlist, &source,
-                                     &options, &exprs, &target, &compiler, &no_extern_c))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|OOsspOO:compile_source", kwlist, &source,
+                                     &options, &exprs, &target, &compiler, &no_extern_c, &pch,
+                                     &pch_root))
         return NULL;
+    if (pch != Py_None && !PyBool_Check(pch)) {
+        PyErr_Format(PyExc_TypeError, "pch must be True, False or None, not %.100s",
+                     Py_TYPE(pch)->tp_name);
+        return NULL;
+    }
+    if (pch_root != Py_None && !PyUnicode_Check(pch_root)) {
+        PyErr_Format(PyExc_TypeError, "pch_root must be str or None, not %.100s",
+                     Py_TYPE(pch_root)->tp_name);
+        return NULL;
+    }
 
     compile_job job;
     memset(&job, 0, sizeof job);
@@ -609,8 +579,11 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
         job.target = TARGET_PTX;
     else if (strcmp(target, "sim") == 0)
         job.target = TARGET_SIM;
+    else if (strcmp(target, "ltoir") == 0)
+        job.target = TARGET_LTOIR;
     else {
-        PyErr_Format(PyExc_ValueError, "target must be 'cubin', 'ptx' or 'sim', not '%s'", target);
+        PyErr_Format(PyExc_ValueError,
+                     "target must be 'cubin', 'ptx', 'ltoir' or 'sim', not '%s'", target);
         return NULL;
     }
     int sim_compiler = strcmp(compiler, "sim") == 0;
@@ -618,22 +591,44 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
         (sim_compiler || strcmp(compiler, "nvrtc") == 0)) {
         PyErr_Format(PyExc_ValueError,
                      "target '%s' does not go with compiler '%s' (the simulator makes target "
-                     "'sim'; NVRTC makes 'cubin' or 'ptx')",
+                     "'sim'; NVRTC makes 'cubin', 'ptx' or 'ltoir')",
                      target, compiler);
         return NULL;
     }
     if ((job.rtc = pcc_rtc_by_name(compiler)) == NULL)
         return NULL;
-    if ((job.src = wrap_source(source, no_extern_c)) == NULL)
+    /* precompiled headers: NVRTC's only, where it has them */
+    int want_pch = pch == Py_None ? -1 : pch == Py_True;
+    if (sim_compiler || !pcc_pch_available(job.rtc))
+        want_pch = 0;
+    int hoisted;
+    if ((job.src = pcc_wrap_source(source, no_extern_c, want_pch, &hoisted)) == NULL)
         goto done;
     if (raw_copy_list(options, "options", &job.opts, &job.nopts) < 0)
         goto done;
+    if (hoisted && pcc_pch_prepare(&job.pch, pch_root, job.rtc) == 0) {
+        /* room for the PCH options after the caller's */
+        char **more = PyMem_RawRealloc(job.opts, (size_t)(job.nopts + PCC_PCH_NOPTS) *
+                                                     sizeof(char *));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        job.opts = more;
+    }
     if (raw_copy_list(exprs, "name_expressions", &job.exprs, &job.nexprs) < 0)
         goto done;
 
+    int nvtx = pcc_nvtx_active(); /* a profiler's range around the compile */
+    if (nvtx)
+        pcc_nvtx_own_push(sim_compiler ? "compile (simulator)" : "compile (NVRTC)",
+                          PCC_NVTX_COMPILE);
     Py_BEGIN_ALLOW_THREADS
     job_run(&job);
     Py_END_ALLOW_THREADS
+    if (nvtx)
+        pcc_nvtx_own_pop();
+    pcc_pch_count(&job.pch);
 
     if (job.rc != NVRTC_SUCCESS) {
         raise_compile_error(&job, source,
@@ -666,8 +661,10 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
         Py_DECREF(ptx);
         goto done;
     }
-    result = Py_BuildValue("{s:y#,s:N,s:N,s:O}", "image", image ? image : "",
-                           (Py_ssize_t)image_size, "log", log, "ptx", ptx, "lowered", lowered);
+    static const char *const pch_outcome[] = {"none", "created", "used"};
+    result = Py_BuildValue("{s:y#,s:N,s:N,s:O,s:s}", "image", image ? image : "",
+                           (Py_ssize_t)image_size, "log", log, "ptx", ptx, "lowered", lowered,
+                           "pch", job.pch.use ? pch_outcome[job.pch.outcome] : NULL);
 done:
     Py_XDECREF(lowered);
     job_free(&job);
@@ -763,10 +760,15 @@ static PyMethodDef compile_methods[] = {
     {"compile_source", (PyCFunction)(void (*)(void))py_compile_source,
      METH_VARARGS | METH_KEYWORDS,
      "compile_source(source, options=None, name_expressions=None, target='cubin', "
-     "compiler='nvrtc', no_extern_c=False) -> dict(image, log, ptx, lowered)\n\n"
+     "compiler='nvrtc', no_extern_c=False, pch=None, pch_root=None) -> dict(image, log, ptx, "
+     "lowered, pch)\n\n"
      "Compiles CUDA C `source` (wrapped in extern \"C\" unless no_extern_c) with NVRTC "
-     "(target 'cubin' or 'ptx') or the simulator's compiler (target 'sim'). Raises "
-     "CompileError with .log and .source on failure."},
+     "(target 'cubin', 'ptx' or 'ltoir', the last with --dlink-time-opt among the options) or "
+     "the simulator's compiler (target 'sim'). pch: NVRTC's precompiled headers — True, "
+     "False, or None for sources that start with #include <...>; pch_root: the cache "
+     "directory, under which the process keeps its PCH files (None: TMPDIR). The result's "
+     "pch is None (not used), 'created', 'used' or 'none'. Raises CompileError with .log "
+     "and .source on failure."},
     {"compiler_info", py_compiler_info, METH_VARARGS,
      "compiler_info(compiler='nvrtc') -> dict(kind, identity, version), for cache keys."},
     {"nvrtc_version", py_nvrtc_version, METH_NOARGS, "NVRTC's (major, minor) version."},
@@ -776,5 +778,7 @@ static PyMethodDef compile_methods[] = {
 
 int pcc_compile_init(PyObject *module)
 {
+    if (pcc_pch_init(module) < 0 || pcc_link_init(module) < 0)
+        return -1;
     return PyModule_AddFunctions(module, compile_methods);
 }

@@ -20,6 +20,7 @@
 #include "driver/loader.h"
 #include "core/memory.h"
 #include "core/module.h"
+#include "util/nvtx.h"
 
 #include <structmember.h>
 
@@ -42,9 +43,14 @@ static PyObject *module_load(PyObject *image)
     const char *data = PyBytes_AS_STRING(image);
     if (pcc_st.backend->before_load)
         pcc_st.backend->before_load();
+    int nvtx = pcc_nvtx_active();
+    if (nvtx)
+        pcc_nvtx_own_push("module load", PCC_NVTX_LOAD);
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuModuleLoadData(&m, data);
     Py_END_ALLOW_THREADS
+    if (nvtx)
+        pcc_nvtx_own_pop();
     if (pcc_check(rc, "cuModuleLoadData") < 0) {
         Py_DECREF(context);
         return NULL;
@@ -650,7 +656,7 @@ done:
 /* ---- linking (DynamicModule) -------------------------------------------------------- */
 
 enum { JIT_INFO_LOG = 3, JIT_INFO_LOG_SIZE = 4, JIT_ERROR_LOG = 5, JIT_ERROR_LOG_SIZE = 6,
-       JIT_LOG_VERBOSE = 12, JIT_INPUT_LIBRARY = 4 };
+       JIT_LOG_VERBOSE = 12, JIT_LTO = 20, JIT_INPUT_LIBRARY = 4, JIT_INPUT_NVVM = 5 };
 #define LINK_LOG_BYTES 16384
 
 /* A failed cuLink* call: a CompileError through pcc_raise's one path, the
@@ -665,29 +671,32 @@ static PyObject *link_failed(CUresult rc, const char *call, const char *name, co
     return NULL;
 }
 
-/* link_images(inputs, verbose=False) -> (image, info log): the driver's
- * linker over `inputs`, a list of (input type, bytes or None, path or None,
- * name); the image is what module_from_buffer loads. */
+/* link_images(inputs, verbose=False, lto=False) -> (image, info log): the
+ * driver's linker over `inputs`, a list of (input type, bytes or None, path
+ * or None, name); the image is what module_from_buffer loads. With lto,
+ * CU_JIT_LTO and LTO-IR inputs (type 5, NVVM): what drivers link from
+ * NVRTC older than 12.0 (compile/link.c's nvJitLink links newer). */
 static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    static char *kwlist[] = {"inputs", "verbose", NULL};
+    static char *kwlist[] = {"inputs", "verbose", "lto", NULL};
     PyObject *inputs;
-    int verbose = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|p:link_images", kwlist, &PyList_Type,
-                                     &inputs, &verbose))
+    int verbose = 0, lto = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|pp:link_images", kwlist, &PyList_Type,
+                                     &inputs, &verbose, &lto))
         return NULL;
+    long max_type = lto ? JIT_INPUT_NVVM : JIT_INPUT_LIBRARY;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(inputs); k++) {
         PyObject *it = PyList_GET_ITEM(inputs, k);
         long type;
         if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 4 ||
             !PyLong_Check(PyTuple_GET_ITEM(it, 0)) ||
-            (type = PyLong_AsLong(PyTuple_GET_ITEM(it, 0))) < 0 || type > JIT_INPUT_LIBRARY ||
+            (type = PyLong_AsLong(PyTuple_GET_ITEM(it, 0))) < 0 || type > max_type ||
             !(PyBytes_Check(PyTuple_GET_ITEM(it, 1)) || PyUnicode_Check(PyTuple_GET_ITEM(it, 2))) ||
             !PyUnicode_Check(PyTuple_GET_ITEM(it, 3))) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "link_images: inputs[%zd] must be (input type 0-4, "
-                             "bytes or None, path or None, name)", k);
+                PyErr_Format(PyExc_TypeError, "link_images: inputs[%zd] must be (input type 0-%ld, "
+                             "bytes or None, path or None, name)", k, max_type);
             return NULL;
         }
     }
@@ -704,14 +713,18 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     static char info[LINK_LOG_BYTES], error[LINK_LOG_BYTES]; /* the GIL is held throughout */
     info[0] = error[0] = '\0';
     int opts[] = {JIT_INFO_LOG, JIT_INFO_LOG_SIZE, JIT_ERROR_LOG, JIT_ERROR_LOG_SIZE,
-                  JIT_LOG_VERBOSE};
+                  JIT_LOG_VERBOSE, JIT_LTO};
     void *vals[] = {info, (void *)(uintptr_t)LINK_LOG_BYTES, error,
-                    (void *)(uintptr_t)LINK_LOG_BYTES, (void *)(uintptr_t)verbose};
+                    (void *)(uintptr_t)LINK_LOG_BYTES, (void *)(uintptr_t)verbose,
+                    (void *)(uintptr_t)1};
     CUlinkState st = NULL;
-    CUresult rc = pcc_drv.cuLinkCreate(5, opts, vals, &st);
+    CUresult rc = pcc_drv.cuLinkCreate(lto ? 6 : 5, opts, vals, &st);
     if (rc != CUDA_SUCCESS)
         return link_failed(rc, "cuLinkCreate", NULL, error);
     PyObject *result = NULL;
+    int nvtx = pcc_nvtx_active();
+    if (nvtx)
+        pcc_nvtx_own_push("link (cuLink)", PCC_NVTX_LINK);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(inputs); k++) {
         PyObject *it = PyList_GET_ITEM(inputs, k), *data = PyTuple_GET_ITEM(it, 1);
         int type = (int)PyLong_AsLong(PyTuple_GET_ITEM(it, 0));
@@ -736,15 +749,18 @@ static PyObject *py_link_images(PyObject *self, PyObject *args, PyObject *kwargs
     }
     result = Py_BuildValue("(y#s)", (const char *)image, (Py_ssize_t)size, info);
 done:
+    if (nvtx)
+        pcc_nvtx_own_pop();
     pcc_drv.cuLinkDestroy(st); /* frees the image: it was copied above */
     return result;
 }
 
 static PyMethodDef module_functions[] = {
     {"link_images", (PyCFunction)(void (*)(void))py_link_images, METH_VARARGS | METH_KEYWORDS,
-     "link_images(inputs, verbose=False) -> (image, info_log): the driver's linker "
+     "link_images(inputs, verbose=False, lto=False) -> (image, info_log): the driver's linker "
      "(cuLinkCreate..cuLinkComplete) over [(input_type, bytes or None, path or None, name)]; "
-     "CompileError with the linker's log when it fails."},
+     "lto: CU_JIT_LTO, LTO-IR inputs (type 5) from NVRTC older than 12.0. CompileError with "
+     "the linker's log when it fails."},
     {"module_from_result", py_module_from_result, METH_VARARGS,
      "module_from_result(result, source, keep_dir=None) -> Module: a compile result dict "
      "(image, log, ptx, options, lowered, target, arch, key, from_cache) loaded, with those "

@@ -34,5 +34,7 @@ void pcc_release_completed(void);
 
 int pcc_stream_init(PyObject *module);
 int pcc_event_init(PyObject *module);
+/* NVTX ranges and the driver's profiler (core/profile.c). */
+int pcc_profile_init(PyObject *module);
 
 #endif

@@ -107,6 +107,45 @@ static int try_cuda(char *why, size_t len, int *no_device)
     return 1;
 }
 
+/* PYCUDAC_SIM_WITHOUT="cuFuncGetParamCount ...": optional entry points the
+ * simulator leaves out, as a driver older than them would, so the fallbacks
+ * for such drivers run in CI. Only optional ones: a required one missing is
+ * a driver pycudac refuses. */
+static int sim_without(void)
+{
+    const char *list = getenv("PYCUDAC_SIM_WITHOUT");
+    if (list == NULL)
+        return 0;
+    while (*list) {
+        size_t n = strcspn(list, " ,");
+        if (n == 0) {
+            list++;
+            continue;
+        }
+        int found = 0;
+#define PCC_SKIP_REQ(ret, name, sym, args)
+#define PCC_DROP_OPT(ret, name, sym, args)                                                      \
+    if (!found && strlen(sym) == n && memcmp(sym, list, n) == 0) {                              \
+        pcc_drv.name = NULL;                                                                    \
+        found = 1;                                                                              \
+    }
+        PCC_DRIVER_FUNCS(PCC_SKIP_REQ, PCC_DROP_OPT)
+#undef PCC_SKIP_REQ
+#undef PCC_DROP_OPT
+        if (!found) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 127 ? n : 127), list);
+            PyErr_Format(PyExc_ValueError,
+                         "PYCUDAC_SIM_WITHOUT: '%s' is not an optional driver entry point "
+                         "(only those can be left out)",
+                         name);
+            return -1;
+        }
+        list += n;
+    }
+    return 0;
+}
+
 int pcc_backend_load(void)
 {
     const char *choice = getenv("PYCUDAC_BACKEND");
@@ -134,6 +173,8 @@ int pcc_backend_load(void)
                      "PYCUDAC_BACKEND must be 'cuda', 'sim' or 'auto', not '%s'", choice);
         return -1;
     }
+    if (be != &cuda_backend && sim_without() < 0)
+        return -1;
     if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
         return -1;
     pcc_st.backend = be;
@@ -442,6 +483,11 @@ const pcc_rtc_table *pcc_rtc_nvrtc(void)
     return &nvrtc_table;
 }
 
+const pcc_rtc_table *pcc_rtc_nvrtc_if_loaded(void)
+{
+    return nvrtc_loaded ? &nvrtc_table : NULL;
+}
+
 const pcc_rtc_table *pcc_rtc_for_backend(void)
 {
     if (pcc_ready() < 0)
@@ -544,5 +590,7 @@ static PyMethodDef loader_methods[] = {
 
 int pcc_loader_init(PyObject *module)
 {
+    if (pcc_jitlink_init(module) < 0)
+        return -1;
     return PyModule_AddFunctions(module, loader_methods);
 }

@@ -36,6 +36,8 @@ static inline int pcc_ready(void)
 
 /* The real NVRTC (NULL + exception listing every place tried). */
 const pcc_rtc_table *pcc_rtc_nvrtc(void);
+/* The real NVRTC when it is loaded already, else NULL (never loads it). */
+const pcc_rtc_table *pcc_rtc_nvrtc_if_loaded(void);
 /* Writes the identity of the NVRTC library ("path size=N mtime=T ino=I dev=D") into
  * out. With allow_load=0 it is found by stat alone; returns 1 when written,
  * 0 when only loading would tell, -1 with an exception. */
@@ -50,6 +52,10 @@ const pcc_rtc_table *pcc_rtc_for_backend(void);
 /* A compiler by name ("nvrtc" or "sim"), for compile(compiler=...);
  * NULL with an exception. */
 const pcc_rtc_table *pcc_rtc_by_name(const char *name);
+
+/* nvJitLink (driver/jitlink.c): NULL + exception listing every place tried. */
+const pcc_jitlink_table *pcc_jitlink(void);
+int pcc_jitlink_init(PyObject *module);
 
 /* The libcuda backend's image check (driver/cubin.c). */
 const char *pcc_cubin_problem(const void *image, size_t len);

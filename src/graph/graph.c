@@ -1,6 +1,6 @@
 /*
- * graph/graph.c — CUDA graphs: Graph, GraphNode and GraphExec objects, with
- * PyCUDA's names. Stream capture is src/graph/capture.c.
+ * graph/graph.c — CUDA graphs: Graph and GraphNode objects, with PyCUDA's
+ * names. GraphExec is src/graph/exec.c, stream capture src/graph/capture.c.
  *
  * A Graph owns its CUgraph, except while a capture builds it: then the
  * capture owns it (src/graph/capture.c).
@@ -19,21 +19,7 @@
 #include "graph/graph.h"
 #include "structmember.h"
 
-typedef struct {
-    PyObject_HEAD
-    CUgraphNode node;
-    PyObject *graph; /* the Graph it belongs to (strong) */
-} PccGraphNode;
-
-typedef struct {
-    PyObject_HEAD
-    CUgraphExec exec;
-    PyObject *context;
-    PyObject *graph; /* the Graph it was made from (strong): what its work uses */
-    PyObject *keep;  /* dict: node handle -> (func, args) of kernel_node_set_params */
-} PccGraphExec;
-
-static PyTypeObject *Graph_Type, *GraphNode_Type, *GraphExec_Type;
+static PyTypeObject *Graph_Type, *GraphNode_Type;
 
 /* Handles hash like the pointers they are (Py_HashPointer is 3.13+). */
 static Py_hash_t hash_handle(const void *p)
@@ -158,11 +144,8 @@ error:
     return -1;
 }
 
-/* The keyword arguments of a kernel node: func, block, grid, shared, and
- * `extra_name` (dependencies or kernel_node) into vals[0..4]. Anything else
- * is a TypeError. 0 or -1. */
-static int node_kwargs(PyObject *kwds, const char *extra_name, PyObject *vals[5],
-                       const char *what)
+int pcc_graph_node_kwargs(PyObject *kwds, const char *extra_name, PyObject *vals[5],
+                          const char *what)
 {
     const char *names[5] = {"func", "block", "grid", "shared", extra_name};
     for (int k = 0; k < 5; k++)
@@ -185,17 +168,8 @@ static int node_kwargs(PyObject *kwds, const char *extra_name, PyObject *vals[5]
     return 0;
 }
 
-/* A kernel node's parameters from (args, kwargs): *p points at *buf and
- * *extra (which the caller keeps until the driver call) for the driver. */
-typedef struct {
-    CUDA_KERNEL_NODE_PARAMS p;
-    char *buf;
-    size_t size;
-    void *extra[5];
-} node_params;
-
-static int node_params_make(node_params *np, PyObject *args, PyObject *const vals[5],
-                            const char *what)
+int pcc_graph_node_params_make(pcc_node_params *np, PyObject *args, PyObject *const vals[5],
+                               const char *what)
 {
     if (pcc_function_node_params(vals[0], args, vals[1], vals[2], vals[3], what, &np->p,
                                  &np->buf, &np->size) < 0)
@@ -209,6 +183,11 @@ static int node_params_make(node_params *np, PyObject *args, PyObject *const val
         np->p.extra = np->extra;
     }
     return 0;
+}
+
+int pcc_graph_node_check(PyObject *o)
+{
+    return PyObject_TypeCheck(o, GraphNode_Type);
 }
 
 /* ---- Graph ------------------------------------------------------------------------- */
@@ -297,7 +276,7 @@ static PyObject *graph_add_kernel_node(PyObject *op, PyObject *args, PyObject *k
     PccGraph *self = (PccGraph *)op;
     PyObject *vals[5];
     const char *what = "Graph.add_kernel_node";
-    if (node_kwargs(kwds, "dependencies", vals, what) < 0 ||
+    if (pcc_graph_node_kwargs(kwds, "dependencies", vals, what) < 0 ||
         pcc_graph_need(pcc_drv.cuGraphAddKernelNode, "cuGraphAddKernelNode") < 0)
         return NULL;
     CUgraph h = graph_live(self, what);
@@ -305,11 +284,11 @@ static PyObject *graph_add_kernel_node(PyObject *op, PyObject *args, PyObject *k
         return NULL;
     CUgraphNode *deps = NULL;
     size_t ndeps = 0;
-    node_params np = {0};
+    pcc_node_params np = {0};
     PyObject *result = NULL, *kept = NULL;
     pcc_ctx_guard g;
     if (pcc_graph_node_array(vals[4], op, &deps, &ndeps, "dependencies") < 0 ||
-        node_params_make(&np, args, vals, what) < 0 || pcc_ctx_use(self->context, &g, what) < 0)
+        pcc_graph_node_params_make(&np, args, vals, what) < 0 || pcc_ctx_use(self->context, &g, what) < 0)
         goto done;
     CUgraphNode n = NULL;
     CUresult rc = pcc_drv.cuGraphAddKernelNode(&n, h, deps, ndeps, &np.p);
@@ -486,22 +465,10 @@ static PyObject *graph_instantiate(PyObject *op, PyObject *unused)
     pcc_ctx_leave(&g);
     if (pcc_check(rc, "cuGraphInstantiateWithFlags") < 0)
         return NULL;
-    PccGraphExec *x = PyObject_New(PccGraphExec, GraphExec_Type);
-    PyObject *keep = x ? PyDict_New() : NULL;
-    if (keep == NULL) {
-        if (x != NULL) {
-            x->exec = NULL;
-            x->context = x->graph = x->keep = NULL;
-            Py_DECREF(x);
-        }
+    PyObject *x = pcc_graph_exec_new(e, self->context, op);
+    if (x == NULL)
         PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuGraphExecDestroy(e));
-        return NULL;
-    }
-    x->exec = e;
-    x->context = Py_NewRef(self->context);
-    x->graph = Py_NewRef(op);
-    x->keep = keep;
-    return (PyObject *)x;
+    return x;
 }
 
 static PyObject *graph_debug_dot_print(PyObject *op, PyObject *args, PyObject *kwds)
@@ -687,148 +654,16 @@ static PyType_Spec node_spec = {
     .slots = node_slots,
 };
 
-/* ---- GraphExec ---------------------------------------------------------------------- */
-
-/* pcc_deferred's release for a GraphExec collected during a capture (its
- * destruction would invalidate a GLOBAL capture). */
-static void release_deferred_exec(pcc_deferred *d)
-{
-    CUresult rc = CUDA_SUCCESS;
-    PCC_FREE_IN_CONTEXT(d->context, rc, pcc_drv.cuGraphExecDestroy((CUgraphExec)d->ptr));
-    (void)rc;
-}
-
-static void exec_dealloc(PyObject *op)
-{
-    PccGraphExec *self = (PccGraphExec *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    pcc_deferred *d = self->exec ? pcc_capture_defer(release_deferred_exec, self->context) : NULL;
-    if (d != NULL) {
-        d->ptr = self->exec;
-        self->exec = NULL;
-    }
-    if (self->exec != NULL) {
-        CUresult rc = CUDA_SUCCESS;
-        PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuGraphExecDestroy(self->exec));
-        (void)rc; /* never raise from dealloc */
-    }
-    self->exec = NULL;
-    Py_CLEAR(self->keep);
-    Py_CLEAR(self->graph);
-    Py_CLEAR(self->context);
-    PyObject_Free(op);
-    Py_DECREF(tp);
-}
-
-static PyObject *exec_launch(PyObject *op, PyObject *args, PyObject *kwds)
-{
-    PccGraphExec *self = (PccGraphExec *)op;
-    static char *kwlist[] = {"stream", NULL};
-    PyObject *stream = Py_None;
-    CUstream s;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:launch", kwlist, &stream) ||
-        pcc_stream_arg(stream, &s, "GraphExec.launch(stream)") < 0 ||
-        pcc_graph_need(pcc_drv.cuGraphLaunch, "cuGraphLaunch") < 0)
-        return NULL;
-    pcc_ctx_guard g;
-    if (pcc_ctx_use(self->context, &g, "GraphExec.launch") < 0)
-        return NULL;
-    CUresult rc;
-    Py_BEGIN_ALLOW_THREADS /* the simulator runs the whole graph here */
-    rc = pcc_drv.cuGraphLaunch(self->exec, s);
-    Py_END_ALLOW_THREADS
-    pcc_ctx_leave(&g);
-    /* launched into a capture: that graph now runs this one's work too */
-    if (pcc_check(rc, "cuGraphLaunch") < 0 || pcc_capture_keep(stream, op) < 0)
-        return NULL;
-    Py_RETURN_NONE;
-}
-
-static PyObject *exec_kernel_node_set_params(PyObject *op, PyObject *args, PyObject *kwds)
-{
-    PccGraphExec *self = (PccGraphExec *)op;
-    PyObject *vals[5];
-    const char *what = "GraphExec.kernel_node_set_params";
-    if (node_kwargs(kwds, "kernel_node", vals, what) < 0 ||
-        pcc_graph_need(pcc_drv.cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams") < 0)
-        return NULL;
-    if (vals[4] == NULL || !PyObject_TypeCheck(vals[4], GraphNode_Type)) {
-        PyErr_Format(PyExc_TypeError, "%s: kernel_node must be the GraphNode to change, not "
-                     "%.100s", what, vals[4] ? Py_TYPE(vals[4])->tp_name : "nothing");
-        return NULL;
-    }
-    PccGraphNode *node = (PccGraphNode *)vals[4];
-    if (((PccGraph *)node->graph)->graph != ((PccGraph *)self->graph)->graph) {
-        PyErr_Format(PyExc_ValueError, "%s: kernel_node is a node of another graph than the "
-                     "one this GraphExec was made from", what);
-        return NULL;
-    }
-    node_params np = {0};
-    PyObject *result = NULL, *key = NULL, *kept = NULL;
-    pcc_ctx_guard g;
-    if (node_params_make(&np, args, vals, what) < 0 || pcc_ctx_use(self->context, &g, what) < 0)
-        goto done;
-    CUresult rc = pcc_drv.cuGraphExecKernelNodeSetParams(self->exec, node->node, &np.p);
-    pcc_ctx_leave(&g);
-    if (pcc_check(rc, "cuGraphExecKernelNodeSetParams") < 0)
-        goto done;
-    /* the node's earlier arguments are no longer used by this exec */
-    key = PyLong_FromVoidPtr(node->node);
-    kept = key ? PyTuple_Pack(2, vals[0], args) : NULL;
-    if (kept != NULL && PyDict_SetItem(self->keep, key, kept) == 0)
-        result = Py_NewRef(Py_None);
-done:
-    Py_XDECREF(key);
-    Py_XDECREF(kept);
-    PyMem_Free(np.buf);
-    return result;
-}
-
-static PyObject *exec_handle(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyLong_FromVoidPtr(((PccGraphExec *)op)->exec);
-}
-
-static PyMethodDef exec_methods[] = {
-    {"launch", (PyCFunction)(void (*)(void))exec_launch, METH_VARARGS | METH_KEYWORDS,
-     "launch(stream=None): run the graph's work on the stream."},
-    {"kernel_node_set_params", (PyCFunction)(void (*)(void))exec_kernel_node_set_params,
-     METH_VARARGS | METH_KEYWORDS,
-     "kernel_node_set_params(*args, kernel_node, func, block, grid=(1, 1), shared=0): "
-     "what the kernel node launches in later launches of this GraphExec."},
-    {NULL, NULL, 0, NULL}};
-
-static PyGetSetDef exec_getset[] = {
-    {"handle", exec_handle, NULL, "The CUgraphExec as an int.", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
-
-static PyType_Slot exec_slots[] = {
-    {Py_tp_doc, "A Graph made ready to launch (Graph.instantiate())."},
-    {Py_tp_dealloc, exec_dealloc},
-    {Py_tp_methods, exec_methods},
-    {Py_tp_getset, exec_getset},
-    {0, NULL}};
-
-static PyType_Spec exec_spec = {
-    .name = "pycudac._driver.GraphExec",
-    .basicsize = sizeof(PccGraphExec),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = exec_slots,
-};
-
 /* ---- module ------------------------------------------------------------------------- */
 
 int pcc_graph_init(PyObject *module)
 {
     Graph_Type = (PyTypeObject *)PyType_FromSpec(&graph_spec);
     GraphNode_Type = (PyTypeObject *)PyType_FromSpec(&node_spec);
-    GraphExec_Type = (PyTypeObject *)PyType_FromSpec(&exec_spec);
-    if (Graph_Type == NULL || GraphNode_Type == NULL || GraphExec_Type == NULL)
+    if (Graph_Type == NULL || GraphNode_Type == NULL)
         return -1;
     if (PyModule_AddObjectRef(module, "Graph", (PyObject *)Graph_Type) < 0 ||
-        PyModule_AddObjectRef(module, "GraphNode", (PyObject *)GraphNode_Type) < 0 ||
-        PyModule_AddObjectRef(module, "GraphExec", (PyObject *)GraphExec_Type) < 0)
+        PyModule_AddObjectRef(module, "GraphNode", (PyObject *)GraphNode_Type) < 0)
         return -1;
-    return 0;
+    return pcc_graph_exec_init(module);
 }

@@ -125,9 +125,10 @@ static int driver_layout(CUfunction fn, Py_ssize_t declared, size_t **offs, size
         return 0;
     /* The count: the driver's, where it can say (cuFuncGetParamCount), else
      * the source declaration's, whose parameters the driver then confirms
-     * one by one. Only a kernel whose source is unknown is asked for until
-     * one past its last parameter is refused: compute-sanitizer reports
-     * that refusal as an API error the user did not make. */
+     * one by one. Only a kernel whose source is unknown, or whose
+     * declaration sits under #if (declared = -1), is asked for until one
+     * past its last parameter is refused: compute-sanitizer reports that
+     * refusal as an API error the user did not make. */
     size_t known = 0;
     int have_count = pcc_drv.cuFuncGetParamCount != NULL &&
                      pcc_drv.cuFuncGetParamCount(fn, &known) == CUDA_SUCCESS && known <= 16384;
@@ -357,7 +358,25 @@ int pcc_plan_build(PccFunction *f, PyObject *signature, int use_driver)
             goto done;
         sn = PySequence_Fast_GET_SIZE(seq);
     }
-    if (use_driver && driver_layout(f->fn, sn, &doff, &dsize, &dn) < 0)
+    /* a declaration under #if/#ifdef may not be the one the compiler kept
+     * (-D options): its count is not trusted, the driver's is asked for */
+    Py_ssize_t trusted = sn;
+    if (sn >= 0) {
+        PyObject *cond = PyObject_GetAttrString(signature, "conditional");
+        if (cond == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                goto done;
+            PyErr_Clear();
+        } else {
+            int yes = PyObject_IsTrue(cond);
+            Py_DECREF(cond);
+            if (yes < 0)
+                goto done;
+            if (yes)
+                trusted = -1;
+        }
+    }
+    if (use_driver && driver_layout(f->fn, trusted, &doff, &dsize, &dn) < 0)
         goto done;
     int n = dn >= 0 ? dn : (sn >= 0 ? (int)sn : 0);
     f->nparams = n;

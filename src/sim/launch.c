@@ -20,6 +20,12 @@
  * cuLaunchKernel itself succeeds. The process never dies from a kernel's bad
  * access; faults outside kernels go to the handler that was there before.
  */
+/* That siglongjmp leaves a fiber's stack for the worker's. glibc's fortified
+ * one (__longjmp_chk, under _FORTIFY_SOURCE) takes a jump to a frame of
+ * another stack for a smashed stack and aborts the process ("longjmp causes
+ * uninitialized stack frame", seen on the H100 host, whose gcc fortifies by
+ * default): this file is built without it. */
+#undef _FORTIFY_SOURCE
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -28,7 +28,7 @@ def main(argv):
             print(out.stderr, file=sys.stderr)
             return 2
         tree = out.stdout.strip().splitlines()[-1]
-    test_dir = os.path.join(tree, "test")
+    test_dir = os.path.join(os.path.abspath(tree), "test")   # pytest runs in it
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (HERE, ROOT, env.get("PYTHONPATH")) if p)
     cmd = [sys.executable, "-m", "pytest", "-c", os.path.join(HERE, "pytest.ini"),

@@ -696,6 +696,24 @@ struct CUlinkState_st {
     char image[64];
 };
 
+/* cuProfilerStart/Stop: counted, for the tests of driver.start_profiler
+ * (stub_profiler_calls: starts * 1000 + stops). */
+static int profiler_starts, profiler_stops;
+
+API CUresult cuProfilerStart(void)
+{
+    profiler_starts++;
+    return ctx_depth > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+API CUresult cuProfilerStop(void)
+{
+    profiler_stops++;
+    return ctx_depth > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+API int stub_profiler_calls(void) { return profiler_starts * 1000 + profiler_stops; }
+
 API CUresult cuLinkCreate_v2(unsigned int n, int *options, void **values, CUlinkState *out)
 {
     CUlinkState st = calloc(1, sizeof *st);

@@ -42,8 +42,9 @@ GALLERY = [
     ("17_nbody.py", ["nbody.png"]),
     ("18_kmeans.py", ["kmeans.png"]),
     ("19_timing_plot.py", ["timing.png"]),
-    # the first program and `make demo`'s, kept under their own names
+    # PyCUDA's first program and random numbers, and `make demo`'s, under their own names
     ("hello_gpu.py", []),
+    ("random_numbers.py", []),
     ("demo.py", []),
 ]
 

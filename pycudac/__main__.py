@@ -28,6 +28,28 @@ def _compiler():
         return None
 
 
+def _sim_compiler():
+    """The C++ compiler the simulator builds kernels with, and its version."""
+    import shutil
+    import subprocess
+    from pycudac import _driver
+    try:
+        identity = _driver.compiler_info("sim")["identity"]
+    except Exception as exc:  # no C++ compiler: the simulator cannot compile
+        return f"not usable: {exc}"
+    path = identity.split(" size=")[0]
+    exe = path.split(" (")[0]
+    version = ""
+    if shutil.which(exe):
+        try:
+            out = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                                 timeout=10).stdout
+            version = out.splitlines()[0].strip() if out else ""
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return f"{path}{', ' + version if version else ''} ($CXX chooses another)"
+
+
 def info():
     import pycudac
     from pycudac import _driver, driver
@@ -36,8 +58,16 @@ def info():
     ok = True
     try:
         backend = driver.get_backend()
-        print(f"backend: {backend}")
-        print(f"driver: CUDA {_version_text(driver.get_driver_version())}")
+        if backend == "sim":
+            print("backend: sim (the CPU simulator; no GPU and no NVIDIA driver are used)")
+            # the simulator answers cuDriverGetVersion with the CUDA API it
+            # implements; it is not a driver installed on this machine
+            print(f"driver: none (the simulator implements the CUDA "
+                  f"{_version_text(driver.get_driver_version()).split()[0]} driver API)")
+            print(f"simulator compiler: {_sim_compiler()}")
+        else:
+            print(f"backend: {backend}")
+            print(f"driver: CUDA {_version_text(driver.get_driver_version())}")
         n = driver.Device.count()
         print(f"devices: {n}")
         for i in range(n):

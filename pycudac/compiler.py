@@ -24,6 +24,8 @@ entry is a miss; a full or read-only disk means compiling without caching,
 with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 ``PYCUDAC_CACHE_MAX_BYTES`` caps its size (least recently used entries go).
 """
+from __future__ import annotations
+
 import os
 import re
 import stat
@@ -32,6 +34,8 @@ import tempfile
 import time
 import warnings
 import weakref
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pycudac import _driver, _pycuda_headers
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
@@ -604,7 +608,7 @@ _dir_state = {}        # path -> None (usable) or the reason it is refused
 _warned = set()        # (path, kind) pairs already warned about
 
 
-def cache_path(cache_dir=None):
+def cache_path(cache_dir: str | os.PathLike[str] | None = None) -> str:
     """The cache directory: cache_dir, else $PYCUDAC_CACHE_DIR, else
     $XDG_CACHE_HOME/pycudac, else ~/.cache/pycudac (src/compile/cache_key.c)."""
     return _driver.cache_path(cache_dir)
@@ -747,7 +751,7 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
     return result
 
 
-def cache_stats(cache_dir=None):
+def cache_stats(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """What is in the cache directory, and this process's hit/miss counts."""
     path = cache_path(cache_dir)
     entries = size = 0
@@ -769,7 +773,7 @@ def cache_stats(cache_dir=None):
             "process": dict(_stats)}
 
 
-def cache_clear(cache_dir=None):
+def cache_clear(cache_dir: str | os.PathLike[str] | None = None) -> int:
     """Removes every entry of the cache directory, and the temporary files a
     crashed writer left (those older than a few minutes: a younger one is a
     store in flight, in this process or another); returns how many files were
@@ -909,9 +913,13 @@ class SourceModule:
 
     __slots__ = ("module", "__weakref__")
 
-    def __init__(self, source, nvcc=None, options=None, keep=False, no_extern_c=False,
-                 arch=None, code=None, cache_dir=None, include_dirs=[],  # noqa: B006
-                 name_expressions=None, pch=None):
+    def __init__(self, source: str, nvcc: str | None = None,
+                 options: Sequence[str] | None = None, keep: bool = False,
+                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
+                 include_dirs: Sequence[str] = [],  # noqa: B006
+                 name_expressions: Sequence[str] | None = None,
+                 pch: bool | None = None) -> None:
         if nvcc is not None:
             _warn_nvcc()
         if pch is not None:
@@ -980,7 +988,7 @@ class SourceModule:
             _driver.memo_put(_memo, key, mod)
         self.module = mod
 
-    def get_function(self, name):
+    def get_function(self, name: str) -> _driver.Function:
         """The kernel `name` (or name expression) as a launchable Function."""
         return self.module.get_function(name)
 
@@ -1271,9 +1279,13 @@ class DynamicSourceModule(DynamicModule):
         self.link()
 
 
-def compile(source, nvcc=None, options=None, keep=False, no_extern_c=False, arch=None,
-            code=None, cache_dir=None, include_dirs=[], target="cubin",  # noqa: B006
-            name_expressions=None, pch=None):
+def compile(source: str, nvcc: str | None = None, options: Sequence[str] | None = None,
+            keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
+            code: str | None = None,
+            cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
+            include_dirs: Sequence[str] = [],  # noqa: B006
+            target: Literal["cubin", "ptx", "ltoir", "sim"] = "cubin",
+            name_expressions: Sequence[str] | None = None, pch: bool | None = None) -> bytes:
     """Compile CUDA C `source` and return the image bytes (PyCUDA's compile).
 
     target="cubin" (default), "ptx" or "ltoir" (relocatable LTO-IR, for

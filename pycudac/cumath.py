@@ -195,7 +195,7 @@ def _two_out_loop(ufunc, dtype):
     """(compute dtype, dtype of both results): NumPy's loop, except that frexp's
     exponent comes in the mantissa's float type, as PyCUDA gives it."""
     try:
-        return ufunc.resolve_dtypes((dtype, None, None))[:2]
+        return _ew.resolve(ufunc, [dtype])[:2]
     except Exception as exc:
         raise TypeError(f"{ufunc.__name__}: {exc}") from None
 

@@ -1,4 +1,49 @@
 """pycudac.driver — the CUDA driver as Python objects (PyCUDA's names)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+_Shape = Union[int, "tuple[int, ...]"]
+_Order = Literal["C", "F"]
+
+# The public API: PyCUDA's names and pycudac's own. The C extension also
+# holds the compile cache's entry points (cache_*, compile_source ...), which
+# pycudac.compiler uses; they stay reachable here but are not part of it.
+__all__ = [
+    # errors
+    "Error", "LogicError", "LaunchError", "MemoryError", "RuntimeError", "CompileError",
+    "is_poisoned",
+    # the backend, the driver, devices and contexts
+    "init", "get_backend", "get_driver_version", "get_version",
+    "Device", "Context", "device_attribute", "ctx_flags", "compute_mode", "limit",
+    # device memory and copies
+    "DeviceAllocation", "ManagedAllocation", "PointerHolderBase",
+    "mem_alloc", "mem_alloc_async", "mem_alloc_like", "mem_get_info", "prefetch",
+    "to_device", "from_device", "from_device_like",
+    "memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memcpy_peer",
+    "memcpy_htod_async", "memcpy_dtoh_async", "memcpy_dtod_async",
+    "memset_d8", "memset_d16", "memset_d32",
+    "memset_d8_async", "memset_d16_async", "memset_d32_async",
+    # host memory
+    "HostAllocation", "PagelockedHostAllocation", "RegisteredHostMemory",
+    "pagelocked_empty", "pagelocked_zeros", "pagelocked_empty_like", "pagelocked_zeros_like",
+    "aligned_empty", "aligned_zeros", "aligned_empty_like", "aligned_zeros_like",
+    "register_host_memory", "host_alloc_flags", "mem_host_register_flags",
+    "managed_empty", "managed_zeros", "managed_empty_like", "managed_zeros_like",
+    "mem_attach_flags",
+    # modules, kernels and their arguments
+    "Module", "Function", "ParamLayout", "function_attribute", "jit_input_type",
+    "module_from_buffer", "module_from_file", "In", "Out", "InOut", "ArgumentHandler",
+    # streams, events and graphs
+    "Stream", "Event", "stream_flags", "event_flags",
+    "Graph", "GraphExec", "GraphNode", "graph_node_type", "capture_status", "capture_mode",
+    "update_capture_dependencies_flags",
+    # NVRTC, profiling
+    "nvrtc_version", "nvrtc_supported_archs", "start_profiler", "stop_profiler",
+]
 from pycudac._driver import *  # noqa: F401,F403
 from pycudac._driver import (  # noqa: F401
     Error, LogicError, LaunchError, MemoryError, RuntimeError, CompileError,
@@ -23,7 +68,18 @@ class _Named:
     and format as ints with a format spec."""
 
     def __str__(self):
-        return self.name or int.__repr__(self)
+        name = self.name
+        if name is None and isinstance(self, _enum.Flag):
+            # Python 3.10 names no combination of flags; 3.11 and newer join
+            # the single-bit members in definition order, as here
+            value, parts = int(self), []
+            for member in type(self):
+                bit = int(member)
+                if bit and bit & (bit - 1) == 0 and value & bit:
+                    parts.append(member.name)
+                    value &= ~bit
+            name = "|".join(parts) if parts and not value else None
+        return name or int.__repr__(self)
 
     def __format__(self, spec):
         return str(self) if not spec else int.__format__(int(self), spec)
@@ -356,7 +412,8 @@ def _flags(value, what):
     return int(value)
 
 
-def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
+def pagelocked_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                     mem_flags: int = 0) -> NDArray[Any]:
     """A NumPy array in page-locked (pinned) host memory; its .base is the
     HostAllocation that frees the memory when the last view dies."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "pagelocked_empty")
@@ -366,7 +423,8 @@ def pagelocked_empty(shape, dtype=_np.float64, order="C", mem_flags=0):
     return ary
 
 
-def aligned_empty(shape, dtype=_np.float64, order="C", alignment=4096):
+def aligned_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  alignment: int = 4096) -> NDArray[Any]:
     """A NumPy array in ordinary host memory whose data starts at a multiple
     of `alignment` bytes (a power of two), e.g. for register_host_memory."""
     shape, dtype, order, n = _array_layout(shape, dtype, order, "aligned_empty")
@@ -380,7 +438,8 @@ def aligned_empty(shape, dtype=_np.float64, order="C", alignment=4096):
     return _np.ndarray(shape, dtype, buffer=raw[start:start + n], order=order)
 
 
-def aligned_zeros(shape, dtype=_np.float64, order="C", alignment=4096):
+def aligned_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  alignment: int = 4096) -> NDArray[Any]:
     ary = aligned_empty(shape, dtype, order, alignment)
     ary.fill(0)
     return ary
@@ -394,7 +453,8 @@ def aligned_zeros_like(ary, alignment=4096):
     return aligned_zeros(ary.shape, ary.dtype, _like_order(ary), alignment)
 
 
-def pagelocked_zeros(shape, dtype=_np.float64, order="C", mem_flags=0):
+def pagelocked_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                     mem_flags: int = 0) -> NDArray[Any]:
     ary = pagelocked_empty(shape, dtype, order, mem_flags)
     ary.fill(0)
     return ary
@@ -404,17 +464,17 @@ def _like_order(ary):
     return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
 
 
-def pagelocked_empty_like(array, mem_flags=0):
+def pagelocked_empty_like(array: ArrayLike, mem_flags: int = 0) -> NDArray[Any]:
     array = _np.asarray(array)
     return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
-def pagelocked_zeros_like(array, mem_flags=0):
+def pagelocked_zeros_like(array: ArrayLike, mem_flags: int = 0) -> NDArray[Any]:
     array = _np.asarray(array)
     return pagelocked_zeros(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
-def register_host_memory(ary, flags=0):
+def register_host_memory(ary: Any, flags: int = 0) -> NDArray[Any]:
     """Page-lock the memory of an existing contiguous array; returns an array
     over the same memory whose .base is the registration (unregistered when
     it dies, and holding `ary` alive until then)."""
@@ -437,8 +497,8 @@ def register_host_memory(ary, flags=0):
     return out
 
 
-def managed_empty(shape, dtype=_np.float64, order="C",
-                  mem_flags=mem_attach_flags.GLOBAL):
+def managed_empty(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> NDArray[Any]:
     """A NumPy array in managed (unified) memory: NumPy on the host and
     kernels on the device use the same memory. Its .base is a
     ManagedAllocation (a DeviceAllocation: int() is the device address)."""
@@ -449,8 +509,8 @@ def managed_empty(shape, dtype=_np.float64, order="C",
     return ary
 
 
-def managed_zeros(shape, dtype=_np.float64, order="C",
-                  mem_flags=mem_attach_flags.GLOBAL):
+def managed_zeros(shape: _Shape, dtype: DTypeLike = _np.float64, order: _Order = "C",
+                  mem_flags: int = mem_attach_flags.GLOBAL) -> NDArray[Any]:
     ary = managed_empty(shape, dtype, order, mem_flags)
     ary.fill(0)
     return ary
@@ -472,7 +532,7 @@ def managed_zeros_like(array, mem_flags=mem_attach_flags.GLOBAL):
 PagelockedHostAllocation = HostAllocation  # noqa: F405
 RegisteredHostMemory = HostAllocation  # noqa: F405
 
-def get_version():
+def get_version() -> tuple[int, int, int]:
     """The CUDA version as (major, minor, 0). PyCUDA gives the toolkit it was
     built against; pycudac is built against none and gives the driver's."""
     v = get_driver_version()  # noqa: F405
@@ -494,12 +554,12 @@ class PointerHolderBase:
     __int__ = __index__
 
 
-def mem_alloc_like(ary):
+def mem_alloc_like(ary: ArrayLike) -> DeviceAllocation:  # noqa: F405
     """Device memory the size of host array `ary`."""
     return mem_alloc(_np.asarray(ary).nbytes)
 
 
-def to_device(bf_obj):
+def to_device(bf_obj: Any) -> DeviceAllocation:  # noqa: F405
     """Copy a host buffer to new device memory; returns the DeviceAllocation."""
     nbytes = memoryview(bf_obj).nbytes if not isinstance(bf_obj, _np.ndarray) else bf_obj.nbytes
     alloc = mem_alloc(nbytes)
@@ -507,14 +567,15 @@ def to_device(bf_obj):
     return alloc
 
 
-def from_device(devptr, shape, dtype, order="C"):
+def from_device(devptr: Any, shape: _Shape, dtype: DTypeLike,
+                order: _Order = "C") -> NDArray[Any]:
     """A new host array of `shape`/`dtype` filled from device memory."""
     result = _np.empty(shape, dtype, order=order)
     memcpy_dtoh(result, devptr)
     return result
 
 
-def from_device_like(devptr, other_ary):
+def from_device_like(devptr: Any, other_ary: NDArray[Any]) -> NDArray[Any]:
     result = _np.empty_like(other_ary)
     memcpy_dtoh(result, devptr)
     return result
@@ -539,5 +600,12 @@ def _at_exit():
 
 
 _atexit.register(_at_exit)
+# Function's __vectorcalloffset__ member only tells PyType_FromSpec where the
+# vectorcall pointer lives (read once, when the type is made); left in the
+# type's dict it showed in help(Function) as if it were API.
+try:
+    del Function.__vectorcalloffset__  # type: ignore[attr-defined]  # noqa: F405
+except (AttributeError, TypeError):  # already gone, or an immutable type
+    pass
 # Device.get_attributes() and attribute access (src/core/device.c) use it.
 _register("device_attribute", device_attribute)

@@ -18,11 +18,27 @@ All kernel source is produced from the templates in the next section.
 Kernels are grouped into few modules (one per operand-type signature and
 group), because every distinct source costs a compile on first use.
 """
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import DTypeLike
+
+    from pycudac._driver import Stream
+    from pycudac.gpuarray import GPUArray
 
 import numpy as np
 
 from pycudac import _driver, tools
+
+# PyCUDA's public names; the map kernels' machinery below serves gpuarray,
+# cumath and friends and is not part of the API.
+__all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg", "get_elwise_module",
+           "get_elwise_range_module", "get_elwise_kernel_and_types", "get_elwise_kernel"]
 from pycudac.tools import dtype_to_ctype
 
 MAX_DIMS = 8
@@ -304,13 +320,69 @@ UNARY_OPS = {
 
 def resolve(ufunc, in_types):
     """NumPy's loop dtypes for `ufunc` on `in_types` (dtypes, or Python
-    scalar types for weak scalars, NEP 50). TypeError if NumPy has none."""
+    scalar types for weak scalars, NEP 50): the inputs' then the outputs'.
+    TypeError if NumPy has none."""
+    if not hasattr(ufunc, "resolve_dtypes"):  # NumPy 1.23
+        return _resolve_without_resolve_dtypes(ufunc, in_types)
     try:
-        return ufunc.resolve_dtypes(tuple(in_types) + (None,))
+        return ufunc.resolve_dtypes(tuple(in_types) + (None,) * ufunc.nout)
     except TypeError:
         raise
     except Exception as exc:  # numpy's _UFuncNoLoopError is a TypeError; others too
         raise TypeError(str(exc)) from None
+
+
+# ---- NumPy 1.23, which has no ufunc.resolve_dtypes (1.24 added it) ----------
+_WEAK_DEFAULT = {bool: np.dtype(np.bool_), int: np.dtype(np.int64),
+                 float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+_COMPLEX_OF = {np.dtype(np.float16): np.dtype(np.complex64),
+               np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _weak_as_dtype(kind, strong):
+    """NEP 50: a Python scalar takes the arrays' dtype when its kind fits."""
+    if not strong:
+        return _WEAK_DEFAULT[kind]
+    r = np.result_type(*strong)
+    if kind is bool or (kind is int and r.kind in "iufc") or (kind is float and r.kind in "fc") \
+            or (kind is complex and r.kind == "c"):
+        return r
+    if kind is complex and r.kind == "f":
+        return _COMPLEX_OF.get(r, np.dtype(np.clongdouble))
+    return _WEAK_DEFAULT[kind]
+
+
+def _resolve_without_resolve_dtypes(ufunc, in_types):
+    """What resolve_dtypes answers, found by running the ufunc on one element
+    of each input dtype (arrays promote by type, never by value) and taking
+    the first loop whose outputs are the result's and that takes the inputs
+    by safe casting — the order NumPy's own search uses."""
+    strong = [np.dtype(t) for t in in_types if t not in _WEAK_DEFAULT]
+    dtypes = [_weak_as_dtype(t, strong) if t in _WEAK_DEFAULT else np.dtype(t)
+              for t in in_types]
+    if ufunc.__name__.startswith("logical_"):  # one dtype's own loop, else bools
+        same = all(d == dtypes[0] for d in dtypes) and dtypes[0].kind in "biufc"
+        return tuple(dtypes if same else [np.dtype(np.bool_)] * len(dtypes)) \
+            + (np.dtype(np.bool_),) * ufunc.nout
+    if ufunc is np.ldexp and len(in_types) == 2 and in_types[1] is int:
+        dtypes[1] = np.dtype(np.int32)          # a Python int exponent: the 'fi->f' loops
+    import warnings
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            res = ufunc(*[np.ones(1, d) for d in dtypes])
+    except Exception as exc:
+        raise TypeError(f"ufunc '{ufunc.__name__}' has no loop for {dtypes}: {exc}") from None
+    outs = [r.dtype for r in (res if isinstance(res, tuple) else (res,))]
+    for loop in ufunc.types:
+        ins, out = loop.split("->")
+        if "O" in loop or [np.dtype(c) for c in out] != outs:
+            continue
+        loop_in = [np.dtype(c) for c in ins]
+        if all(np.can_cast(d, L, "safe") for d, L in zip(dtypes, loop_in)):
+            return tuple(loop_in + outs)
+    return tuple(dtypes + outs)
 
 
 def _binary_specs(descs):
@@ -822,8 +894,10 @@ class ElementwiseKernel:
     """PyCUDA's ElementwiseKernel: `operation` is C code for one index `i`
     (also available: `n`, the element count)."""
 
-    def __init__(self, arguments, operation, name="kernel", keep=False, options=None,
-                 preamble="", loop_prep="", after_loop="", **kwargs):
+    def __init__(self, arguments: str | Sequence[Any], operation: str, name: str = "kernel",
+                 keep: bool = False, options: Sequence[str] | None = None,
+                 preamble: str = "", loop_prep: str = "", after_loop: str = "",
+                 **kwargs: Any) -> None:
         check_code("ElementwiseKernel", name, operation=operation, preamble=preamble,
                    loop_prep=loop_prep, after_loop=after_loop)
         self.args = parse_arguments(arguments)
@@ -852,7 +926,9 @@ class ElementwiseKernel:
             entry = self._funcs[ctx] = (fn, resident_blocks(fn, ctx))
             return entry
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        """Run over every element; keywords range=slice(...) (indices taken
+        literally), slice=slice(...) (as NumPy reads it) and stream=."""
         range_ = kwargs.pop("range", None)
         slice_ = kwargs.pop("slice", None)
         stream = kwargs.pop("stream", None)

@@ -20,8 +20,19 @@ min/max of complex arrays order lexicographically (real, then imaginary
 part) and propagate NaN, as NumPy does. Results are 0-d GPUArrays (no
 synchronization until you .get() them).
 """
+from __future__ import annotations
+
 import builtins
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import DTypeLike
+
+    from pycudac._driver import Stream
+    from pycudac.gpuarray import GPUArray
 
 import numpy as np
 
@@ -30,6 +41,10 @@ from pycudac import elementwise as _ew
 from pycudac import tools
 from pycudac.elementwise import compute_ctype, compute_dtype, convert
 from pycudac.tools import dtype_to_ctype
+
+# ReductionKernel and PyCUDA's helper; sum, max, min, any, all and dot serve
+# GPUArray's methods and shadow builtins, so `import *` leaves them out.
+__all__ = ["ReductionKernel", "get_sum_kernel"]
 
 BLOCK = 256
 WARPS = BLOCK // 32
@@ -560,9 +575,11 @@ class ReductionKernel:
     allocates the result and the partials.
     """
 
-    def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None, arguments=None,
-                 name="reduce_kernel", keep=False, options=None, preamble="",
-                 allocator=None):
+    def __init__(self, dtype_out: DTypeLike, neutral: str | int | float, reduce_expr: str,
+                 map_expr: str | None = None, arguments: str | Sequence[Any] | None = None,
+                 name: str = "reduce_kernel", keep: bool = False,
+                 options: Sequence[str] | None = None, preamble: str = "",
+                 allocator: Callable[[int], Any] | None = None) -> None:
         self.dtype_out = tools.check_dtype(dtype_out, "ReductionKernel: dtype_out")
         if isinstance(neutral, (int, float, np.integer, np.floating)) and \
                 not isinstance(neutral, (bool, np.bool_)):
@@ -617,8 +634,10 @@ class ReductionKernel:
                              f"{self.dtype_out}, got shape {out.shape} dtype {out.dtype}")
         return out
 
-    def __call__(self, *args, stream=None, out=None, allocator=None, range=None,  # noqa: A002
-                 slice=None):  # noqa: A002
+    def __call__(self, *args: Any, stream: Stream | None = None, out: GPUArray | None = None,
+                 allocator: Callable[[int], Any] | None = None,
+                 range: slice | None = None,  # noqa: A002
+                 slice: slice | None = None) -> GPUArray:  # noqa: A002
         from pycudac.gpuarray import GPUArray
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}: expected {len(self.args)} arguments "

@@ -37,11 +37,25 @@ first element.
     knl(x)            # in place
     knl(x, out)       # into out
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import DTypeLike
+
+    from pycudac._driver import Stream
+    from pycudac.gpuarray import GPUArray
+
 import numpy as np
 
 from pycudac import elementwise as _ew
 from pycudac import tools
 from pycudac.tools import dtype_to_ctype
+
+__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
 
 BLOCK = 256            # threads per block (8 warps)
 BYTES_PER_THREAD = 64  # items per thread = 64 // itemsize, at most MAX_ITEMS
@@ -365,8 +379,9 @@ def render(p, ctype, itemsize, scan_expr, neutral, exclusive, preamble=""):
 class _ScanKernel:
     exclusive = 0
 
-    def __init__(self, dtype, scan_expr, neutral=None, name_prefix="scan", options=None,
-                 preamble="", devices=None):
+    def __init__(self, dtype: DTypeLike, scan_expr: str, neutral: str | None = None,
+                 name_prefix: str = "scan", options: Sequence[str] | None = None,
+                 preamble: str = "", devices: Any = None) -> None:
         self.dtype = tools.check_dtype(dtype, f"{type(self).__name__}: dtype")
         if neutral is None and self.exclusive:
             raise ValueError("ExclusiveScanKernel: neutral is required")
@@ -394,7 +409,9 @@ class _ScanKernel:
             fn = self._fns[ctx] = mod.get_function(f"{self._p}_scan")
         return fn
 
-    def __call__(self, input_ary, output_ary=None, allocator=None, stream=None):
+    def __call__(self, input_ary: GPUArray, output_ary: GPUArray | None = None,
+                 allocator: Callable[[int], Any] | None = None,
+                 stream: Stream | None = None) -> GPUArray:
         from pycudac import driver
         from pycudac.gpuarray import GPUArray
         from pycudac._gpuarray.layout import default_pool as _default_pool

@@ -19,6 +19,12 @@ import operator
 
 import numpy as np
 
+__all__ = ["DeviceMemoryPool", "PooledDeviceAllocation", "PageLockedMemoryPool",
+           "PooledHostAllocation", "dtype_to_ctype", "register_dtype", "get_or_register_dtype",
+           "context_dependent_memoize", "clear_context_caches", "make_default_context",
+           "mark_cuda_test", "init_cuda_context_fixture", "bitlog2", "DeviceData",
+           "OccupancyRecord"]
+
 # ------------------------------------------------------------------ dtypes
 
 _SCALAR_CTYPES = {

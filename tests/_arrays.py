@@ -3,6 +3,15 @@ small values of every dtype, so results compare exactly with NumPy's."""
 import numpy as np
 from numpy.lib.recfunctions import unstructured_to_structured
 
+NUMPY_VERSION = tuple(int(p) for p in np.__version__.split(".")[:2])
+NUMPY2 = NUMPY_VERSION >= (2, 0)
+# What assigning a Python int out of an integer dtype's range raises: NumPy 2
+# refuses it; NumPy 1.24-1.26 warn that they will (an error under the suite's
+# filterwarnings); NumPy 1.23 wraps it silently (None here). pycudac does
+# what the installed NumPy does.
+OUT_OF_RANGE = (OverflowError if NUMPY2 else DeprecationWarning if NUMPY_VERSION >= (1, 24)
+                else None)
+
 
 def sample(dtype, shape=(5, 7), seed=0):
     rng = np.random.default_rng(seed)

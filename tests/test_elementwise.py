@@ -56,11 +56,26 @@ OPS = {
 }
 
 
+NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+with np.errstate(all="ignore"):  # NumPy 1.23 answered 0 ** (2+1j) with nan
+    OLD_COMPLEX_ZERO_POWER = bool(np.isnan(np.power(np.complex128(0), np.complex128(2 + 1j))))
+
+
+def nep50(v):
+    """`v` as NumPy 2 promotes it (NEP 50), which pycudac follows whatever
+    NumPy is installed: a NumPy scalar keeps its dtype. NumPy 1.x promotes a
+    scalar by its value (np.float64(3) + float32 array is float32 there); a
+    one-element array of the scalar's dtype promotes by type on both."""
+    if not NUMPY2 and isinstance(v, np.generic):
+        return np.array([v])
+    return v
+
+
 def _np(op, x, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):
-            return OPS[op](x, y)
+            return OPS[op](nep50(x), nep50(y))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -83,6 +98,9 @@ def test_binary_ops_every_dtype(ga, dtype):
                 OPS[op](a, b)
             continue
         got = OPS[op](a, b).get()
+        if op == "pow" and np.dtype(dtype).kind == "c" and OLD_COMPLEX_ZERO_POWER:
+            # pycudac gives what NumPy 2 gives: 0 ** z = 0 where Re(z) > 0
+            expected = np.where((x == 0) & (y.real > 0), 0, expected).astype(expected.dtype)
         if np.dtype(dtype) == np.float16 and op in ("floordiv", "mod"):
             np.testing.assert_allclose(got.astype(np.float32), expected.astype(np.float32),
                                        atol=0.02, rtol=0.02)
@@ -247,8 +265,8 @@ def test_inplace_ops(ga):
 def test_numpy_scalar_on_left(ga):
     x = sample(np.float32, seed=19)
     a = ga.to_gpu(x)
-    check((np.float32(3) * a).get(), np.float32(3) * x)
-    check((np.float64(3) + a).get(), np.float64(3) + x)
+    check((np.float32(3) * a).get(), nep50(np.float32(3)) * x)
+    check((np.float64(3) + a).get(), nep50(np.float64(3)) + x)
 
 
 # ------------------------------------------------------------------ ElementwiseKernel

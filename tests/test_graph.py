@@ -605,10 +605,14 @@ def test_debug_dot_print(k, tmp_path):
 
 
 def test_the_graph_example_runs_in_a_subprocess():
-    """examples/graph_replay.py, on the backend this run uses."""
+    """examples/14_graphs.py, on the backend this run uses, with the package
+    this run imports (the examples import pycudac from the path)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYCUDAC_BACKEND=drv.get_backend())
-    r = subprocess.run([sys.executable, os.path.join(root, "examples", "graph_replay.py")],
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(drv.__file__)))
+    env = dict(os.environ, PYCUDAC_BACKEND=drv.get_backend(),
+               PYTHONPATH=os.pathsep.join(filter(None, [pkg_parent,
+                                                        os.environ.get("PYTHONPATH")])))
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "14_graphs.py")],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "10 replays match NumPy" in r.stdout and "matches NumPy" in r.stdout.splitlines()[-1]

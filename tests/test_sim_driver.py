@@ -33,8 +33,9 @@ def probe(tmp_path_factory, backend):
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler ({cc})")
     generated = os.path.join(ROOT, "build", "generated")
-    assert os.path.exists(os.path.join(generated, "sim_prelude_blob.h")), \
-        "build the extension first (setup.py generates build/generated/)"
+    if not os.path.exists(os.path.join(generated, "sim_prelude_blob.h")):
+        # an installed package's tests (an sdist's tree, never built in place)
+        pytest.skip("build/generated is made by setup.py; build in place first")
     sources = sorted(glob.glob(os.path.join(ROOT, "src", "sim", "**", "*.c"), recursive=True)
                      + glob.glob(os.path.join(ROOT, "src", "util", "*.c")))
     out = str(tmp_path_factory.mktemp("probe") / "sim_driver_probe")

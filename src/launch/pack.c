@@ -19,7 +19,7 @@
 #if PY_VERSION_HEX < 0x030B0000
 #include <longintrepr.h> /* ob_digit, for small_int; 3.11 has it from Python.h */
 #endif
-#include <numpy/arrayobject.h>
+#include "module/npy_compat.h" /* numpy/arrayobject.h, on NumPy 1.x and 2.x */
 #include <numpy/arrayscalars.h>
 
 #include "core/memory.h"

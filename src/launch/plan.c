@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include <numpy/arrayobject.h>
+#include "module/npy_compat.h" /* numpy/arrayobject.h, on NumPy 1.x and 2.x */
 
 
 static const char *kind_names[] = {"untyped", "ptr", "i8",   "u8",  "i16", "u16",

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include <numpy/arrayobject.h>
+#include "module/npy_compat.h" /* numpy/arrayobject.h, on NumPy 1.x and 2.x */
 #include <numpy/arrayscalars.h>
 
 #include "core/memory.h"

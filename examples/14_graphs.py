@@ -1,21 +1,17 @@
-"""CUDA graphs: record a few steps of work once, replay them many times.
+"""14 · CUDA graphs: record a few steps of work once, replay them many times.
 
-A stream's work is captured into a graph (Stream.begin_capture /
-end_capture), made ready to launch (Graph.instantiate), and launched as
-one unit; one kernel node then gets new arguments between launches
-(GraphExec.kernel_node_set_params), as PyCUDA's graph API does it. Runs on
-the GPU when there is one, else on pycudac's CPU simulator.
+Launching many small kernels costs the CPU a few microseconds each. A
+graph records the work once — here by capturing what a stream is given
+(Stream.begin_capture / end_capture), plus a node added by hand — is made
+ready to launch (Graph.instantiate), and then replays the whole step as
+one launch. One kernel node then gets new arguments between replays
+(GraphExec.kernel_node_set_params), as PyCUDA's graph API does it.
 """
-import os
-import sys
+import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import numpy as np  # noqa: E402
-
-import pycudac.autoinit  # noqa: E402,F401
-from pycudac import driver as drv  # noqa: E402
-from pycudac.compiler import SourceModule  # noqa: E402
+import pycudac.autoinit  # noqa: F401
+from pycudac import driver as drv
+from pycudac.compiler import SourceModule
 
 mod = SourceModule(r"""
 __global__ void axpy(float *y, const float *x, float a, int n)

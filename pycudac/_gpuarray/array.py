@@ -36,8 +36,8 @@ class GPUArray(_driver.ArrayBase):
     __array_priority__ = 100
     __array_ufunc__ = None  # NumPy operators defer to ours
 
-    # gpudata, ptr and dtype live in the C base (a launch reads them there)
-    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout", "_ctx",
+    # gpudata, ptr, dtype and _ctx live in the C base (a launch reads them there)
+    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout",
                  "__weakref__")
 
     def __init__(self, shape, dtype, allocator=None, strides=None, order="C", gpudata=None,

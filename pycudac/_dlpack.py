@@ -128,14 +128,16 @@ def device_of(ary):
 
 def _sync_for(stream):
     """Orders the consumer's `stream` after the work queued so far."""
-    if stream is None or stream == -1 or stream == 1:
-        return  # the legacy stream (None means it for CUDA), or no sync asked
-    if isinstance(stream, bool) or not isinstance(stream, int) or stream < 0:
+    if stream is None:
+        return
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < -1:
         raise TypeError(f"__dlpack__(stream): stream must be None, -1, or a CUDA stream "
-                        f"handle (an int >= 1), not {stream!r}")
-    if stream == 0:
-        raise ValueError("__dlpack__(stream): 0 is ambiguous (the DLPack standard forbids "
-                         "it); pass 1 for the legacy default stream or 2 for per-thread")
+                        f"handle (an int), not {stream!r}")
+    # None and 1 name the legacy stream, which pycudac's work is ordered on;
+    # 0 (which the standard leaves ambiguous) is the driver API's name for it
+    # too; -1 asks for no synchronization
+    if stream in (-1, 0, 1):
+        return
     from pycudac import _driver
     _driver._stream_wait_legacy(stream)
 

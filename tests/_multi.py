@@ -26,11 +26,25 @@ def device_count():
     return driver.Device.count()
 
 
+def required(what):
+    """PYCUDAC_REQUIRE_<WHAT> (make gpu-check-multi sets them): a test that
+    would skip for want of it fails instead."""
+    return os.environ.get(f"PYCUDAC_REQUIRE_{what}", "") not in ("", "0")
+
+
+def skip_or_fail(what, reason):
+    if required(what):
+        pytest.fail(f"{reason} (PYCUDAC_REQUIRE_{what} is set)", pytrace=False)
+    pytest.skip(reason)
+
+
 def need_two_devices():
     """Skips the calling test where fewer than two devices exist."""
     from pycudac import driver
     if device_count() >= 2:
         return
+    if driver.get_backend() == "cuda":
+        skip_or_fail("DEVICES", f"needs two CUDA devices, {device_count()} here")
     if driver.get_backend() == "sim":
         pytest.skip("needs two devices: runs in test_two_device_suite's child process "
                     "(PYCUDAC_SIM_DEVICES=2)")

@@ -123,11 +123,9 @@ static PyObject *py_mem_get_ipc_handle(PyObject *mod, PyObject *arg)
     pcc_ctx_leave(&g);
     if (rc != CUDA_SUCCESS)
         return pcc_raise_detail(rc, "cuIpcGetMemHandle",
-                                rc == CUDA_ERROR_INVALID_VALUE
-                                    ? "only device memory from mem_alloc can be shared this "
-                                      "way (not managed, pinned or pool memory, nor memory "
-                                      "opened from another process)"
-                                    : NULL),
+                                "only device memory from mem_alloc can be shared this way "
+                                "(not managed, pinned or pool memory, nor memory opened from "
+                                "another process)"),
                NULL;
     return handle_out(exported_mem, h.reserved);
 }

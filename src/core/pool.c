@@ -184,10 +184,8 @@ static PyObject *pool_import_fd(PyObject *cls, PyObject *args, PyObject *kwds)
         &pool, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
     if (rc != CUDA_SUCCESS)
         return pcc_raise_detail(rc, "cuMemPoolImportFromShareableHandle",
-                                rc == CUDA_ERROR_INVALID_VALUE
-                                    ? "the descriptor is not one a memory pool exported "
-                                      "(get_allocation_handle of an ipc_enabled pool)"
-                                    : NULL),
+                                "the descriptor is not one a memory pool exported "
+                                "(get_allocation_handle of an ipc_enabled pool)"),
                NULL;
     PyObject *self = pool_object((PyTypeObject *)cls, pool, dev, 1, 1, 1);
     if (self == NULL)
@@ -427,10 +425,8 @@ static PyObject *pool_import_ipc_descriptor(PyObject *op, PyObject *args, PyObje
     PyObject *a = NULL;
     if (rc != CUDA_SUCCESS) {
         pcc_raise_detail(rc, "cuMemPoolImportPointer",
-                         rc == CUDA_ERROR_INVALID_VALUE
-                             ? "the descriptor is not one of this pool's allocations (garbage, "
-                               "or another pool's)"
-                             : NULL);
+                         "the descriptor is not one of this pool's allocations (garbage, "
+                         "or another pool's)");
     } else {
         a = pcc_device_allocation_new(pcc_st.DeviceAllocation, p, (size_t)n, ctx, PCC_MEM_ASYNC,
                                       stream);
@@ -462,7 +458,9 @@ static PyObject *pool_handle(PyObject *op, void *closure)
 static PyObject *pool_repr(PyObject *op)
 {
     PccMemoryPool *self = (PccMemoryPool *)op;
-    return PyUnicode_FromFormat("<pycudac.driver.%s device=%d%s%s%s>", Py_TYPE(op)->tp_name,
+    const char *name = strrchr(Py_TYPE(op)->tp_name, '.');
+    name = name ? name + 1 : Py_TYPE(op)->tp_name;
+    return PyUnicode_FromFormat("<pycudac.driver.%s device=%d%s%s%s>", name,
                                 self->device, self->ipc ? " ipc_enabled" : "",
                                 self->imported ? " imported" : "",
                                 self->owned ? "" : " (the device's default pool)");

@@ -214,3 +214,37 @@ def test_pycudac_never_asks_for_multicast():
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
+
+
+def test_nccl4py_reads_a_gpuarray_as_device_memory():
+    """nccl4py's own view of a GPUArray (cuda.core through DLPack 1.x):
+    the address, element count, element type and device; with a stream too
+    (that stream then waits for pycudac's work)."""
+    try:
+        from nccl.core.buffer import NcclBuffer
+    except ImportError as exc:
+        skip_or_fail("NCCL", f"nccl4py is not installed ({exc})")
+    import nccl.core as nccl
+    from pycudac import gpuarray
+    a = gpuarray.to_gpu(np.arange(10, dtype=np.float32))
+    for stream in (None, drv.Stream().handle):
+        b = NcclBuffer(a, stream=stream)
+        assert (b.ptr, b.count, b.dtype) == (a.ptr, 10, nccl.FLOAT32)
+        assert b.device_id == drv.Context.get_device().ordinal
+
+
+def test_bench_multi_smoke_run():
+    """bench/bench_multi.py --quick: every row measured or n/a with a reason;
+    a row it cannot measure fails the run unless --allow-na."""
+    if drv.get_backend() != "sim":
+        pytest.skip("make gpu-check-multi runs the real benchmark")
+    bench = os.path.join(ROOT, "bench", "bench_multi.py")
+    r = subprocess.run([sys.executable, bench, "--quick", "--allow-na"],
+                       env=env_for_children(), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    for metric in ("peer_copy_GBps", "ipc_open_close_us", "pool_alloc_free_us"):
+        assert re.search(rf"pycudac\s+{metric}\s+[0-9.]+", r.stdout), r.stdout
+    assert "NCCL runs only on GPUs" in r.stdout and "bench_multi: PASSED" in r.stdout
+    r = subprocess.run([sys.executable, bench, "--quick"], env=env_for_children(),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "FAIL (n/a)" in r.stdout, r.stdout[-2000:]

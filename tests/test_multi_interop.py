@@ -227,7 +227,8 @@ def test_nccl4py_reads_a_gpuarray_as_device_memory():
     import nccl.core as nccl
     from pycudac import gpuarray
     a = gpuarray.to_gpu(np.arange(10, dtype=np.float32))
-    for stream in (None, drv.Stream().handle):
+    s = drv.Stream()
+    for stream in (None, s.handle):
         b = NcclBuffer(a, stream=stream)
         assert (b.ptr, b.count, b.dtype) == (a.ptr, 10, nccl.FLOAT32)
         assert b.device_id == drv.Context.get_device().ordinal

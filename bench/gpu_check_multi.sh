@@ -98,8 +98,14 @@ run_stage build 240 "$PY" setup.py build_ext --inplace
 # no index and no dependencies resolved over the network
 if ! "$PY" -c "import nccl.core" > /dev/null 2>&1; then
     if ls "$ROOT"/.whl/nccl4py-*.whl > /dev/null 2>&1; then
-        run_stage nccl_install 120 "$PY" -m pip install --no-index --no-deps --quiet \
-            --target "$ROOT/build/multi-site" "$ROOT"/.whl/*.whl
+        # pip when it is there, else the wheels unzipped (all five are plain
+        # site-packages trees)
+        run_stage nccl_install 120 bash -c '
+            "$0" -m pip install --no-index --no-deps --quiet --target "$1/build/multi-site" \
+                "$1"/.whl/*.whl 2>/dev/null && exit 0
+            echo "no pip: unzipping the wheels"
+            for w in "$1"/.whl/*.whl; do "$0" -m zipfile -e "$w" "$1/build/multi-site" || exit 1; done
+            ' "$PY" "$ROOT"
         export PYTHONPATH="$ROOT/build/multi-site:$PYTHONPATH"
     else
         echo "nccl_install: FAILED (nccl4py is not installed and .whl/ has no wheel)" >> "$STAGES"

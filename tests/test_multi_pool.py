@@ -163,3 +163,47 @@ def test_shared_pool_refusals(child):
     buf.free()
     with pytest.raises(ValueError, match="was freed"):
         pool.get_ipc_descriptor(buf)
+
+
+RECV_FDS = r"""
+import socket, sys
+import numpy as np
+import pycudac.autoinit
+from pycudac import driver as drv
+sock = socket.socket(fileno=int(sys.argv[1]))
+msg, fds, _, _ = socket.recv_fds(sock, 1024, 1)
+pool = drv.DeviceMemoryResource.from_allocation_handle(None, fds[0])
+buf = pool.import_ipc_descriptor(msg)
+host = np.empty(buf.size // 4, np.float32)
+drv.memcpy_dtoh(host, buf)
+buf.free()
+drv.Context.synchronize()
+print("sum", float(host.sum()))
+"""
+
+
+def test_pool_descriptor_over_a_unix_socket():
+    """Without multiprocessing: the pool's descriptor crosses a Unix socket
+    with socket.send_fds, and its int opens the pool on the other side."""
+    import socket
+    import subprocess
+    import sys
+    pool = drv.DeviceMemoryResource(ipc_enabled=True)
+    x = np.arange(256, dtype=np.float32)
+    buf = pool.allocate(x.nbytes)
+    drv.memcpy_htod(buf, x)
+    here, there = socket.socketpair()
+    with here, there:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            os.environ.get("PYTHONPATH")])))
+        p = subprocess.Popen([sys.executable, "-c", RECV_FDS, str(there.fileno())],
+                             pass_fds=[there.fileno()], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        handle = pool.get_allocation_handle()
+        socket.send_fds(here, [pool.get_ipc_descriptor(buf)], [handle.fileno()])
+        out, err = p.communicate(timeout=180)
+        handle.close()
+    assert p.returncode == 0, err[-2000:]
+    assert f"sum {float(x.sum())}" in out
+    buf.free()

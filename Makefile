@@ -36,7 +36,7 @@ RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo 
 DEPS := "numpy>=1.23" pytest pytest-timeout hypothesis "setuptools>=61"
 DOCS_DEPS := "sphinx>=7.3,<9" "myst-parser>=3,<6"
 
-.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package test-versions fuzz-long gpu-check bench launch-overhead clean
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package test-versions fuzz-long gpu-check gpu-check-multi bench launch-overhead clean
 
 all: build
 
@@ -141,6 +141,12 @@ fuzz-long: build
 # On the device machine: system python3, GPU suite, whole suite on cuda, benchmarks.
 gpu-check:
 	bash bench/gpu_check.sh
+
+# Issue 23 on a host with two GPUs (kind nvidia-h100-x2): tests/test_multi_*.py
+# with two devices and NCCL required, and bench/bench_multi.py; nccl4py comes
+# from .whl/ when not installed. Every process runs with NCCL_NVLS_ENABLE=0.
+gpu-check-multi:
+	bash bench/gpu_check_multi.sh
 
 # pycudac's own host time per launch, on the CPU: a stub libcuda that does
 # nothing (tests/c/stub_libcuda.c) under bench/launch_overhead.py.

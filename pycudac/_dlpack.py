@@ -1,9 +1,18 @@
 """DLPack export and import for GPUArray (zero-copy), with ctypes.
 
 Export: `GPUArray.__dlpack__()` returns a PyCapsule named "dltensor" that
-holds a DLManagedTensor (DLPack 0.x ABI, which every consumer accepts).
-Its deleter drops the reference that keeps the GPUArray's memory alive.
-A capsule that is never consumed calls the deleter from its destructor.
+holds a DLManagedTensor (DLPack 0.x ABI, which every consumer accepts), or,
+when the consumer passes max_version=(1, ...) as mpi4py and cuda.core do, one
+named "dltensor_versioned" holding a DLManagedTensorVersioned (DLPack 1.x;
+mpi4py accepts no other then). Its deleter drops the reference that keeps
+the GPUArray's memory alive. A capsule that is never consumed calls the
+deleter from its destructor.
+
+Streams (the DLPack rule): the consumer names the stream it will use the
+data on; pycudac's work is ordered on the legacy default stream, so for a
+stream other than the legacy one (1) that stream is made to wait for the
+work queued so far (an event, no host wait); -1 (mpi4py's) asks for no
+synchronization at all.
 
 Import: `from_dlpack(obj)` calls obj.__dlpack__(stream=1), renames the
 capsule "used_dltensor" (it is ours now) and wraps the memory in a
@@ -40,6 +49,22 @@ _Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
                             ("deleter", _Deleter)]
 
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+_DeleterV = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion),
+                                     ("manager_ctx", ctypes.c_void_p),
+                                     ("deleter", _DeleterV), ("flags", ctypes.c_uint64),
+                                     ("dl_tensor", DLTensor)]
+DLPACK_MAJOR, DLPACK_MINOR = 1, 0
+
 _CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 _KINDS = {v: k for k, v in _CODES.items()}
 
@@ -62,6 +87,11 @@ def _deleter(mt):
     _live.pop(ctypes.addressof(mt.contents), None)
 
 
+@_DeleterV
+def _deleter_v(mt):
+    _live.pop(ctypes.addressof(mt.contents), None)
+
+
 _CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
@@ -78,32 +108,50 @@ def _capsule_destructor(capsule):
     # Still named "dltensor": nobody consumed it, so delete the tensor here.
     if _raw_is_valid(capsule, b"dltensor"):
         _live.pop(_raw_get_pointer(capsule, b"dltensor"), None)
+    elif _raw_is_valid(capsule, b"dltensor_versioned"):
+        _live.pop(_raw_get_pointer(capsule, b"dltensor_versioned"), None)
 
 
 _NAME = ctypes.c_char_p(b"dltensor")
+_NAME_V = ctypes.c_char_p(b"dltensor_versioned")
 
 
 def device_of(ary):
-    from pycudac import driver
+    """(kDLCUDA, the ordinal of the device the array's memory is on)."""
+    ctx = getattr(ary, "_ctx", None)
     try:
-        ordinal = driver.Context.get_device().ordinal if hasattr(
-            driver.Context.get_device(), "ordinal") else 0
+        ordinal = ctx.device.ordinal if ctx is not None else 0
     except Exception:
         ordinal = 0
     return (kDLCUDA, int(ordinal))
 
 
-def export(ary, stream=None):
-    """A "dltensor" capsule viewing `ary` (no copy)."""
+def _sync_for(stream):
+    """Orders the consumer's `stream` after the work queued so far."""
+    if stream is None:
+        return
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < -1:
+        raise TypeError(f"__dlpack__(stream): stream must be None, -1, or a CUDA stream "
+                        f"handle (an int), not {stream!r}")
+    # None and 1 name the legacy stream, which pycudac's work is ordered on;
+    # 0 (which the standard leaves ambiguous) is the driver API's name for it
+    # too; -1 asks for no synchronization
+    if stream in (-1, 0, 1):
+        return
+    from pycudac import _driver
+    _driver._stream_wait_legacy(stream)
+
+
+def export(ary, stream=None, max_version=None):
+    """A capsule viewing `ary` (no copy): "dltensor_versioned" (DLPack 1.x)
+    when max_version allows it, else "dltensor"."""
     dt = ary.dtype
     if dt.kind not in _CODES or dt.fields is not None:
         raise TypeError(f"__dlpack__: dtype {dt} has no DLPack equivalent")
-    if stream is not None and stream not in (-1, 1, 2, 0):
-        # the consumer works on another stream: make our work visible first
-        from pycudac import driver
-        driver.Context.synchronize()
+    _sync_for(stream)
+    versioned = max_version is not None and tuple(max_version)[:1] >= (DLPACK_MAJOR,)
     nd = ary.ndim
-    mt = DLManagedTensor()
+    mt = DLManagedTensorVersioned() if versioned else DLManagedTensor()
     shape = (ctypes.c_int64 * max(nd, 1))(*ary.shape)
     item = dt.itemsize
     if builtins_any(s % item for s in ary.strides):
@@ -117,10 +165,16 @@ def export(ary, stream=None):
     mt.dl_tensor.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
     mt.dl_tensor.byte_offset = 0
     mt.manager_ctx = None
-    mt.deleter = _deleter
+    if versioned:
+        mt.version = DLPackVersion(DLPACK_MAJOR, DLPACK_MINOR)
+        mt.flags = 0
+        mt.deleter = _deleter_v
+    else:
+        mt.deleter = _deleter
     addr = ctypes.addressof(mt)
     _live[addr] = (mt, shape, strides, ary)
-    return _api.PyCapsule_New(addr, _NAME, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+    return _api.PyCapsule_New(addr, _NAME_V if versioned else _NAME,
+                              ctypes.cast(_capsule_destructor, ctypes.c_void_p))
 
 
 def builtins_any(it):

@@ -298,6 +298,11 @@ class event_flags(_Named, _enum.IntFlag):
     INTERPROCESS = 0x4
 
 
+class ipc_mem_flags(_Named, _enum.IntFlag):
+    """CUipcMem_flags (IPCMemoryHandle's flags)."""
+    LAZY_ENABLE_PEER_ACCESS = 0x1
+
+
 class stream_flags(_Named, _enum.IntFlag):
     """CUstream_flags."""
     DEFAULT = 0x0
@@ -580,6 +585,93 @@ def from_device_like(devptr: Any, other_ary: NDArray[Any]) -> NDArray[Any]:
     memcpy_dtoh(result, devptr)
     return result
 
+
+
+# ---- memory pools shared between processes ---------------------------------------
+
+class IPCAllocationHandle:
+    """A memory pool's POSIX file descriptor, as get_allocation_handle()
+    gives it: owned (closed by close() or when the object dies). It pickles
+    through multiprocessing (a Pipe, a Queue, a spawned Process's
+    arguments): the receiver gets its own duplicate of the descriptor
+    (multiprocessing.reduction.DupFd). Without multiprocessing, send
+    fileno() with socket.send_fds and pass the int to from_allocation_handle."""
+
+    def __init__(self, fd):
+        self._fd = _operator.index(fd)
+
+    def fileno(self):
+        if self._fd < 0:
+            raise ValueError("IPCAllocationHandle: the descriptor was closed")
+        return self._fd
+
+    def detach(self):
+        """The descriptor, which the caller now owns."""
+        fd, self._fd = self.fileno(), -1
+        return fd
+
+    def close(self):
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            import os
+            os.close(fd)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # never raise from a finalizer
+            pass
+
+    def __reduce__(self):
+        from multiprocessing import reduction
+        return (_rebuild_allocation_handle, (reduction.DupFd(self.fileno()),))
+
+    def __repr__(self):
+        return f"<IPCAllocationHandle fd={self._fd}>"
+
+
+def _rebuild_allocation_handle(dupfd):
+    return IPCAllocationHandle(dupfd.detach())
+
+
+class DeviceMemoryResource(MemoryPool):  # noqa: F405
+    """A stream-ordered memory pool (cuMemPoolCreate) on `device` (a
+    Device, an ordinal, or None for the current context's).
+
+    PyCUDA has none; the names are cuda.core's DeviceMemoryResource's:
+    allocate(size, stream=None) and deallocate(buffer, stream=None),
+    ipc_enabled= and max_size=, get_allocation_handle() and
+    from_allocation_handle(device, handle); release_threshold and the
+    reserved/used counters are attributes, as cuda.core's `attributes`
+    has them; trim() is CuPy's free_all_blocks. Calling the pool
+    allocates, so it is a GPUArray allocator:
+    `gpuarray.empty(n, np.float32, allocator=pool)`.
+
+    An allocation is a DeviceAllocation freed on the stream it was made
+    on (cuMemFreeAsync) when it dies, at free(), or at deallocate()."""
+
+    def get_allocation_handle(self):
+        """The pool's IPCAllocationHandle, for from_allocation_handle in
+        another process (needs ipc_enabled=True)."""
+        return IPCAllocationHandle(self._export_fd())
+
+    @classmethod
+    def from_allocation_handle(cls, device, handle):
+        """The pool another process exported (an IPCAllocationHandle, or
+        a file descriptor as an int); its buffers are opened with
+        import_ipc_descriptor(get_ipc_descriptor's bytes)."""
+        if isinstance(handle, IPCAllocationHandle):
+            fd = handle.fileno()
+        elif isinstance(handle, bool) or not isinstance(handle, (int, _np.integer)):
+            raise TypeError("from_allocation_handle(handle): handle must be an "
+                            "IPCAllocationHandle or a file descriptor (int), not "
+                            f"{type(handle).__name__}")
+        else:
+            fd = int(handle)
+        return cls._import_fd(fd, device)
+
+    def __repr__(self):
+        return MemoryPool.__repr__(self)  # noqa: F405
 
 
 def _at_exit():

@@ -375,3 +375,50 @@ def test_the_shard_runner_fails_when_one_shard_fails(tmp_path):
     (tests / "test_leaks.py").write_text("def test_alone():\n    pass\n")
     r = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ------------------------------------------------------- gpu_check_multi.sh
+
+MULTI_FAKE_PY = r"""#!/bin/sh
+# A stand-in python3 for bench/gpu_check_multi.sh: every command succeeds,
+# except what FAKE_FAIL names.
+for what in $FAKE_FAIL; do
+    case "$*" in *"$what"*) echo "fake: failing '$what'" >&2; exit 1 ;; esac
+done
+exit 0
+"""
+
+
+def _gpu_check_multi(tmp_path, fail=""):
+    py = tmp_path / "python3"
+    py.write_text(MULTI_FAKE_PY)
+    py.chmod(0o755)
+    out = tmp_path / "multi"
+    # cc stands in too: the floor is built for the device machine
+    cc = tmp_path / "cc"
+    cc.write_text("#!/bin/sh\nexit 0\n")
+    cc.chmod(0o755)
+    env = _env(PYTHON=str(py), FAKE_FAIL=fail, GPU_CHECK_OUTDIR=str(out),
+               GPU_CHECK_BUDGET="200", PATH=f"{tmp_path}:{os.environ['PATH']}")
+    r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu_check_multi.sh")], env=env,
+                       capture_output=True, text=True, timeout=180, cwd=ROOT)
+    return r, (out / "stages.txt").read_text() if (out / "stages.txt").exists() else ""
+
+
+def test_gpu_check_multi_passes_when_every_stage_passes(tmp_path):
+    r, stages = _gpu_check_multi(tmp_path)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "gpu-check-multi: PASSED" in r.stdout
+    for stage in ("build", "nccl_probe", "floor_build", "pytest_multi", "bench_multi"):
+        assert f"{stage}: ok" in stages
+
+
+@pytest.mark.parametrize("fail, stage", [("tests/test_multi_peer.py", "pytest_multi"),
+                                         ("bench/bench_multi.py", "bench_multi"),
+                                         ("get_unique_id", "nccl_probe"),
+                                         ("setup.py", "build")])
+def test_gpu_check_multi_fails_when_a_stage_fails(tmp_path, fail, stage):
+    r, stages = _gpu_check_multi(tmp_path, fail=fail)
+    assert r.returncode == 1, r.stdout[-3000:]
+    assert f"{stage}: rc=1" in stages
+    assert "gpu-check-multi: FAILED" in r.stdout and stage in r.stdout.splitlines()[-1]

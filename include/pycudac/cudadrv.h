@@ -36,6 +36,39 @@ typedef struct {
     int id;
 } CUmemLocation;
 
+/* Interprocess handles: opaque bytes, passed by value (Driver API, "Memory
+ * Management": CU_IPC_HANDLE_SIZE is 64). */
+#define PCC_IPC_HANDLE_SIZE 64
+typedef struct {
+    char reserved[PCC_IPC_HANDLE_SIZE];
+} CUipcMemHandle;
+typedef struct {
+    char reserved[PCC_IPC_HANDLE_SIZE];
+} CUipcEventHandle;
+/* cuMemPoolExportPointer's data: what another process imports a pool
+ * allocation by. */
+typedef struct {
+    unsigned char reserved[64];
+} CUmemPoolPtrExportData;
+
+/* CUmemPoolProps (the layout since CUDA 12.2: maxSize and usage took part of
+ * the reserved bytes; 88 bytes either way). Zeroed before use. */
+typedef struct {
+    int allocType;   /* CU_MEM_ALLOCATION_TYPE_PINNED */
+    int handleTypes; /* CU_MEM_HANDLE_TYPE_* (a bit mask) */
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+
+/* CUmemAccessDesc: cuMemPoolSetAccess's entries. */
+typedef struct {
+    CUmemLocation location;
+    int flags; /* CU_MEM_ACCESS_FLAGS_PROT_* */
+} CUmemAccessDesc;
+
 /* CUlimit values (cuCtxSetLimit / cuCtxGetLimit). */
 enum {
     CU_LIMIT_STACK_SIZE = 0,
@@ -62,7 +95,10 @@ enum {
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_CONTEXT_ALREADY_CURRENT = 202,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CUDA_ERROR_MAP_FAILED = 205,
+    CUDA_ERROR_ALREADY_MAPPED = 208,
     CUDA_ERROR_UNSUPPORTED_LIMIT = 215,
+    CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
     CUDA_ERROR_INVALID_PTX = 218,
     CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
     CUDA_ERROR_INVALID_SOURCE = 300,
@@ -76,10 +112,12 @@ enum {
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
     CUDA_ERROR_LAUNCH_TIMEOUT = 702,
     CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+    CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
     CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
     CUDA_ERROR_ASSERT = 710,
     CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
     CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
+    CUDA_ERROR_TOO_MANY_PEERS = 711,
     CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
     CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
     CUDA_ERROR_MISALIGNED_ADDRESS = 716,
@@ -168,7 +206,20 @@ enum {
     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
     CU_MEMORYTYPE_HOST = 1,
     CU_MEMORYTYPE_DEVICE = 2,
-    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+    CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC = 2,
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6,
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+    CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8,
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+    CU_MEM_HANDLE_TYPE_NONE = 0,
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
+    CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
+    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
 };
 
 /* Values for the `extra` array of cuLaunchKernel. */
@@ -340,6 +391,41 @@ typedef struct {
         (CUmemoryPool * pool, CUdevice dev))                                               \
     OPT(CUresult, cuMemPoolSetAttribute, "cuMemPoolSetAttribute",                          \
         (CUmemoryPool pool, int attr, void *value))                                        \
+    OPT(CUresult, cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess",                          \
+        (CUcontext peer, unsigned int flags))                                              \
+    OPT(CUresult, cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", (CUcontext peer))      \
+    OPT(CUresult, cuMemcpyPeerAsync, "cuMemcpyPeerAsync",                                  \
+        (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n,    \
+         CUstream s))                                                                      \
+    OPT(CUresult, cuIpcGetMemHandle, "cuIpcGetMemHandle",                                  \
+        (CUipcMemHandle * handle, CUdeviceptr dptr))                                       \
+    OPT(CUresult, cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2",                             \
+        (CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int flags))                  \
+    OPT(CUresult, cuIpcCloseMemHandle, "cuIpcCloseMemHandle", (CUdeviceptr dptr))          \
+    OPT(CUresult, cuIpcGetEventHandle, "cuIpcGetEventHandle",                              \
+        (CUipcEventHandle * handle, CUevent e))                                            \
+    OPT(CUresult, cuIpcOpenEventHandle, "cuIpcOpenEventHandle",                            \
+        (CUevent * pe, CUipcEventHandle handle))                                           \
+    OPT(CUresult, cuMemPoolCreate, "cuMemPoolCreate",                                      \
+        (CUmemoryPool * pool, const CUmemPoolProps *props))                                \
+    OPT(CUresult, cuMemPoolDestroy, "cuMemPoolDestroy", (CUmemoryPool pool))               \
+    OPT(CUresult, cuMemPoolGetAttribute, "cuMemPoolGetAttribute",                          \
+        (CUmemoryPool pool, int attr, void *value))                                        \
+    OPT(CUresult, cuMemPoolTrimTo, "cuMemPoolTrimTo",                                      \
+        (CUmemoryPool pool, size_t minBytesToKeep))                                        \
+    OPT(CUresult, cuMemPoolSetAccess, "cuMemPoolSetAccess",                                \
+        (CUmemoryPool pool, const CUmemAccessDesc *map, size_t count))                     \
+    OPT(CUresult, cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync",                      \
+        (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s))              \
+    OPT(CUresult, cuMemPoolExportToShareableHandle, "cuMemPoolExportToShareableHandle",    \
+        (void *handle, CUmemoryPool pool, int handleType, unsigned long long flags))       \
+    OPT(CUresult, cuMemPoolImportFromShareableHandle,                                      \
+        "cuMemPoolImportFromShareableHandle",                                              \
+        (CUmemoryPool * pool, void *handle, int handleType, unsigned long long flags))     \
+    OPT(CUresult, cuMemPoolExportPointer, "cuMemPoolExportPointer",                        \
+        (CUmemPoolPtrExportData * out, CUdeviceptr ptr))                                   \
+    OPT(CUresult, cuMemPoolImportPointer, "cuMemPoolImportPointer",                        \
+        (CUdeviceptr * ptr, CUmemoryPool pool, CUmemPoolPtrExportData * data))             \
     OPT(CUresult, cuLinkCreate, "cuLinkCreate_v2",                                         \
         (unsigned int numOptions, int *options, void **optionValues, CUlinkState *stateOut)) \
     OPT(CUresult, cuLinkAddData, "cuLinkAddData_v2",                                       \

@@ -36,8 +36,8 @@ class GPUArray(_driver.ArrayBase):
     __array_priority__ = 100
     __array_ufunc__ = None  # NumPy operators defer to ours
 
-    # gpudata, ptr and dtype live in the C base (a launch reads them there)
-    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout", "_ctx",
+    # gpudata, ptr, dtype and _ctx live in the C base (a launch reads them there)
+    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout",
                  "__weakref__")
 
     def __init__(self, shape, dtype, allocator=None, strides=None, order="C", gpudata=None,
@@ -683,7 +683,13 @@ class GPUArray(_driver.ArrayBase):
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         from pycudac import _dlpack
-        return _dlpack.export(self, stream)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__(dl_device={dl_device}): the array is on "
+                              f"{self.__dlpack_device__()}; copy it there first")
+        if copy:
+            raise BufferError("__dlpack__(copy=True): pycudac exports its memory, never a "
+                              "copy; pass copy=None or False")
+        return _dlpack.export(self, stream, max_version)
 
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),

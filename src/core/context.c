@@ -17,6 +17,7 @@
 #include "driver/loader.h"
 #include "core/context.h"
 #include "core/memory.h"
+#include "core/multi.h"
 #include "core/stream.h"
 #include "structmember.h"
 
@@ -101,6 +102,7 @@ PyObject *pcc_context_wrap(CUcontext ctx, CUdevice dev, int kind)
     obj->released = 0;
     obj->weakreflist = NULL;
     obj->staging = NULL;
+    pcc_peer_note_device(dev);
     if (reg_add(ctx, obj) < 0) {
         obj->released = 1; /* dealloc must not free what the caller still owns */
         Py_DECREF(obj);
@@ -280,6 +282,7 @@ static int context_release(PccContext *self, int raise)
     if (self->released)
         return 0;
     reg_remove(self);
+    pcc_peer_forget(self->ctx);
     int skip = self->kind == PCC_CTX_BORROWED || pcc_skip_free();
     free_staging(self, skip);
     self->released = 1;

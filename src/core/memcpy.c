@@ -670,81 +670,6 @@ static PyObject *py_memcpy_dtod_async(PyObject *mod, PyObject *const *args, Py_s
     return copy_dtod(a, 1, &names_dtod_async);
 }
 
-/* The context an address lives in: `given` (a Context), the allocation's,
- * or the current one. New reference. */
-static PyObject *context_for(PyObject *given, PyObject *devobj, const char *what)
-{
-    if (given != NULL && given != Py_None) {
-        if (!PyObject_TypeCheck(given, pcc_st.Context)) {
-            PyErr_Format(PyExc_TypeError, "%s must be a Context or None, not %.100s", what,
-                         Py_TYPE(given)->tp_name);
-            return NULL;
-        }
-        Py_INCREF(given);
-        return given;
-    }
-    if (pcc_is_device_allocation(devobj) && ((PccDeviceAllocation *)devobj)->context) {
-        PyObject *c = ((PccDeviceAllocation *)devobj)->context;
-        Py_INCREF(c);
-        return c;
-    }
-    return pcc_context_current();
-}
-
-static PyObject *py_memcpy_peer(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
-{
-    (void)mod;
-    static const char *const names[] = {"dest", "src", "size", "dest_context", "src_context"};
-    PyObject *a[5];
-    if (fast_args(args, nargs, kwnames, names, 3, 5, a, "memcpy_peer") < 0)
-        return NULL;
-    CUdeviceptr dst, src;
-    size_t dst_avail, src_avail, n;
-    if (pcc_devptr_arg(a[0], &dst, &dst_avail, "memcpy_peer(dest)") < 0 ||
-        pcc_devptr_arg(a[1], &src, &src_avail, "memcpy_peer(src)") < 0 ||
-        pcc_size_arg(a[2], &n, "memcpy_peer(size): size") < 0)
-        return NULL;
-    if (dst_avail != (size_t)-1 && n > dst_avail)
-        return too_small("memcpy_peer(dest)", n, dst_avail), NULL;
-    if (src_avail != (size_t)-1 && n > src_avail)
-        return too_small("memcpy_peer(src)", n, src_avail), NULL;
-    if (pcc_ready() < 0)
-        return NULL;
-    PyObject *dctx = context_for(a[3], a[0], "memcpy_peer(dest_context)");
-    if (dctx == NULL)
-        return NULL;
-    PyObject *sctx = context_for(a[4], a[1], "memcpy_peer(src_context)");
-    if (sctx == NULL) {
-        Py_DECREF(dctx);
-        return NULL;
-    }
-    PyObject *result = NULL;
-    pcc_ctx_guard g = {NULL, 0};
-    if (((PccContext *)dctx)->released || ((PccContext *)sctx)->released) {
-        PyErr_SetString(pcc_st.LogicError, "memcpy_peer: a context was detached");
-        goto done;
-    }
-    if (pcc_ctx_enter(dctx, &g) < 0 && pcc_context_ensure() < 0)
-        goto done;
-    if (n > 0) {
-        CUresult rc;
-        CUcontext dc = ((PccContext *)dctx)->ctx, sc = ((PccContext *)sctx)->ctx;
-        Py_BEGIN_ALLOW_THREADS
-        rc = pcc_drv.cuMemcpyPeer(dst, dc, src, sc, n);
-        Py_END_ALLOW_THREADS
-        if (pcc_check(rc, "cuMemcpyPeer") < 0)
-            goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    pcc_ctx_leave(&g);
-    Py_DECREF(dctx);
-    Py_DECREF(sctx);
-    return result;
-}
-
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 static PyMethodDef memcpy_methods[] = {
@@ -759,8 +684,6 @@ static PyMethodDef memcpy_methods[] = {
     {"memcpy_dtod", FASTKW(py_memcpy_dtod), "memcpy_dtod(dest, src, size)"},
     {"memcpy_dtod_async", FASTKW(py_memcpy_dtod_async),
      "memcpy_dtod_async(dest, src, size, stream=None)"},
-    {"memcpy_peer", FASTKW(py_memcpy_peer),
-     "memcpy_peer(dest, src, size, dest_context=None, src_context=None)"},
     {NULL, NULL, 0, NULL}};
 
 int pcc_memcpy_init(PyObject *module)

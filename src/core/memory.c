@@ -46,6 +46,15 @@ static PccDeviceAllocation *alloc_object(PyTypeObject *type, CUdeviceptr ptr, si
     return a;
 }
 
+PyObject *pcc_device_allocation_new(PyTypeObject *type, CUdeviceptr ptr, size_t size,
+                                    PyObject *context, int kind, PyObject *stream)
+{
+    PccDeviceAllocation *a = alloc_object(type, ptr, size, context, kind);
+    if (a != NULL && kind == PCC_MEM_ASYNC)
+        a->stream = Py_NewRef(stream ? stream : Py_None);
+    return (PyObject *)a;
+}
+
 PyObject *pcc_track_array(PyObject **slot, PyObject *array)
 {
     PyObject *wr = PyWeakref_NewRef(array, NULL);
@@ -109,6 +118,9 @@ static CUresult free_in_context(PyObject *context, PyObject *stream, CUdeviceptr
             s = ((PccStream *)stream)->stream;
         rc = pcc_drv.cuMemFreeAsync(ptr, s);
         *call = "cuMemFreeAsync";
+    } else if (kind == PCC_MEM_IPC && pcc_drv.cuIpcCloseMemHandle != NULL) {
+        rc = pcc_drv.cuIpcCloseMemHandle(ptr);
+        *call = "cuIpcCloseMemHandle";
     } else {
         rc = pcc_drv.cuMemFree(ptr);
     }
@@ -194,8 +206,9 @@ static PyObject *alloc_int(PyObject *op)
 static PyObject *alloc_repr(PyObject *op)
 {
     PccDeviceAllocation *a = (PccDeviceAllocation *)op;
-    const char *what = Py_IS_TYPE(op, ManagedAllocation_Type) ? "ManagedAllocation"
-                                                              : "DeviceAllocation";
+    const char *what = Py_IS_TYPE(op, ManagedAllocation_Type)    ? "ManagedAllocation"
+                       : Py_IS_TYPE(op, pcc_st.IPCMemoryHandle) ? "IPCMemoryHandle"
+                                                                : "DeviceAllocation";
     if (a->freed)
         return PyUnicode_FromFormat("<pycudac.driver.%s freed>", what);
     char addr[32];

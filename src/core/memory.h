@@ -7,7 +7,10 @@
 #include "core/context.h"
 #include "core/convert.h"
 
-enum { PCC_MEM_DEVICE = 1, PCC_MEM_MANAGED = 2, PCC_MEM_ASYNC = 3 };
+/* How an allocation is freed: cuMemFree; managed (cuMemFree, buffer
+ * protocol); stream-ordered (cuMemFreeAsync on its stream: mem_alloc_async,
+ * memory pools); opened from another process (cuIpcCloseMemHandle). */
+enum { PCC_MEM_DEVICE = 1, PCC_MEM_MANAGED = 2, PCC_MEM_ASYNC = 3, PCC_MEM_IPC = 4 };
 
 /* Owns one device pointer. int(alloc) is the address. Managed allocations
  * also export the buffer protocol (host-visible bytes). */
@@ -53,6 +56,13 @@ PyObject *pcc_mem_alloc(size_t n);
 
 PyObject *pcc_device_allocation_view(CUdeviceptr ptr, size_t size, PyObject *context,
                                      PyObject *owner);
+
+/* New reference: an object of `type` (DeviceAllocation or a subtype) that
+ * owns `ptr` (`size` bytes) in `context` and frees it as `kind` says
+ * (PCC_MEM_ASYNC: on `stream`, None for the legacy stream). The object
+ * takes its own references. NULL: the caller still owns ptr. */
+PyObject *pcc_device_allocation_new(PyTypeObject *type, CUdeviceptr ptr, size_t size,
+                                    PyObject *context, int kind, PyObject *stream);
 
 
 

@@ -11,6 +11,7 @@
  * At interpreter exit, whatever is still listed is leaked on purpose.
  */
 #include <pthread.h>
+#include <stdint.h>
 
 #include "driver/loader.h"
 #include "core/context.h"
@@ -261,6 +262,41 @@ static PyType_Spec stream_spec = {
     .slots = stream_slots,
 };
 
+/* _stream_wait_legacy(handle): the CUstream `handle` (an int, a consumer's,
+ * e.g. from DLPack's stream argument) waits for the work queued so far on the
+ * legacy default stream of the current context, through an event: no host
+ * wait. */
+static PyObject *py_stream_wait_legacy(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    unsigned long long h = PyLong_AsUnsignedLongLong(arg);
+    if (h == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    CUevent ev = NULL;
+    CUresult rc = pcc_drv.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    const char *call = "cuEventCreate";
+    if (rc == CUDA_SUCCESS) {
+        rc = pcc_drv.cuEventRecord(ev, NULL);
+        call = "cuEventRecord";
+    }
+    if (rc == CUDA_SUCCESS) {
+        rc = pcc_drv.cuStreamWaitEvent((CUstream)(uintptr_t)h, ev, 0);
+        call = "cuStreamWaitEvent";
+    }
+    if (ev != NULL)
+        pcc_drv.cuEventDestroy(ev); /* the driver keeps it until the wait is done */
+    if (pcc_check(rc, call) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef stream_functions[] = {
+    {"_stream_wait_legacy", py_stream_wait_legacy, METH_O,
+     "_stream_wait_legacy(handle): stream `handle` waits for the legacy stream's work."},
+    {NULL, NULL, 0, NULL}};
+
 int pcc_stream_init(PyObject *module)
 {
     pcc_st.Stream = (PyTypeObject *)PyType_FromSpec(&stream_spec);
@@ -271,5 +307,7 @@ int pcc_stream_init(PyObject *module)
         pthread_atfork(NULL, NULL, after_fork_child);
         atfork_done = 1;
     }
+    if (PyModule_AddFunctions(module, stream_functions) < 0)
+        return -1;
     return PyModule_AddObjectRef(module, "Stream", (PyObject *)pcc_st.Stream);
 }

@@ -638,7 +638,10 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
         return 0;
     }
     if (t == pcc_st.DeviceAllocation) {
-        if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed)
+        /* with several devices, memory of another context: conv_one checks it */
+        if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed ||
+            PCC_UNLIKELY(pcc_st.multi_device &&
+                         ((PccDeviceAllocation *)arg)->context != f->context))
             return 1;
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;
@@ -649,6 +652,8 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
         CUdeviceptr dp;
         const PyObject *elem = f->params[i].elem; /* its dtype, when checked */
         if ((elem != NULL && ((const PccArrayBase *)arg)->dtype != elem) ||
+            PCC_UNLIKELY(pcc_st.multi_device && ((const PccArrayBase *)arg)->context !=
+                                                    f->context) ||
             pcc_array_base_ptr((const PccArrayBase *)arg, &dp) != 0)
             return 1;
         memcpy(dst, &dp, sizeof dp);

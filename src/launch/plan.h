@@ -74,6 +74,7 @@ typedef struct {
     PyObject *gpudata;      /* the allocation, or an int-like pointer (a view's) */
     unsigned long long ptr; /* the address of element 0 */
     PyObject *dtype;        /* numpy.dtype */
+    PyObject *context;      /* the Context it was made in (GPUArray._ctx) */
 } PccArrayBase;
 
 /* The address to pass for array `a`, into *out: 0; 1 when pcc_conv_ptr must

@@ -18,6 +18,7 @@
 #include <numpy/arrayscalars.h>
 
 #include "core/memory.h"
+#include "core/multi.h"
 
 #ifndef Py_T_OBJECT_EX /* before 3.12 */
 #include <structmember.h>
@@ -34,6 +35,7 @@ static void array_base_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     Py_CLEAR(self->gpudata);
     Py_CLEAR(self->dtype);
+    Py_CLEAR(self->context);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
@@ -44,6 +46,7 @@ static int array_base_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     Py_VISIT(self->gpudata);
     Py_VISIT(self->dtype);
+    Py_VISIT(self->context);
     return 0;
 }
 
@@ -52,6 +55,7 @@ static int array_base_clear(PyObject *op)
     PccArrayBase *self = (PccArrayBase *)op;
     Py_CLEAR(self->gpudata);
     Py_CLEAR(self->dtype);
+    Py_CLEAR(self->context);
     return 0;
 }
 
@@ -61,6 +65,8 @@ static PyMemberDef array_base_members[] = {
     {"ptr", Py_T_ULONGLONG, offsetof(PccArrayBase, ptr), 0,
      "The device address of element 0 (an int)."},
     {"dtype", Py_T_OBJECT_EX, offsetof(PccArrayBase, dtype), 0, "The element type."},
+    {"_ctx", Py_T_OBJECT_EX, offsetof(PccArrayBase, context), 0,
+     "The Context the array was made in (a launch compares it with the kernel's)."},
     {NULL, 0, 0, 0, NULL}};
 
 static PyType_Slot array_base_slots[] = {
@@ -209,11 +215,33 @@ static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out
     return 0;
 }
 
+/* Memory of context `mem` passed to kernel f: refused (ValueError naming
+ * both devices) when f's device cannot reach it. Only once contexts of two
+ * devices have existed (pcc_st.multi_device). 0 or -1. */
+static int check_device(PccFunction *f, int i, const char *what, PyObject *mem)
+{
+    if (!pcc_st.multi_device || mem == NULL || mem == f->context)
+        return 0;
+    int r = pcc_peer_reachable(f->context, mem);
+    if (r != 0)
+        return r < 0 ? -1 : 0;
+    int run_dev = (int)((PccContext *)f->context)->dev, mem_dev = (int)((PccContext *)mem)->dev;
+    return pcc_arg_error(f, i, PyExc_ValueError,
+                         "got %s in device %d's memory, but the kernel runs on device %d (the "
+                         "context it was loaded in), which has no peer access to it: run it in "
+                         "device %d's context, copy the data over (memcpy_peer), or enable "
+                         "access with Context.enable_peer_access(device %d's context) while "
+                         "device %d's context is current",
+                         what, mem_dev, run_dev, mem_dev, mem_dev, run_dev);
+}
+
 static int alloc_ptr(PccFunction *f, int i, PyObject *a, CUdeviceptr *out)
 {
     PccDeviceAllocation *d = (PccDeviceAllocation *)a;
     if (d->freed)
         return pcc_arg_error(f, i, PyExc_ValueError, "the DeviceAllocation was freed");
+    if (check_device(f, i, "a DeviceAllocation", d->context) < 0)
+        return -1;
     *out = d->ptr;
     return 0;
 }
@@ -361,6 +389,8 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
         PccArrayBase *a = (PccArrayBase *)arg;
         if (a->dtype != NULL && PyArray_DescrCheck(a->dtype) &&
             check_pointee(f, i, "a GPUArray", a->dtype) < 0)
+            return -1;
+        if (check_device(f, i, "a GPUArray", a->context) < 0)
             return -1;
         if (pcc_array_base_ptr(a, &p) == 0)
             goto store; /* a view: its own address, not its allocation's */

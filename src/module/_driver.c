@@ -12,6 +12,7 @@
 #include "driver/loader.h"
 #include "core/memory.h"
 #include "core/module.h"
+#include "core/multi.h"
 #include "core/stream.h"
 
 static struct PyModuleDef driver_module = {
@@ -28,7 +29,8 @@ PyMODINIT_FUNC PyInit__driver(void)
         return NULL;
     if (pcc_state_init(m) < 0 || pcc_errors_init(m) < 0 || pcc_loader_init(m) < 0 || pcc_device_init(m) < 0 ||
         pcc_context_init(m) < 0 || pcc_convert_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
-        pcc_event_init(m) < 0 || pcc_profile_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
+        pcc_event_init(m) < 0 || pcc_profile_init(m) < 0 || pcc_peer_init(m) < 0 || pcc_ipc_init(m) < 0 ||
+        pcc_pool_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
         pcc_cache_init(m) < 0 || pcc_sha256_init(m) < 0 || pcc_cache_key_init(m) < 0 ||
         pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0 ||
         pcc_capture_init(m) < 0 || pcc_graph_init(m) < 0 || pcc_stream_capture_init(m) < 0) {

@@ -53,7 +53,10 @@ typedef struct pcc_state {
     /* types, each made by its component's init */
     PyTypeObject *Device, *Context, *DeviceAllocation, *ManagedAllocation, *HostAllocation,
         *Stream, *Event, *Module, *Function, *ArrayBase, *ParamLayout, *Graph, *GraphNode,
-        *GraphExec;
+        *GraphExec, *IPCMemoryHandle, *MemoryPool;
+    /* set once contexts of two devices have existed (core/peer.c): launches
+     * then check that pointer arguments are on the kernel's device */
+    int multi_device;
     PCC_STRINGS(PCC_STATE_STR_FIELD)
     PCC_HOOKS(PCC_STATE_HOOK_FIELD)
 

@@ -1,6 +1,6 @@
 /*
  * sim/driver.c — the CPU simulator's driver table: init, error names, the
- * one simulated device, contexts (primary and created, a per-OS-thread
+ * simulated devices (how many: sim/devices.c), contexts (primary and created, a per-OS-thread
  * current-context stack), streams, events and the sticky-error state.
  *
  * Memory lives in sim/memory.c, modules and launches in
@@ -20,6 +20,7 @@
 
 #include "sim/sim.h"
 #include "sim/env.h"
+#include "sim/multi.h"
 #include "pycudac/backend.h"
 
 static atomic_int initialized;
@@ -95,6 +96,10 @@ static const sim_errdesc errors[] = {
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_CONTEXT_ALREADY_CURRENT, "CUDA_ERROR_CONTEXT_ALREADY_CURRENT",
      "context already current"},
+    {CUDA_ERROR_MAP_FAILED, "CUDA_ERROR_MAP_FAILED", "mapping of buffer object failed"},
+    {CUDA_ERROR_ALREADY_MAPPED, "CUDA_ERROR_ALREADY_MAPPED", "resource already mapped"},
+    {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+     "peer access is not supported between these two devices"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
      "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
@@ -118,6 +123,10 @@ static const sim_errdesc errors[] = {
      "the launch timed out and was terminated"},
     {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
      "peer access is already enabled"},
+    {CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+     "peer access has not been enabled"},
+    {CUDA_ERROR_TOO_MANY_PEERS, "CUDA_ERROR_TOO_MANY_PEERS",
+     "peer mapping resources exhausted"},
     {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
      "context is destroyed"},
     {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered"},
@@ -209,7 +218,7 @@ static CUresult device_ok(CUdevice dev)
 {
     if (!sim_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return dev >= 0 && dev < sim_device_count() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 static CUresult sim_cuDeviceGet(CUdevice *device, int ordinal)
@@ -218,9 +227,9 @@ static CUresult sim_cuDeviceGet(CUdevice *device, int ordinal)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (device == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal != 0)
+    if (ordinal < 0 || ordinal >= sim_device_count())
         return CUDA_ERROR_INVALID_DEVICE;
-    *device = 0;
+    *device = ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -230,7 +239,7 @@ static CUresult sim_cuDeviceGetCount(int *count)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (count == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *count = 1;
+    *count = sim_device_count();
     return CUDA_SUCCESS;
 }
 
@@ -384,26 +393,11 @@ static CUresult sim_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
         return rc;
     if (pciBusId == NULL || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
-    snprintf(pciBusId, (size_t)len, "%s", "0000:00:00.0");
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
-{
-    CUresult rc = device_ok(dev);
-    if (rc == CUDA_SUCCESS)
-        rc = device_ok(peer);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (can == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    *can = 0; /* one device: no peer; the driver says 0 for a device and itself */
+    snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", (unsigned)dev);
     return CUDA_SUCCESS;
 }
 
 /* ---- contexts -------------------------------------------------------------------- */
-
-static struct CUctx_st primary_ctx = {.magic = SIM_CTX_MAGIC, .primary = 1};
 
 /* Per-OS-thread stack of current contexts; the top is current. */
 #define SIM_CTX_STACK_MAX 128
@@ -445,16 +439,17 @@ static CUresult sim_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         return CUDA_ERROR_INVALID_VALUE;
     if (sim_sticky_code())
         return sim_sticky_code();
+    struct CUctx_st *p = sim_primary_ctx(dev);
     pthread_mutex_lock(&state_lock);
     /* its reserve is taken when it comes alive, given back at its reset */
-    if (primary_ctx.refcount == 0 && (rc = sim_mem_charge(SIM_CONTEXT_BYTES)) != CUDA_SUCCESS) {
+    if (p->refcount == 0 && (rc = sim_mem_charge(SIM_CONTEXT_BYTES)) != CUDA_SUCCESS) {
         pthread_mutex_unlock(&state_lock);
         return rc;
     }
-    primary_ctx.refcount++;
-    primary_ctx.alive = 1;
+    p->refcount++;
+    p->alive = 1;
     pthread_mutex_unlock(&state_lock);
-    *pctx = &primary_ctx;
+    *pctx = p;
     return CUDA_SUCCESS;
 }
 
@@ -463,22 +458,23 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
     CUresult rc = device_ok(dev);
     if (rc != CUDA_SUCCESS)
         return rc;
+    struct CUctx_st *p = sim_primary_ctx(dev);
     pthread_mutex_lock(&state_lock);
-    if (primary_ctx.refcount <= 0) {
+    if (p->refcount <= 0) {
         pthread_mutex_unlock(&state_lock);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
     /* At zero the driver resets the primary context; its handle stays the
      * same and becomes usable again on the next retain. */
-    int reset = --primary_ctx.refcount == 0;
+    int reset = --p->refcount == 0;
     if (reset) { /* the reset context starts again with the default limits */
-        primary_ctx.alive = 0;
-        memset(primary_ctx.limit_set, 0, sizeof primary_ctx.limit_set);
+        p->alive = 0;
+        memset(p->limit_set, 0, sizeof p->limit_set);
         sim_mem_uncharge(SIM_CONTEXT_BYTES);
     }
     pthread_mutex_unlock(&state_lock);
     if (reset)
-        sim_heap_release(&primary_ctx);
+        sim_heap_release(p);
     return CUDA_SUCCESS;
 }
 
@@ -813,7 +809,6 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     t->cuDeviceGetAttribute = sim_cuDeviceGetAttribute;
     t->cuDeviceTotalMem = sim_cuDeviceTotalMem;
     t->cuDeviceGetPCIBusId = sim_cuDeviceGetPCIBusId;
-    t->cuDeviceCanAccessPeer = sim_cuDeviceCanAccessPeer;
     t->cuDevicePrimaryCtxRetain = sim_cuDevicePrimaryCtxRetain;
     t->cuDevicePrimaryCtxRelease = sim_cuDevicePrimaryCtxRelease;
     t->cuCtxCreate = sim_cuCtxCreate;
@@ -841,5 +836,6 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     sim_fill_capture_table(t);
     sim_fill_graph_table(t);
     sim_fill_limit_table(t);
+    sim_fill_multi_table(t); /* last: it wraps some of the entries above */
     return &sim_backend;
 }

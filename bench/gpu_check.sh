@@ -119,7 +119,9 @@ PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
 # the whole suite in parallel processes (cold compiles on a fresh host ran one
 # process past 420 s); the files that measure device-wide memory run alone after
-TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py -n 6 \
+# (GPU_CHECK_SHARDS processes, default 6: a host with more cores takes more)
+TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py \
+    -n "${GPU_CHECK_SHARDS:-6}" \
     --logs "$OUTDIR/shards" "${PYTEST_ARGS[@]}"
 # issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
 # modules compiled and dropped (device memory, RSS and memory maps flat)
@@ -133,6 +135,11 @@ if [ -d build/pycuda/pycuda-2026.1/test ]; then
 else
     echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES"
 fi
+
+# the gallery (examples/run_all.py): every example run on the GPU, checked
+# against NumPy, its PNGs written
+TAIL_LINES=24 run_stage examples 120 env PYCUDAC_BACKEND=cuda \
+    PYCUDAC_EXAMPLES_OUT="$OUTDIR/examples" "$PY" examples/run_all.py
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.

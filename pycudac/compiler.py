@@ -33,7 +33,7 @@ import time
 import warnings
 import weakref
 
-from pycudac import _driver, _pycuda_headers
+from pycudac import _driver, _pycuda_headers, _simcheck
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
 
@@ -824,6 +824,8 @@ def _plan(options, include_dirs, arch, code, target, for_module):
             raise ValueError("compile(target='ptx') needs arch= (e.g. arch='sm_90') on a "
                              "machine without a CUDA GPU")
         opts = nvrtc_opts + [f"-I{d}" for d in incs]
+        if _simcheck._instrumented():  # check mode's build: its own cache entry
+            opts.append("--pycudac-sim-check")
         return "sim", "sim", lambda sure: (opts, "sim", "sim", True), incs
     # the key says "nvrtc" as backend on both backends: NVRTC's output does
     # not depend on which one loads it, so compile(arch=...) shares entries
@@ -876,7 +878,8 @@ class SourceModule:
         hidden = _hidden_include_dirs(
             source, "sim" if env_incs and _driver.get_backend() == "sim" else None)
         fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs and not hidden)
+                and not keep and not include_dirs and not hidden
+                and not _simcheck._instrumented())
         if fast:
             mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                              CACHE_FORMAT_VERSION)
@@ -896,8 +899,11 @@ class SourceModule:
                                            if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
         context = _current_context()
-        # (warm_source_module builds this key too, for its arguments)
+        # (warm_source_module builds this key too, for its arguments); check
+        # mode's instrumented build is another module
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp, context)
+        if _simcheck._instrumented():
+            key += (True,)
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
         try:

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 #include "sim/env.h"
 
 /* One OS thread that runs blocks: a pool thread, slot 0 for the thread
@@ -51,8 +52,11 @@ typedef struct sim_worker {
     CUresult fail_code;
     uintptr_t fault_addr;
     int fault_sig, fault_write;
+    uintptr_t fault_pc;
     pcc_sim_thread fault_thread;
     char fail_text[1024];
+    struct sim_check_worker *chk; /* check mode's state on this worker (sim/check.c) */
+    unsigned short order[SIM_MAX_THREADS_PER_BLOCK]; /* plain mode's thread order (schedule) */
 } sim_worker;
 
 /* ---- launch state (under sim_launch_lock) --------------------------------------------------- */
@@ -220,9 +224,14 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
         w->fault_sig = sig;
         w->fault_addr = (uintptr_t)si->si_addr;
         w->fault_write = -1;
+        w->fault_pc = 0;
 #if defined(__x86_64__) && defined(REG_ERR)
         ucontext_t *uc = ucv;
         w->fault_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+        w->fault_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+        ucontext_t *uc = ucv;
+        w->fault_pc = (uintptr_t)uc->uc_mcontext.pc;
 #else
         (void)ucv;
 #endif
@@ -340,10 +349,17 @@ static void record_failure(sim_worker *w)
     } else if (w->fault_sig) {
         char near[512];
         uintptr_t a = w->fault_addr;
-        if (w->fiber_mode && sim_block_is_stack_guard(&w->block, a))
+        if (w->fiber_mode && sim_block_is_stack_guard(&w->block, a)) {
             snprintf(near, sizeof near, "stack overflow: the simulated thread used more than "
                                         "its %zu KiB stack (set PYCUDAC_SIM_STACK_KB)",
                      w->block.stack_size / 1024);
+            /* check mode: a report, not sticky (the guard stopped it, the
+             * frame touched its pages in order: nothing else was written) */
+            if (sim_check_stack_overflow(t, a, w->fault_pc, w->block.stack_size)) {
+                sim_launch_error(PCC_CHECK_FAILED, "%s: %s", where, near);
+                return;
+            }
+        }
         else if (w->shared_map && a >= (uintptr_t)w->shared &&
                  a < (uintptr_t)w->shared_map + w->shared_map_len)
             snprintf(near, sizeof near, "%" PRIuPTR " bytes past the end of the %u bytes of "
@@ -404,11 +420,44 @@ static int worker_shared(sim_worker *w, size_t bytes)
     return 0;
 }
 
-static void run_plain(sim_worker *w, pcc_sim_dim3 bidx)
+/* Plain mode in another order than the threads' (PYCUDAC_SIM_SCHEDULE):
+ * last to first, or shuffled by the block's seed. */
+static void run_plain_ordered(sim_worker *w, pcc_sim_dim3 bidx, int sched, unsigned long long seed)
+{
+    pcc_sim_thread *t = &w->plain.t;
+    unsigned int bx = L.block.x, bxy = L.block.x * L.block.y;
+    unsigned int n = bxy * L.block.z;
+    for (unsigned int i = 0; i < n; i++)
+        w->order[i] = (unsigned short)(sched == SIM_SCHED_REVERSE ? n - 1 - i : i);
+    if (sched == SIM_SCHED_RANDOM)
+        for (unsigned int i = n; i > 1; i--) {
+            unsigned int j = (unsigned int)(sim_sched_next(&seed) % i);
+            unsigned short tmp = w->order[i - 1];
+            w->order[i - 1] = w->order[j];
+            w->order[j] = tmp;
+        }
+    t->blockIdx = bidx;
+    for (unsigned int i = 0; i < n; i++) {
+        unsigned int lin = w->order[i];
+        t->threadIdx.x = lin % bx;
+        t->threadIdx.y = lin % bxy / bx;
+        t->threadIdx.z = lin / bxy;
+        t->linear = lin;
+        t->lane = lin % PCC_SIM_WARP_SIZE;
+        L.k->entry(t, L.args);
+    }
+}
+
+static void run_plain(sim_worker *w, pcc_sim_dim3 bidx, unsigned long long seed)
 {
     pcc_sim_thread *t = &w->plain.t;
     const pcc_sim_kernel *k = L.k;
     void *const *args = L.args;
+    int sched = sim_sched_mode();
+    if (sched != SIM_SCHED_FORWARD) {
+        run_plain_ordered(w, bidx, sched, seed);
+        return;
+    }
     t->blockIdx = bidx;
     unsigned int lin = 0;
     for (unsigned int z = 0; z < L.block.z; z++) {
@@ -439,11 +488,13 @@ static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
             break;
         pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
                              (unsigned int)(b / gxy)};
+        unsigned long long seed = sim_sched_mode() == SIM_SCHED_RANDOM ? sim_sched_seed(b) : 0;
+        sim_check_block_begin();
         set_in_kernel(w, 1);
         if (w->fiber_mode)
-            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
+            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared, seed);
         else
-            run_plain(w, bidx);
+            run_plain(w, bidx, seed);
         set_in_kernel(w, 0);
         if (L.cooperative)
             sim_grid_block_done(bidx);
@@ -473,14 +524,18 @@ static void run_blocks(sim_worker *w, long long only)
     pt->blockDim = L.block;
     pt->gridDim = L.grid;
     pt->dynamic_shared = w->shared;
+    sim_check_worker_begin(&w->chk, &w->block, w->fiber_mode, pt, w->shared, L.shared_bytes,
+                           w->shared_map, w->shared_map_len);
     if (sigsetjmp(w->jmp, 1) != 0) {
         set_in_kernel(w, 0);
         if (w->fiber_mode)
             sim_block_escaped(&w->block);
         record_failure(w);
+        sim_check_worker_end();
         return;
     }
     take_blocks(w, only);
+    sim_check_worker_end();
 }
 
 void sim_worker_run_one(sim_worker *w, unsigned long long block)
@@ -584,8 +639,24 @@ static void ensure_pool(void)
     }
 }
 
+/* The end of a launch: a fault is the sticky error it always is; what check
+ * mode found is PCC_CHECK_FAILED, which is not (the checks stopped every bad
+ * access before it happened). */
+static CUresult launch_result(void)
+{
+    sim_flush_output();
+    CUresult checked = sim_check_launch_end();
+    if (L.err != 0 && L.err != PCC_CHECK_FAILED) {
+        sim_set_sticky(L.err, L.detail);
+        return CUDA_SUCCESS; /* the next call reports it, as on a GPU */
+    }
+    if (L.err == PCC_CHECK_FAILED && checked == CUDA_SUCCESS && !sim_check_raises())
+        return CUDA_SUCCESS; /* a block stopped at a bad access, only collected */
+    return L.err == PCC_CHECK_FAILED || checked != CUDA_SUCCESS ? PCC_CHECK_FAILED : CUDA_SUCCESS;
+}
+
 /* Runs every block of the launch in L (launch_lock held). */
-static void run_launch(void)
+static CUresult run_launch(void)
 {
     ensure_pool();
     ensure_fault_handler();
@@ -594,6 +665,7 @@ static void run_launch(void)
     atomic_store(&L.stop, 0);
     L.err = 0;
     L.detail[0] = '\0';
+    sim_check_launch_begin(L.f, L.args, L.shared_bytes);
     if (L.cooperative) {
         if (sim_coop_start(L.nblocks) < 0) {
             sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
@@ -604,10 +676,7 @@ static void run_launch(void)
             tls_worker = NULL;
             sim_coop_finish();
         }
-        sim_flush_output();
-        if (L.err != 0)
-            sim_set_sticky(L.err, L.detail);
-        return;
+        return launch_result();
     }
     int helpers = nworkers;
     if ((unsigned long long)helpers > L.nblocks - 1)
@@ -628,9 +697,7 @@ static void run_launch(void)
             pthread_cond_wait(&pool_done, &pool_lock);
         pthread_mutex_unlock(&pool_lock);
     }
-    sim_flush_output();
-    if (L.err != 0)
-        sim_set_sticky(L.err, L.detail);
+    return launch_result();
 }
 
 /* ---- launch ----------------------------------------------------------------------------- */
@@ -749,9 +816,9 @@ CUresult sim_kernel_run(const sim_op *op)
     L.shared_bytes = op->u.kernel.shared;
     L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
     L.cooperative = op->u.kernel.cooperative;
-    run_launch();
+    CUresult rc = run_launch();
     pthread_mutex_unlock(&sim_launch_lock);
-    return CUDA_SUCCESS;
+    return rc;
 }
 
 static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,

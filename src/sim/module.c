@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 
 /* What a module's kernels call: the fiber runtime's table (barriers, warp
  * operations, traps, printf, clocks) with the device heap and the rounding
@@ -30,6 +31,7 @@ static void api_fill(void)
     api_table.fround = sim_api_fround;
     api_table.dround = sim_api_dround;
     api_table.iround = sim_api_iround;
+    api_table.check = sim_api_check;
 }
 
 static const pcc_sim_api *module_api(void)
@@ -37,6 +39,66 @@ static const pcc_sim_api *module_api(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, api_fill);
     return &api_table;
+}
+
+void sim_module_api_range(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)&api_table;
+    *hi = *lo + sizeof api_table;
+}
+
+/* ---- check mode ---------------------------------------------------------------------- */
+
+/* glibc's: the address of a TLS block's byte, the block made if need be */
+typedef struct {
+    unsigned long ti_module, ti_offset;
+} sim_tls_index;
+extern void *__tls_get_addr(sim_tls_index *ti);
+
+static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    CUmodule m = arg;
+    if ((const void *)info->dlpi_addr != m->fbase)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && m->nseg < 8) {
+            m->seg_lo[m->nseg] = info->dlpi_addr + ph->p_vaddr;
+            m->seg_hi[m->nseg] = m->seg_lo[m->nseg] + ph->p_memsz;
+            m->nseg++;
+        } else if (ph->p_type == PT_TLS) {
+            m->tls_size = ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+/* A module built for check mode keeps what the checks need. */
+static int keep_for_check(CUmodule m, const void *so, size_t size)
+{
+    m->checked = 1;
+    m->so = malloc(size);
+    if (m->so == NULL)
+        return -1;
+    memcpy(m->so, so, size);
+    m->so_len = size;
+    dl_iterate_phdr(find_segments, m);
+    return 0;
+}
+
+int sim_module_tls(CUmodule m, uintptr_t *lo, size_t *len)
+{
+    size_t modid = 0;
+    if (m->tls_size == 0 || dlinfo(m->dl, RTLD_DI_TLS_MODID, &modid) != 0 || modid == 0)
+        return -1;
+    sim_tls_index ti = {modid, 0};
+    void *p = __tls_get_addr(&ti);
+    if (p == NULL)
+        return -1;
+    *lo = (uintptr_t)p;
+    *len = m->tls_size;
+    return 0;
 }
 #include "util/crc32c.h"
 #include "sim/env.h"
@@ -169,6 +231,8 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
     if (init(module_api(), &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
         (m->count > 0 && m->kernels == NULL))
         goto bad;
+    if (m->count > 0 && m->kernels[0].checked && keep_for_check(m, so, (size_t)hdr.size) < 0)
+        goto bad;
     m->funcs = calloc((size_t)m->count + 1, sizeof *m->funcs);
     if (m->funcs == NULL)
         goto bad;
@@ -194,6 +258,7 @@ bad:
         for (int i = 0; i < m->count; i++)
             free(m->funcs[i].argv);
     free(m->funcs);
+    free(m->so);
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
@@ -216,6 +281,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
         free(m->funcs[i].argv);
     }
     sim_registry_remove_owner(m);
+    sim_report_module_gone(m);
     dlclose(m->dl);
     if (m->fd >= 0) {
         /* A library that stays loaded keeps its name: then so does the fd. */
@@ -230,6 +296,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
     pthread_mutex_unlock(&sim_launch_lock);
     sim_mem_uncharge(m->charged);
     free(m->funcs);
+    free(m->so);
     free(m);
     return CUDA_SUCCESS;
 }

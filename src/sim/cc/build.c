@@ -297,8 +297,8 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
     }
     pcc_sb_puts(out, "# 3000 \"<pycudac-sim-registration>\"\n");
     pcc_sb_puts(out,
-            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0}};\n"
-            "extern \"C\" __attribute__((visibility(\"default\"))) int\n"
+            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0}};\n"
+            "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\"))) int\n"
             "pcc_sim_module_init(const pcc_sim_api *api, const pcc_sim_kernel **kernels, int *count)\n"
             "{\n"
             "    static int n = -1;\n"
@@ -504,7 +504,7 @@ static nvrtcResult preprocess(struct _nvrtcProgram *P, job *J)
         return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     }
     pcc_slist argv = {0};
-    pcc_sim_cxx_command(&J->O, J->tmp, 1, &argv);
+    pcc_sim_cxx_command(&J->O, J->tmp, SIM_CXX_PREPROCESS, &argv);
     pcc_sbuf log = {0};
     int rc = argv.oom ? -1 : run_compiler(P, J, &argv, &log);
     pcc_sl_free(&argv);
@@ -525,6 +525,20 @@ static nvrtcResult preprocess(struct _nvrtcProgram *P, job *J)
     return NVRTC_SUCCESS;
 }
 
+/* The object of a compile made apart into the shared object. */
+static nvrtcResult link_apart(struct _nvrtcProgram *P, job *J)
+{
+    pcc_slist argv = {0};
+    pcc_sim_cxx_command(&J->O, J->tmp, SIM_CXX_LINK, &argv);
+    pcc_sbuf log = {0};
+    int rc = argv.oom ? -1 : run_compiler(P, J, &argv, &log);
+    pcc_sl_free(&argv);
+    if (log.p)
+        pcc_sb_add(&P->log, log.p, log.len);
+    free(log.p);
+    return rc == 0 ? NVRTC_SUCCESS : NVRTC_ERROR_COMPILATION;
+}
+
 /* Writes the rewritten translation unit and compiles it. A kernel the
  * registration table cannot name (two overloads of one name) is left out,
  * and the compile runs once more. */
@@ -532,7 +546,8 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
 {
     char src_path[PATH_MAX];
     snprintf(src_path, sizeof src_path, "%s/src/kernel.ii", J->tmp);
-    pcc_sim_cxx_command(&J->O, J->tmp, 0, &J->argv);
+    int apart = pcc_sim_cxx_links_apart(&J->O);
+    pcc_sim_cxx_command(&J->O, J->tmp, apart ? SIM_CXX_OBJECT : SIM_CXX_BUILD, &J->argv);
     J->drop = calloc((size_t)J->A.kernel_names.n + 1, 1);
     if (J->argv.oom || J->drop == NULL)
         return NVRTC_ERROR_OUT_OF_MEMORY;
@@ -552,7 +567,7 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             if (log.p)
                 pcc_sb_add(&P->log, log.p, log.len);
             free(log.p);
-            return NVRTC_SUCCESS;
+            return apart ? link_apart(P, J) : NVRTC_SUCCESS;
         }
         int retry = 0;
         pcc_sbuf why = {0};

@@ -33,8 +33,27 @@
  * the cache key. */
 static const char *const base_flags[] = {
     "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-pipe", "-fno-exceptions", "-fno-rtti",
-    "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s"};
+    "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s",
+    /* a frame larger than a page touches its pages in order: a thread that
+     * overflows its stack faults in its own guard (sim/fiber.c), never in a
+     * neighbour's stack */
+    "-fstack-clash-protection"};
 #define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
+
+/* Check mode's instrumentation (--pycudac-sim-check), for each compiler. */
+/* The thread sanitizer's instrumentation, not its runtime: a call before
+ * every load and store that tells reads from writes, volatile from plain
+ * and atomics apart (the address sanitizer's folds a store's check into a
+ * load's). GCC links its runtime into a shared object too, so the object is
+ * linked apart, without the flag (pcc_sim_cxx_command's SIM_CXX_LINK). */
+static const char *const check_flags_gcc[] = {
+    "-fsanitize=thread", "--param=tsan-distinguish-volatile=1",
+    "--param=tsan-instrument-func-entry-exit=0", "-fno-tree-sra", "-g"};
+static const char *const check_flags_clang[] = {
+    "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
+    "-tsan-instrument-func-entry-exit=0", "-gline-tables-only"};
+#define N_CHECK_GCC (sizeof check_flags_gcc / sizeof check_flags_gcc[0])
+#define N_CHECK_CLANG (sizeof check_flags_clang / sizeof check_flags_clang[0])
 
 /* The embedded headers (src/sim/prelude/ and sim_abi.h), for the private
  * directory's pcc/ (sim/cc/build.c). */
@@ -170,6 +189,10 @@ static void setup(void)
     h = fnv1a(h, PCC_SIM_COMPILER_VERSION, sizeof PCC_SIM_COMPILER_VERSION);
     for (size_t i = 0; i < N_BASE_FLAGS; i++)
         h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
+    for (size_t i = 0; i < N_CHECK_GCC; i++)
+        h = fnv1a(h, check_flags_gcc[i], strlen(check_flags_gcc[i]) + 1);
+    for (size_t i = 0; i < N_CHECK_CLANG; i++)
+        h = fnv1a(h, check_flags_clang[i], strlen(check_flags_clang[i]) + 1);
     for (size_t i = 0; i < pcc_sim_n_stubs; i++) {
         h = fnv1a(h, pcc_sim_stubs[i][0], strlen(pcc_sim_stubs[i][0]) + 1);
         h = fnv1a(h, pcc_sim_stubs[i][1], strlen(pcc_sim_stubs[i][1]) + 1);
@@ -200,16 +223,55 @@ const pcc_sim_cxx *pcc_sim_cxx_get(void)
     return &cxx;
 }
 
-void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preprocess, pcc_slist *argv)
+int pcc_sim_cxx_links_apart(const pcc_sim_options *O)
+{
+    return O->check && !cxx.is_clang;
+}
+
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pcc_slist *argv)
 {
     char arg[PATH_MAX];
     pcc_slist *a = argv;
+    int preprocess = mode == SIM_CXX_PREPROCESS;
     pcc_sl_adds(a, cxx.path);
     for (int i = 0; i < cxx.extra.n; i++)
         pcc_sl_adds(a, cxx.extra.v[i]);
+    if (mode == SIM_CXX_LINK) { /* the object of SIM_CXX_OBJECT into the shared object */
+        static const char *const link[] = {"-shared", "-fPIC", "-Wl,-Bsymbolic", "-o"};
+        for (size_t i = 0; i < sizeof link / sizeof link[0]; i++)
+            pcc_sl_adds(a, link[i]);
+        snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
+        pcc_sl_adds(a, arg);
+        snprintf(arg, sizeof arg, "%s/kernel.o", tmp);
+        pcc_sl_adds(a, arg);
+        pcc_sl_adds(a, "-lm");
+        return;
+    }
     pcc_sl_adds(a, O->std);
     for (size_t i = 0; i < N_BASE_FLAGS; i++)
-        pcc_sl_adds(a, base_flags[i]);
+        if (!(O->check && strcmp(base_flags[i], "-s") == 0)) /* check mode keeps the lines */
+            pcc_sl_adds(a, base_flags[i]);
+    if (O->check) {
+        /* every load and store of the program calls the prelude's hooks
+         * (sim/prelude/pcc_check.h); no shadow memory, no stack or global
+         * redzones: the runtime keeps what it needs (sim/check.c). Line
+         * tables name the source line of a report. */
+        for (size_t i = 0; i < (cxx.is_clang ? N_CHECK_CLANG : N_CHECK_GCC); i++)
+            pcc_sl_adds(a, cxx.is_clang ? check_flags_clang[i] : check_flags_gcc[i]);
+        /* the source's name as the program gave it, not under this directory
+         * (a cached module may be used from anywhere) */
+        char cwd[PATH_MAX];
+        if (cxx.is_clang) {
+            pcc_sl_adds(a, "-fdebug-compilation-dir=.");
+        } else if (getcwd(cwd, sizeof cwd) != NULL) {
+            pcc_sbuf map = {0};
+            pcc_sb_printf(&map, "-fdebug-prefix-map=%s=.", cwd);
+            if (map.p)
+                pcc_sl_adds(a, map.p);
+            free(map.p);
+        }
+        pcc_sl_adds(a, "-D__PCC_SIM_CHECK=1");
+    }
     pcc_sl_adds(a, cxx.is_clang ? "-fno-caret-diagnostics" : "-fno-diagnostics-show-caret");
     if (!cxx.is_clang)
         pcc_sl_adds(a, "-fno-semantic-interposition");
@@ -259,12 +321,15 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preproce
                  strncmp(O->args.v[i], "-U", 2) != 0)
             pcc_sl_adds(a, O->args.v[i]);
     }
+    if (mode == SIM_CXX_OBJECT)
+        pcc_sl_adds(a, "-c");
     pcc_sl_adds(a, "-o");
-    snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
+    snprintf(arg, sizeof arg, "%s/kernel.%s", tmp, mode == SIM_CXX_OBJECT ? "o" : "so");
     pcc_sl_adds(a, arg);
     snprintf(arg, sizeof arg, "%s/src/kernel.ii", tmp);
     pcc_sl_adds(a, arg);
-    pcc_sl_adds(a, "-lm");
+    if (mode != SIM_CXX_OBJECT)
+        pcc_sl_adds(a, "-lm");
 }
 
 /* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,

@@ -6,8 +6,8 @@
  * runtime (src/sim/) loads; sim_abi.h is the contract.
  *
  * One header per CUDA header it stands for, as in HIP-CPU: this file (with
- * vector_types.h, device_atomic_functions.h and math_functions.h, which it
- * includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
+ * vector_types.h, device_atomic_functions.h, math_functions.h and check
+ * mode's pcc_check.h, which it includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
  * cooperative_groups.h (with cooperative_groups_reduce.h and _scan.h). The
  * compiler writes them into its private directory and maps CUDA's header
  * names onto them (src/sim/cc/cxx.c).
@@ -108,6 +108,8 @@ template <> struct limits<unsigned long long> { static constexpr unsigned long l
 /* ---- the current simulated thread --------------------------------------- */
 static thread_local pcc_sim_thread *__pcc_cur;
 static const pcc_sim_api *__pcc_api;
+
+#include "pcc_check.h" /* check mode's hooks (empty markers without it) */
 
 typedef pcc_sim_dim3 uint3;
 struct dim3 {
@@ -351,9 +353,10 @@ template <auto F> static constexpr pcc_sim_kernel __pcc_kernel(const char *name,
 {
     typedef __pcc_fn<decltype(F)> fn;
     if constexpr (fn::is_kernel)
-        return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync};
+        return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync,
+                              __PCC_SIM_CHECKED};
     else
-        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync};
+        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync, __PCC_SIM_CHECKED};
 }
 static inline void *__pcc_dyn_smem(void) { return __pcc_cur->dynamic_shared; }
 

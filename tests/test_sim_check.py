@@ -270,3 +270,32 @@ def test_sim_check_on_a_gpu_points_to_compute_sanitizer(backend):
         pytest.skip("the cuda backend's answer")
     with pytest.raises(drv.LogicError, match="compute-sanitizer"):
         drv.sim_check("memcheck").__enter__()
+
+
+def test_static_shared_of_an_inline_helper_is_each_modules_own(ctx):
+    """`static __shared__` inside a __device__ helper is a static of an inline
+    function: GCC made it a process-wide "unique" symbol, so a second module
+    with the same helper used the first module's shared memory (and check
+    mode, which knows each module's own, reported the accesses as out of
+    bounds). Each module has its own now (-fno-gnu-unique)."""
+    from pycudac.compiler import SourceModule
+    src = """
+    __device__ int helper(int v)
+    {
+        static __shared__ int s[32];
+        s[threadIdx.x] = v;
+        __syncthreads();
+        return s[31 - threadIdx.x];
+    }
+    __global__ void k(int *out) { out[threadIdx.x] = helper(threadIdx.x); }
+    """
+    first = SourceModule(src)
+    out = drv.mem_alloc(32 * 4)
+    first.get_function("k")(out, block=(32, 1, 1))
+    with drv.sim_check("all") as chk:
+        second = SourceModule(src + "// another module\n")
+        second.get_function("k")(out, block=(32, 1, 1))
+    assert chk.reports == []
+    res = np.empty(32, np.int32)
+    drv.memcpy_dtoh(res, out)
+    assert list(res) == list(range(31, -1, -1))

@@ -20,7 +20,7 @@
 
 /* Bump when the generated code changes (scan, rewrites, registration tail):
  * it is part of the identity, hence of the cache key. */
-#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 5"
+#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 6"
 
 /* ---- sim/cc/compile.c ---- */
 

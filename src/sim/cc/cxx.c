@@ -273,8 +273,14 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pc
         pcc_sl_adds(a, "-D__PCC_SIM_CHECK=1");
     }
     pcc_sl_adds(a, cxx.is_clang ? "-fno-caret-diagnostics" : "-fno-diagnostics-show-caret");
-    if (!cxx.is_clang)
+    if (!cxx.is_clang) {
         pcc_sl_adds(a, "-fno-semantic-interposition");
+        /* the static of an inline function (`static __shared__ int s[32]` in
+         * a __device__ helper) is the module's own: a GNU "unique" symbol
+         * would be one for the whole process, shared by every module that
+         * has it (and would keep a module loaded past its unload) */
+        pcc_sl_adds(a, "-fno-gnu-unique");
+    }
     if (preprocess) {
         /* program headers, then our stand-ins for CUDA's own headers (they
          * must win over a CUDA toolkit's include dir given with -I), then -I

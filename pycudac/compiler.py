@@ -523,6 +523,18 @@ _ABS_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<](/[^">\n]+)[">]', re.
 _ENV_INCLUDE_VARS = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
 
 
+def _special_file(path):
+    """Whether path is what no compile may read: a device, FIFO or socket, or
+    anything under /dev, /proc or /sys (the compilers refuse such includes)."""
+    if path.startswith(("/dev/", "/proc/", "/sys/")):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _hidden_include_dirs(source, compiler):
     """Directories whose headers can change the binary though they reach the
     compiler neither as include_dirs nor as -I: those of headers included by
@@ -538,6 +550,8 @@ def _hidden_include_dirs(source, compiler):
                 if path in seen:
                     continue
                 seen.add(path)
+                if _special_file(path):
+                    continue  # never opened (a FIFO blocks): the compiler refuses it
                 if os.path.dirname(path) not in dirs:
                     dirs.append(os.path.dirname(path))
                 try:

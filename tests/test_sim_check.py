@@ -19,7 +19,7 @@ drv = pytest.importorskip("pycudac.driver")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "sancheck"))
-import cases as planted  # noqa: E402
+import planted_cases as planted  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +238,7 @@ def _run(code, **env):
         import pycudac.autoinit
         import pycudac.driver as drv
         from pycudac.compiler import SourceModule
-        import cases
+        import planted_cases as cases
     """ % os.path.join(HERE, "sancheck"))
     return subprocess.run([sys.executable, "-c", pre + textwrap.dedent(code)],
                           capture_output=True, text=True, timeout=300, env=e, cwd=ROOT)

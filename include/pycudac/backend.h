@@ -18,6 +18,9 @@
  * check_message describes. Not sticky: the checks stop a bad access before
  * it happens, so nothing is corrupted and the process stays usable. */
 #define PCC_CHECK_FAILED ((CUresult)0x5043)
+/* What a launch the simulator stopped on Ctrl-C returns (not a CUDA code,
+ * not sticky): the core raises KeyboardInterrupt. */
+#define PCC_LAUNCH_INTERRUPTED ((CUresult)0x5044)
 
 /* One report of check mode, as compute-sanitizer would print it: which
  * check, what was wrong, where in the source, which thread, which memory.
@@ -80,7 +83,8 @@ typedef struct pcc_backend {
      * PCC_CHECK_FAILED: 0, or -1 with why in err. config reads them back in
      * the same words. reports copies up to max reports of serial >= since
      * (oldest first) and returns how many there are; clear forgets them all
-     * after. message: the text of the last PCC_CHECK_FAILED. */
+     * after. message: the text of the last PCC_CHECK_FAILED, or of the last
+     * launch the watchdog stopped (CUDA_ERROR_LAUNCH_TIMEOUT). */
     int (*check_configure)(const char *checks, const char *schedule, int raise_errors, char *err,
                            size_t len);
     void (*check_config)(char *checks, size_t clen, char *schedule, size_t slen,

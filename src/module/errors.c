@@ -140,6 +140,14 @@ int pcc_raise_detail(CUresult rc, const char *call, const char *detail)
 
 static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *detail)
 {
+    if (rc == PCC_LAUNCH_INTERRUPTED) {
+        /* Ctrl-C stopped a simulated kernel: Python's SIGINT handler raises
+         * KeyboardInterrupt (or whatever the program put in its place) */
+        if (PyErr_CheckSignals() < 0)
+            return -1;
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        return -1;
+    }
     if (rc == PCC_CHECK_FAILED) {
         /* check mode: not sticky, the message is the first report's */
         const char *what = pcc_st.backend && pcc_st.backend->check_message
@@ -166,6 +174,10 @@ static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *
         snprintf(namebuf, sizeof namebuf, "CUDA_ERROR_%d", (int)rc);
         name = namebuf;
     }
+    /* a launch the simulator's watchdog stopped says why */
+    if (rc == CUDA_ERROR_LAUNCH_TIMEOUT && detail == NULL && pcc_st.backend &&
+        pcc_st.backend->check_message && pcc_st.backend->check_message()[0])
+        detail = pcc_st.backend->check_message();
     char msg[1024];
     int n = snprintf(msg, sizeof msg, "%s failed: %s (%d)%s%s%s%s", call ? call : "driver call",
                      name, (int)rc, desc ? ": " : "", desc ? desc : "", detail ? ". " : "",

@@ -116,7 +116,9 @@ size_t sim_report_finish(CUmodule m, unsigned long long since);
 /* A module goes: its reports keep their lines, no longer its address. */
 void sim_report_module_gone(CUmodule m);
 size_t sim_report_copy(pcc_check_report *out, size_t max, unsigned long long since, int clear);
-/* The message PCC_CHECK_FAILED raises with (set by sim_report_finish). */
+/* The message PCC_CHECK_FAILED raises with (set by sim_report_finish), or
+ * a stopped launch's (set by sim/launch.c). */
 const char *sim_report_message(void);
+void sim_report_message_set(const char *text);
 
 #endif

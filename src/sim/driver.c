@@ -161,6 +161,7 @@ static const sim_errdesc errors[] = {
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
     {PCC_CHECK_FAILED, "PYCUDAC_SIM_CHECK_FAILED",
      "the simulator's check mode found a defect in the kernel"},
+    {PCC_LAUNCH_INTERRUPTED, "PYCUDAC_SIM_INTERRUPTED", "the simulated kernel was interrupted"},
 };
 
 static const sim_errdesc *find_error(CUresult e)

@@ -35,30 +35,6 @@
 #include "sim/check.h"
 #include "sim/env.h"
 
-/* One OS thread that runs blocks: a pool thread, slot 0 for the thread
- * that called cuLaunchKernel, or a coop thread (sim/coop.c). */
-typedef struct sim_worker {
-    pthread_t owner;
-    int pool_index;         /* its slot in workers[], set before its thread starts */
-    int in_kernel; /* atomic: the fault handler of any thread reads it */
-    int fiber_mode;
-    sim_block block;
-    sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
-    void *shared_map;       /* dynamic shared memory, guard page after it */
-    size_t shared_map_len, shared_cap;
-    char *shared;           /* = start of the launch's dynamic shared bytes */
-    sigjmp_buf jmp;
-    /* What ended the block early (written by the fault handler or sim_fail). */
-    CUresult fail_code;
-    uintptr_t fault_addr;
-    int fault_sig, fault_write;
-    uintptr_t fault_pc;
-    pcc_sim_thread fault_thread;
-    char fail_text[1024];
-    struct sim_check_worker *chk; /* check mode's state on this worker (sim/check.c) */
-    unsigned short order[SIM_MAX_THREADS_PER_BLOCK]; /* plain mode's thread order (schedule) */
-} sim_worker;
-
 /* ---- launch state (under sim_launch_lock) --------------------------------------------------- */
 
 pthread_mutex_t sim_launch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -72,7 +48,7 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static sim_worker *workers[SIM_MAX_WORKERS]; /* [0]: the launching thread */
 static int nworkers;                          /* pool threads, not counting slot 0 */
 
-static void set_in_kernel(sim_worker *w, int v)
+void sim_worker_set_in_kernel(sim_worker *w, int v)
 {
     __atomic_store_n(&w->in_kernel, v, __ATOMIC_RELAXED);
 }
@@ -116,6 +92,32 @@ sim_worker *sim_worker_new(void)
     return calloc(1, sizeof(sim_worker));
 }
 
+sim_worker *sim_worker_of_thread(pthread_t self)
+{
+    /* The scan reads other threads' slots while they change them (a new pool
+     * thread, another thread's launch): every field it reads is accessed
+     * atomically (lock-free, so safe in a signal handler), and only the
+     * thread's own slot can match. */
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && sim_worker_in_kernel_on(w, self))
+            return w;
+    }
+    return sim_coop_worker_of(self);
+}
+
+void sim_launch_signal_workers(int sig)
+{
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED))
+            pthread_kill(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), sig);
+    }
+    sim_coop_signal_workers(sig);
+}
+
 int sim_worker_in_kernel_on(sim_worker *w, pthread_t self)
 {
     return __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
@@ -134,7 +136,7 @@ void sim_flush_output(void)
 _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
 {
     sim_worker *w = tls_worker;
-    set_in_kernel(w, 0);
+    sim_worker_set_in_kernel(w, 0);
     w->fail_code = code;
     w->fault_sig = 0;
     w->fault_thread = *t;
@@ -186,148 +188,6 @@ int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
 long long sim_api_clock64(void)
 {
     return sim_now_ns();
-}
-
-/* ---- faults ------------------------------------------------------------------------------ */
-
-/* The signals a kernel can raise, and the handlers that were there before. */
-static const int fault_sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-static struct sigaction prev_action[4];
-
-/* The scan reads other threads' slots while they change them (a new pool
- * thread, another thread's launch): every field it reads is accessed
- * atomically (lock-free, so safe in a signal handler), and only the
- * faulting thread's own slot can match. */
-static sim_worker *worker_of_this_thread(void)
-{
-    pthread_t self = pthread_self();
-    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
-    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
-        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
-        if (w && sim_worker_in_kernel_on(w, self))
-            return w;
-    }
-    return sim_coop_worker_of(self);
-}
-
-
-static void on_fault(int sig, siginfo_t *si, void *ucv)
-{
-    /* No TLS here: a thread that never launched may fault, and its first
-     * TLS access could allocate. Workers are found by thread id. */
-    sim_worker *w = worker_of_this_thread();
-    if (w != NULL) {
-        set_in_kernel(w, 0);
-        w->fail_code = sig == SIGILL   ? CUDA_ERROR_ILLEGAL_INSTRUCTION
-                       : sig == SIGFPE ? CUDA_ERROR_LAUNCH_FAILED
-                                       : CUDA_ERROR_ILLEGAL_ADDRESS;
-        w->fault_sig = sig;
-        w->fault_addr = (uintptr_t)si->si_addr;
-        w->fault_write = -1;
-        w->fault_pc = 0;
-#if defined(__x86_64__) && defined(REG_ERR)
-        ucontext_t *uc = ucv;
-        w->fault_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-        w->fault_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-        ucontext_t *uc = ucv;
-        w->fault_pc = (uintptr_t)uc->uc_mcontext.pc;
-#else
-        (void)ucv;
-#endif
-        const pcc_sim_thread *t = w->fiber_mode ? (w->block.current ? &w->block.current->t : NULL)
-                                                : &w->plain.t;
-        if (t)
-            w->fault_thread = *t;
-        else
-            memset(&w->fault_thread, 0, sizeof w->fault_thread);
-        if (w->fiber_mode)
-            sim_block_escape(&w->block);
-        siglongjmp(w->jmp, 1);
-    }
-    /* Not ours: hand the signal to whoever had it before, for good. A
-     * handler installed after ours may hand it back (faulthandler restores
-     * its predecessor and re-raises): the second time, die by default. */
-    static volatile sig_atomic_t chaining;
-    struct sigaction *prev = &prev_action[0];
-    for (int i = 1; i < 4; i++)
-        if (fault_sigs[i] == sig)
-            prev = &prev_action[i];
-    if (chaining) {
-        signal(sig, SIG_DFL);
-        return;
-    }
-    chaining = 1;
-    sigaction(sig, prev, NULL);
-    if (prev->sa_flags & SA_SIGINFO) {
-        if (prev->sa_sigaction)
-            prev->sa_sigaction(sig, si, ucv);
-    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-        prev->sa_handler(sig);
-    }
-    /* Returning re-runs the faulting instruction under the previous action. */
-}
-
-/* Installs on_fault for the fault signals unless it is the current handler
- * (someone — e.g. faulthandler.enable() — may have replaced it since). */
-static void ensure_fault_handler(void)
-{
-    const int *sigs = fault_sigs;
-    struct sigaction *prevs[4] = {&prev_action[0], &prev_action[1], &prev_action[2],
-                                  &prev_action[3]};
-    for (int i = 0; i < 4; i++) {
-        struct sigaction cur;
-        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
-            cur.sa_sigaction == on_fault)
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_fault;
-        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, prevs[i]);
-    }
-}
-
-/* A signal stack for this thread if it has none, so that a fiber's stack
- * overflow can still be reported. Kept for the thread's life. */
-static pthread_key_t altstack_key;
-static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
-
-static void altstack_free(void *p)
-{
-    stack_t ss;
-    memset(&ss, 0, sizeof ss);
-    ss.ss_flags = SS_DISABLE;
-    sigaltstack(&ss, NULL);
-    free(p);
-}
-
-static void altstack_key_make(void)
-{
-    pthread_key_create(&altstack_key, altstack_free);
-}
-
-static void ensure_altstack(void)
-{
-    static _Thread_local int checked;
-    if (checked)
-        return;
-    checked = 1;
-    stack_t old;
-    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
-        return;
-    size_t size = 64 * 1024;
-    void *mem = malloc(size);
-    if (mem == NULL)
-        return;
-    stack_t ss = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) != 0) {
-        free(mem);
-        return;
-    }
-    pthread_once(&altstack_once, altstack_key_make);
-    pthread_setspecific(altstack_key, mem);
 }
 
 /* Turns what the worker recorded into the launch's error text (first wins). */
@@ -490,12 +350,12 @@ static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
                              (unsigned int)(b / gxy)};
         unsigned long long seed = sim_sched_mode() == SIM_SCHED_RANDOM ? sim_sched_seed(b) : 0;
         sim_check_block_begin();
-        set_in_kernel(w, 1);
+        sim_worker_set_in_kernel(w, 1);
         if (w->fiber_mode)
             sim_block_run(&w->block, bidx, L.block, L.grid, w->shared, seed);
         else
             run_plain(w, bidx, seed);
-        set_in_kernel(w, 0);
+        sim_worker_set_in_kernel(w, 0);
         if (L.cooperative)
             sim_grid_block_done(bidx);
         if (only >= 0)
@@ -527,7 +387,7 @@ static void run_blocks(sim_worker *w, long long only)
     sim_check_worker_begin(&w->chk, &w->block, w->fiber_mode, pt, w->shared, L.shared_bytes,
                            w->shared_map, w->shared_map_len);
     if (sigsetjmp(w->jmp, 1) != 0) {
-        set_in_kernel(w, 0);
+        sim_worker_set_in_kernel(w, 0);
         if (w->fiber_mode)
             sim_block_escaped(&w->block);
         record_failure(w);
@@ -611,13 +471,10 @@ static void ensure_pool(void)
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 8u << 20);
         pthread_t tid;
-        /* Block signals in pool threads except the faults they report. */
+        /* Block signals in pool threads except the faults they report and
+         * the watchdog's stop (sim/fault.c). */
         sigset_t all, old;
-        sigfillset(&all);
-        sigdelset(&all, SIGSEGV);
-        sigdelset(&all, SIGBUS);
-        sigdelset(&all, SIGFPE);
-        sigdelset(&all, SIGILL);
+        sim_fault_worker_mask(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         w->pool_index = i;
         pthread_mutex_lock(&pool_lock);
@@ -644,8 +501,15 @@ static void ensure_pool(void)
  * access before it happened). */
 static CUresult launch_result(void)
 {
+    sim_stop_end();
     sim_flush_output();
     CUresult checked = sim_check_launch_end();
+    /* stopped by Ctrl-C or the watchdog: not sticky either (the kernel was
+     * left in its own code: no lock held, nothing but its writes behind) */
+    if (L.err == PCC_LAUNCH_INTERRUPTED || L.err == CUDA_ERROR_LAUNCH_TIMEOUT) {
+        sim_report_message_set(L.detail);
+        return L.err;
+    }
     if (L.err != 0 && L.err != PCC_CHECK_FAILED) {
         sim_set_sticky(L.err, L.detail);
         return CUDA_SUCCESS; /* the next call reports it, as on a GPU */
@@ -659,13 +523,14 @@ static CUresult launch_result(void)
 static CUresult run_launch(void)
 {
     ensure_pool();
-    ensure_fault_handler();
-    ensure_altstack();
+    sim_fault_ensure_handlers();
+    sim_fault_ensure_altstack();
     atomic_store(&L.next, 0);
     atomic_store(&L.stop, 0);
     L.err = 0;
     L.detail[0] = '\0';
     sim_check_launch_begin(L.f, L.args, L.shared_bytes);
+    sim_stop_begin();
     if (L.cooperative) {
         if (sim_coop_start(L.nblocks) < 0) {
             sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
@@ -786,6 +651,18 @@ char *sim_kernel_pack(const sim_op *op)
     for (int i = 0; i < k->nparams; i++)
         memcpy(copy + k->param_offsets[i], op->u.kernel.params[i], k->param_sizes[i]);
     return copy;
+}
+
+int sim_launch_in_kernel_code(uintptr_t pc)
+{
+    CUfunction f = L.f;
+    if (f == NULL)
+        return 0;
+    const struct CUmod_st *m = f->mod;
+    for (int i = 0; i < m->nseg; i++)
+        if (pc >= m->seg_lo[i] && pc < m->seg_hi[i])
+            return 1;
+    return 0;
 }
 
 CUcontext sim_launch_ctx(void) /* under sim_launch_lock, from a running kernel */

@@ -83,7 +83,6 @@ static int keep_for_check(CUmodule m, const void *so, size_t size)
         return -1;
     memcpy(m->so, so, size);
     m->so_len = size;
-    dl_iterate_phdr(find_segments, m);
     return 0;
 }
 
@@ -113,6 +112,41 @@ static int module_ok(CUmodule m)
 int sim_func_ok(CUfunction f)
 {
     return f != NULL && f->magic == SIM_FUNC_MAGIC && module_ok(f->mod);
+}
+
+/* Nothing of a module runs when it is loaded: its initializer array (the
+ * constructors of namespace-scope objects, which the compiler refuses for
+ * device code but a module from elsewhere may still have) is emptied in
+ * the memfd's copy, so that dlopen — which runs them holding the loader's
+ * lock, where a fault could not be survived — runs none. */
+static void no_initializers(int fd, const unsigned char *so, size_t size)
+{
+    ElfW(Ehdr) eh;
+    if (size < sizeof eh)
+        return;
+    memcpy(&eh, so, sizeof eh);
+    if (eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phoff > size ||
+        (size - eh.e_phoff) / sizeof(ElfW(Phdr)) < eh.e_phnum)
+        return;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, so + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_DYNAMIC || ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+            continue;
+        for (size_t at = ph.p_offset; at + sizeof(ElfW(Dyn)) <= ph.p_offset + ph.p_filesz;
+             at += sizeof(ElfW(Dyn))) {
+            ElfW(Dyn) d;
+            memcpy(&d, so + at, sizeof d);
+            if (d.d_tag == DT_NULL)
+                break;
+            if (d.d_tag == DT_INIT_ARRAYSZ || d.d_tag == DT_PREINIT_ARRAYSZ) {
+                d.d_un.d_val = 0;
+                if (pwrite(fd, &d, sizeof d, (off_t)at) != (ssize_t)sizeof d)
+                    return;
+            }
+        }
+    }
 }
 
 /* Writes the shared object to an anonymous file (memfd) and opens it.
@@ -145,6 +179,7 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
         p += n;
         left -= (size_t)n;
     }
+    no_initializers(fd, so, size);
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
     char *direnv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
     const char *dir = direnv && *direnv ? direnv : "/tmp";
@@ -231,6 +266,7 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
     if (init(module_api(), &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
         (m->count > 0 && m->kernels == NULL))
         goto bad;
+    dl_iterate_phdr(find_segments, m); /* its code: where a kernel may be stopped */
     if (m->count > 0 && m->kernels[0].checked && keep_for_check(m, so, (size_t)hdr.size) < 0)
         goto bad;
     m->funcs = calloc((size_t)m->count + 1, sizeof *m->funcs);

@@ -413,6 +413,13 @@ size_t sim_report_copy(pcc_check_report *out, size_t max, unsigned long long sin
     return total;
 }
 
+void sim_report_message_set(const char *text)
+{
+    pthread_mutex_lock(&lock);
+    snprintf(message, sizeof message, "%s", text);
+    pthread_mutex_unlock(&lock);
+}
+
 const char *sim_report_message(void)
 {
     return message;

@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -307,20 +308,47 @@ float sim_api_fround(int op, int mode, float a, float b, float c);
 double sim_api_dround(int op, int mode, double a, double b, double c);
 double sim_api_iround(int op, int mode, long long i, unsigned long long u);
 
-/* One OS thread that runs blocks (sim/launch.c). */
-struct sim_worker;
+/* One OS thread that runs blocks (sim/launch.c; defined at the end). */
+typedef struct sim_worker sim_worker;
+
+
 /* A worker for a thread of sim/coop.c (NULL: out of memory). */
 struct sim_worker *sim_worker_new(void);
 /* Runs block `block` of the launch in progress on w, from w's thread. */
 void sim_worker_run_one(struct sim_worker *w, unsigned long long block);
-/* Whether w runs a kernel on thread `self` (async-signal-safe). */
+/* Whether w runs a kernel on thread `self`; the worker running a kernel on
+ * thread `self`, or NULL; every worker running a kernel sent `sig`. All
+ * async-signal-safe (the fault and stop handlers use them). */
 int sim_worker_in_kernel_on(struct sim_worker *w, pthread_t self);
+sim_worker *sim_worker_of_thread(pthread_t self);
+void sim_launch_signal_workers(int sig);
+void sim_worker_set_in_kernel(sim_worker *w, int v);
 /* Records the launch's error (first wins) and stops it. */
 void sim_launch_error(CUresult code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The launch in progress (its blocks read it): cooperative, and its size. */
 int sim_launch_cooperative(void);
 unsigned long long sim_launch_nblocks(void);
 const char *sim_launch_kernel_name(void);
+
+/* Whether pc is in the code of the launch's module (the kernel's own code,
+ * not the runtime's or a library's). Async-signal-safe. */
+int sim_launch_in_kernel_code(uintptr_t pc);
+
+/* ---- sim/fault.c ---- */
+/* Installs the fault handlers (and the stop signal's, and SIGINT's) unless
+ * they are in place; a signal stack for the calling thread. */
+void sim_fault_ensure_handlers(void);
+void sim_fault_ensure_altstack(void);
+/* SIGINT noted (for the compiler's wait too) and handed on to whoever had it. */
+void sim_fault_ensure_sigint(void);
+unsigned int sim_interrupt_count(void);
+/* What a worker thread blocks: everything but the faults and the stop signal. */
+void sim_fault_worker_mask(sigset_t *set);
+int sim_stop_signal(void);
+/* Around a launch (launch lock held): its watchdog (PYCUDAC_SIM_TIMEOUT,
+ * Ctrl-C). */
+void sim_stop_begin(void);
+void sim_stop_end(void);
 
 /* ---- sim/coop.c ---- */
 /* The most blocks a cooperative launch may have: each runs on an OS thread
@@ -335,6 +363,8 @@ void sim_coop_finish(void);
 /* The coop thread's worker running a kernel on `self`, or NULL (for the
  * fault handler: async-signal-safe). */
 struct sim_worker *sim_coop_worker_of(pthread_t self);
+/* Sends sig to every coop thread running a kernel (async-signal-safe). */
+void sim_coop_signal_workers(int sig);
 void sim_coop_after_fork(void);
 /* grid.sync()'s wait across blocks, after the block's own barrier: returns
  * when every block of the grid has arrived; ends the caller's block with an
@@ -542,5 +572,31 @@ _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt,
 void sim_api_trap(pcc_sim_thread *t, int code, const char *what);
 int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap);
 long long sim_api_clock64(void);
+
+/* ---- sim/launch.c: a worker (sim/fault.c reads and writes it from its signal handlers) ---- */
+
+/* One OS thread that runs blocks: a pool thread, slot 0 for the thread
+ * that called cuLaunchKernel, or a coop thread (sim/coop.c). */
+struct sim_worker {
+    pthread_t owner;
+    int pool_index;         /* its slot in workers[], set before its thread starts */
+    int in_kernel; /* atomic: the fault handler of any thread reads it */
+    int fiber_mode;
+    sim_block block;
+    sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
+    void *shared_map;       /* dynamic shared memory, guard page after it */
+    size_t shared_map_len, shared_cap;
+    char *shared;           /* = start of the launch's dynamic shared bytes */
+    sigjmp_buf jmp;
+    /* What ended the block early (written by the fault handler or sim_fail). */
+    CUresult fail_code;
+    uintptr_t fault_addr;
+    int fault_sig, fault_write;
+    uintptr_t fault_pc;
+    pcc_sim_thread fault_thread;
+    char fail_text[1024];
+    struct sim_check_worker *chk; /* check mode's state on this worker (sim/check.c) */
+    unsigned short order[SIM_MAX_THREADS_PER_BLOCK]; /* plain mode's thread order (schedule) */
+};
 
 #endif

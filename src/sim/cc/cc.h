@@ -20,7 +20,7 @@
 
 /* Bump when the generated code changes (scan, rewrites, registration tail):
  * it is part of the identity, hence of the cache key. */
-#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 6"
+#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 7"
 
 /* ---- sim/cc/compile.c ---- */
 
@@ -94,7 +94,10 @@ void pcc_sim_inflight_dir(const char *dir, int on);
 void pcc_sim_remove_tree(const char *dir);
 /* Runs argv[0] with stdout+stderr into log_path and TMPDIR=tmpdir (its own
  * temporary files then go with the compile's directory), listed while it
- * runs: a process exit kills it. Returns the wait status, or -1 + errno. */
-int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir);
+ * runs: a process exit kills it. Returns the wait status, or -1 + errno;
+ * *stopped says when it was killed on Ctrl-C or past the compile's time
+ * limit (PYCUDAC_SIM_COMPILE_TIMEOUT). */
+enum { PCC_SIM_STOPPED_INTERRUPT = 1, PCC_SIM_STOPPED_TIMEOUT };
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir, int *stopped);
 
 #endif

@@ -20,14 +20,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim/cc/cc.h"
 #include "sim/env.h"
+#include "sim/sim.h"
 #include "sim_prelude_blob.h"
 
+
+/* The C library's calls that end the process, taken by the prelude's
+ * __wrap_* (sim/prelude/cuda_runtime.h) when the module calls them. */
+#define SIM_WRAP_FLAG "-Wl,--wrap=abort,--wrap=exit,--wrap=_exit,--wrap=_Exit,--wrap=quick_exit"
 
 /* Flags every compile gets; part of the identity, so changing them changes
  * the cache key. */
@@ -37,7 +45,7 @@ static const char *const base_flags[] = {
     /* a frame larger than a page touches its pages in order: a thread that
      * overflows its stack faults in its own guard (sim/fiber.c), never in a
      * neighbour's stack */
-    "-fstack-clash-protection"};
+    "-fstack-clash-protection", SIM_WRAP_FLAG};
 #define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
 
 /* Check mode's instrumentation (--pycudac-sim-check), for each compiler. */
@@ -237,7 +245,7 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pc
     for (int i = 0; i < cxx.extra.n; i++)
         pcc_sl_adds(a, cxx.extra.v[i]);
     if (mode == SIM_CXX_LINK) { /* the object of SIM_CXX_OBJECT into the shared object */
-        static const char *const link[] = {"-shared", "-fPIC", "-Wl,-Bsymbolic", "-o"};
+        static const char *const link[] = {"-shared", "-fPIC", "-Wl,-Bsymbolic", SIM_WRAP_FLAG, "-o"};
         for (size_t i = 0; i < sizeof link / sizeof link[0]; i++)
             pcc_sl_adds(a, link[i]);
         snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
@@ -245,6 +253,8 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pc
         snprintf(arg, sizeof arg, "%s/kernel.o", tmp);
         pcc_sl_adds(a, arg);
         pcc_sl_adds(a, "-lm");
+        snprintf(arg, sizeof arg, "-Wl,-Map=%s/kernel.map", tmp);
+        pcc_sl_adds(a, arg);
         return;
     }
     pcc_sl_adds(a, O->std);
@@ -334,8 +344,12 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pc
     pcc_sl_adds(a, arg);
     snprintf(arg, sizeof arg, "%s/src/kernel.ii", tmp);
     pcc_sl_adds(a, arg);
-    if (mode != SIM_CXX_OBJECT)
+    if (mode != SIM_CXX_OBJECT) {
         pcc_sl_adds(a, "-lm");
+        /* the link map: which objects brought initializers (sim/cc/build.c) */
+        snprintf(arg, sizeof arg, "-Wl,-Map=%s/kernel.map", tmp);
+        pcc_sl_adds(a, arg);
+    }
 }
 
 /* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
@@ -420,14 +434,46 @@ static void inflight_pid_set(pid_t pid, int on)
     pthread_mutex_unlock(&inflight_lock);
 }
 
-int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
+/* What a compile may take (PYCUDAC_SIM_COMPILE_TIMEOUT seconds, 0 for no
+ * limit; output files and memory): enough for any real kernel, not for a
+ * compiler reading /dev/zero or expanding a macro bomb. */
+#define SIM_COMPILE_TIMEOUT_S 600.0
+#define SIM_COMPILE_MAX_FILE ((rlim_t)1 << 30)
+#define SIM_COMPILE_MAX_MEM ((rlim_t)8 << 30)
+
+static double compile_timeout(void)
 {
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
+    char *env = pcc_sim_env_dup("PYCUDAC_SIM_COMPILE_TIMEOUT");
+    double t = env ? strtod(env, NULL) : SIM_COMPILE_TIMEOUT_S;
+    free(env);
+    return t;
+}
+
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir, int *stopped)
+{
+    *stopped = 0;
+    /* the child holds the write end of this pipe (and only it: the pipe is
+     * close-on-exec, the child's copy is not): EOF when it is gone */
+    int alive[2];
+    if (pipe2(alive, O_CLOEXEC) != 0)
         return -1;
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        close(alive[0]);
+        close(alive[1]);
+        return -1;
+    }
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    posix_spawn_file_actions_adddup2(&fa, alive[1], 3);
     pid_t pid;
     /* the environment copied under the GIL, not `environ`, which another
      * Python thread may be changing now */
@@ -442,6 +488,8 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
     if (child_env == NULL) {
         pcc_sim_environ_free(env);
         posix_spawn_file_actions_destroy(&fa);
+        close(alive[0]);
+        close(alive[1]);
         errno = ENOMEM;
         return -1;
     }
@@ -450,6 +498,8 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
         if (strncmp(env[i], "TMPDIR=", 7) != 0)
             child_env[m++] = env[i];
     child_env[m] = tmpvar;
+    sim_fault_ensure_sigint(); /* Ctrl-C stops the compile (the count it keeps) */
+    unsigned int interrupts = sim_interrupt_count();
     /* in a process group of its own, so that all it starts can be killed */
     posix_spawnattr_t at;
     int rc = posix_spawnattr_init(&at);
@@ -462,15 +512,41 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
     free(child_env);
     pcc_sim_environ_free(env);
     posix_spawn_file_actions_destroy(&fa);
+    close(alive[1]);
     if (rc != 0) {
+        close(alive[0]);
         errno = rc;
         return -1;
     }
+    /* its output files and its memory bounded (the child and what it
+     * starts inherit them) */
+    struct rlimit fsize = {SIM_COMPILE_MAX_FILE, SIM_COMPILE_MAX_FILE};
+    struct rlimit as = {SIM_COMPILE_MAX_MEM, SIM_COMPILE_MAX_MEM};
+    prlimit(pid, RLIMIT_FSIZE, &fsize, NULL);
+    prlimit(pid, RLIMIT_AS, &as, NULL);
     inflight_pid_set(pid, 1);
+    double limit = compile_timeout();
+    long long start = mono_ns();
+    for (;;) {
+        struct pollfd p = {alive[0], POLLIN, 0};
+        int r = poll(&p, 1, 50);
+        if (r > 0)
+            break; /* EOF: the compiler is gone */
+        if (sim_interrupt_count() != interrupts) {
+            *stopped = PCC_SIM_STOPPED_INTERRUPT;
+            break;
+        }
+        if (limit > 0 && (double)(mono_ns() - start) > limit * 1e9) {
+            *stopped = PCC_SIM_STOPPED_TIMEOUT;
+            break;
+        }
+    }
+    close(alive[0]);
+    if (*stopped)
+        kill(-pid, SIGKILL); /* its group: cc1plus, as, ld too */
     int status, waited;
     while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
     inflight_pid_set(pid, 0);
     return waited < 0 ? -1 : status;
 }
-

@@ -241,6 +241,25 @@ PCC_REDUCE(__reduce_xor_sync, unsigned int, r ^ v)
     __pcc_api->trap(__pcc_cur, 719, "__trap() was called");
     __builtin_unreachable();
 }
+/* A kernel that ends the process on the host — abort(), exit() and the
+ * like, declared by the program itself or by a host library — ends its
+ * launch here, as a trap would on a GPU: the module is linked with
+ * --wrap for these names (sim/cc/cxx.c), so its calls to the C library's
+ * come here, while a kernel of that name (extern "C" __global__ void
+ * exit()) is still its own. */
+#define __PCC_END_FN(NAME, ARGS, WHAT)                                                          \
+    extern "C" __attribute__((noreturn, used)) void __wrap_##NAME ARGS noexcept                 \
+    {                                                                                          \
+        __pcc_api->trap(__pcc_cur, 719, WHAT " was called in device code: the simulator ends " \
+                                            "the launch (a GPU has no such call)");            \
+        __builtin_unreachable();                                                               \
+    }
+__PCC_END_FN(abort, (void), "abort()")
+__PCC_END_FN(exit, (int), "exit()")
+__PCC_END_FN(_exit, (int), "_exit()")
+__PCC_END_FN(_Exit, (int), "_Exit()")
+__PCC_END_FN(quick_exit, (int), "quick_exit()")
+#undef __PCC_END_FN
 [[noreturn]] static inline void __brkpt(void)
 {
     __pcc_api->trap(__pcc_cur, 719, "__brkpt() was called");

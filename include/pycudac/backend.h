@@ -52,6 +52,26 @@ typedef struct pcc_check_report {
     char message[1536];
 } pcc_check_report;
 
+/* One row of the simulator's teaching profile: a memory instruction of a
+ * kernel, over all the times a warp ran it. Global memory: how many 32-byte
+ * sectors a warp's request touched, against the fewest its bytes could
+ * (coalescing); shared memory: how many ways the lanes' words conflicted on
+ * the 32 banks. */
+typedef struct pcc_profile_row {
+    char kernel[160];
+    char file[256];
+    int line;
+    char space[12];             /* global, shared */
+    int is_write;
+    unsigned int size;          /* bytes per lane */
+    unsigned long long requests;     /* warp executions of the instruction */
+    unsigned long long lanes;        /* lane accesses in them */
+    unsigned long long sectors;      /* global: 32-byte sectors touched, summed */
+    unsigned long long ideal_sectors; /* global: the fewest those bytes need */
+    unsigned long long conflict_ways; /* shared: bank-conflict ways, summed */
+    unsigned int max_conflict_ways;
+} pcc_profile_row;
+
 typedef struct pcc_backend {
     const char *name; /* "cuda" or "sim": pycudac's get_backend() */
     /* cuLaunchKernel runs the whole kernel before it returns (the
@@ -92,6 +112,9 @@ typedef struct pcc_backend {
     size_t (*check_reports)(pcc_check_report *out, size_t max, unsigned long long since,
                             int clear);
     const char *(*check_message)(void);
+    /* The teaching profile (check mode's "profile"): copies up to max rows,
+     * returns how many there are; reset forgets them after. */
+    size_t (*profile_rows)(pcc_profile_row *out, size_t max, int reset);
 } pcc_backend;
 
 /* The simulator's backend (src/sim/driver.c); fills `t` with its driver

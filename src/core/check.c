@@ -1,9 +1,10 @@
 /*
  * core/check.c — the simulator's check mode as Python sees it: setting the
  * checks and the schedule, reading them back, the reports as dicts, and the
- * environment's settings at backend load. Reaches the simulator only through
- * the backend table's check entries (NULL on a GPU: there compute-sanitizer
- * does this job). pycudac.driver.sim_check and check_report build on it;
+ * environment's settings at backend load, and the teaching profile's rows.
+ * Reaches the simulator only through the backend table's check and profile
+ * entries (NULL on a GPU: there compute-sanitizer and Nsight Compute do
+ * these jobs). pycudac.driver.sim_check and check_report build on it;
  * the environment's PYCUDAC_SIM_CHECK is applied by the loader.
  */
 #include <stdlib.h>
@@ -131,6 +132,57 @@ static PyObject *py_reports(PyObject *self, PyObject *args, PyObject *kwds)
     return list;
 }
 
+/* One profile row as a dict (keys as in pcc_profile_row). New reference. */
+static PyObject *profile_dict(const pcc_profile_row *r)
+{
+    return Py_BuildValue("{s:s,s:s,s:i,s:s,s:O,s:I,s:K,s:K,s:K,s:K,s:K,s:I}", "kernel", r->kernel,
+                         "file", r->file, "line", r->line, "space", r->space, "is_write",
+                         r->is_write ? Py_True : Py_False, "size", r->size, "requests",
+                         r->requests, "lanes", r->lanes, "sectors", r->sectors, "ideal_sectors",
+                         r->ideal_sectors, "conflict_ways", r->conflict_ways, "max_conflict_ways",
+                         r->max_conflict_ways);
+}
+
+static PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"clear", NULL};
+    int clear = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:_sim_profile_rows", kwlist, &clear))
+        return NULL;
+    if (pcc_ready() < 0)
+        return NULL;
+    const pcc_backend *be = pcc_st.backend;
+    if (be->profile_rows == NULL) {
+        /* a GPU's counters are Nsight Compute's: no made-up numbers here */
+        PyErr_Format(pcc_st.LogicError,
+                     "the teaching profile needs the CPU simulator (PYCUDAC_BACKEND=sim); on the "
+                     "'%s' backend profile the program with NVIDIA Nsight Compute (ncu --section "
+                     "MemoryWorkloadAnalysis_Tables shows sectors per request and bank conflicts)",
+                     be->name);
+        return NULL;
+    }
+    size_t n = be->profile_rows(NULL, 0, 0);
+    pcc_profile_row *rs = n ? PyMem_RawCalloc(n, sizeof *rs) : NULL;
+    if (n && rs == NULL)
+        return PyErr_NoMemory();
+    size_t got = be->profile_rows(rs, n, clear);
+    if (got > n)
+        got = n; /* more came meanwhile: the next call has them */
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < got; i++) {
+        PyObject *d = profile_dict(&rs[i]);
+        if (d == NULL || PyList_Append(list, d) < 0) {
+            Py_XDECREF(d);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(d);
+    }
+    PyMem_RawFree(rs);
+    return list;
+}
+
 static PyMethodDef check_functions[] = {
     {"_sim_check_configure", (PyCFunction)(void (*)(void))py_configure,
      METH_VARARGS | METH_KEYWORDS,
@@ -141,6 +193,8 @@ static PyMethodDef check_functions[] = {
      "_sim_check_config() -> (checks, schedule, raise_errors) now."},
     {"_sim_check_reports", (PyCFunction)(void (*)(void))py_reports, METH_VARARGS | METH_KEYWORDS,
      "_sim_check_reports(since=0, clear=False) -> list of report dicts, oldest first."},
+    {"_sim_profile_rows", (PyCFunction)(void (*)(void))py_profile, METH_VARARGS | METH_KEYWORDS,
+     "_sim_profile_rows(clear=False) -> the teaching profile's rows as dicts, in source order."},
     {NULL, NULL, 0, NULL}};
 
 int pcc_check_init(PyObject *module)

@@ -4,7 +4,9 @@
  * load and store of an instrumented kernel calls first (api->check, from
  * the prelude's sim/prelude/pcc_check.h), memcheck and initcheck, and the
  * synccheck reports of barriers that cannot complete. racecheck's tables are
- * sim/race.c; the reports and their source lines sim/report.c.
+ * sim/race.c; the reports and their source lines sim/report.c; the hook
+ * hands global and shared accesses to the teaching profile (sim/profile.c)
+ * when it is on.
  *
  * The hook sorts an address by the memory it falls in, in the order the
  * kernel's accesses are most often found:
@@ -83,7 +85,8 @@ static const struct {
 } check_names[] = {{"memcheck", SIM_CHK_MEMCHECK},
                    {"racecheck", SIM_CHK_RACECHECK},
                    {"initcheck", SIM_CHK_INITCHECK},
-                   {"synccheck", SIM_CHK_SYNCCHECK}};
+                   {"synccheck", SIM_CHK_SYNCCHECK},
+                   {"profile", SIM_CHK_PROFILE}};
 #define N_CHECKS (sizeof check_names / sizeof check_names[0])
 
 int sim_check_configure(const char *checks, const char *schedule, int raise_errors, char *err,
@@ -99,7 +102,7 @@ int sim_check_configure(const char *checks, const char *schedule, int raise_erro
             break;
         int bit = -1;
         if (n == 3 && strncmp(p, "all", 3) == 0)
-            bit = SIM_CHK_INSTRUMENTED | SIM_CHK_SYNCCHECK;
+            bit = SIM_CHK_MEMCHECK | SIM_CHK_RACECHECK | SIM_CHK_INITCHECK | SIM_CHK_SYNCCHECK;
         else if ((n == 4 && strncmp(p, "none", 4) == 0) || (n == 3 && strncmp(p, "off", 3) == 0))
             bit = 0;
         for (size_t i = 0; i < N_CHECKS && bit < 0; i++)
@@ -107,7 +110,8 @@ int sim_check_configure(const char *checks, const char *schedule, int raise_erro
                 bit = check_names[i].bit;
         if (bit < 0) {
             snprintf(err, len, "unknown check '%.*s' (the checks are memcheck, racecheck, "
-                               "initcheck and synccheck, or all)", (int)n, p);
+                               "initcheck and synccheck, or all; profile is the teaching "
+                               "profile)", (int)n, p);
             return -1;
         }
         flags |= bit;
@@ -193,6 +197,7 @@ typedef struct sim_check_worker {
     const sim_alloc *mru;          /* the allocation hit last */
     unsigned int gen;              /* block runs on this worker */
     sim_race *race;
+    sim_profile *prof;             /* the teaching profile's groups (profile on) */
 } sim_check_worker;
 
 static _Thread_local sim_check_worker *tls_cw;
@@ -267,6 +272,8 @@ void sim_check_worker_begin(sim_check_worker **slot, sim_block *b, int fiber_mod
         }
         *slot = cw;
     }
+    if ((C.flags & SIM_CHK_PROFILE) && cw->prof == NULL)
+        cw->prof = sim_profile_new(); /* NULL: this worker's blocks go unprofiled */
     thread_stack(cw);
     cw->blk = b;
     cw->fiber_mode = fiber_mode;
@@ -287,8 +294,17 @@ void sim_check_worker_begin(sim_check_worker **slot, sim_block *b, int fiber_mod
     tls_cw = cw;
 }
 
+/* The block the worker ran last is over: the profile counts its requests. */
+static void profile_flush(sim_check_worker *cw)
+{
+    if (cw->prof && (C.flags & SIM_CHK_PROFILE))
+        sim_profile_block_end(cw->prof, C.mod, C.k->name);
+}
+
 void sim_check_worker_end(void)
 {
+    if (tls_cw)
+        profile_flush(tls_cw);
     tls_cw = NULL;
 }
 
@@ -296,6 +312,7 @@ void sim_check_worker_free(sim_check_worker *cw)
 {
     if (cw) {
         sim_race_free(cw->race);
+        sim_profile_free(cw->prof);
         free(cw);
     }
 }
@@ -311,6 +328,7 @@ void sim_check_block_begin(void)
 {
     sim_check_worker *cw = tls_cw;
     if (cw) {
+        profile_flush(cw);
         cw->gen++;
         if (C.flags & SIM_CHK_RACECHECK)
             sim_race_block(cw->race);
@@ -375,6 +393,15 @@ _Noreturn static void stop(const pcc_sim_thread *t, const char *kind)
 
 /* ---- racecheck and initcheck on memory that is the kernel's --------------------------- */
 
+/* The teaching profile's part of an access the kernel may make. */
+static void profile(sim_check_worker *cw, const pcc_sim_thread *t, int space, uintptr_t a,
+                    size_t size, int flags, const void *pc)
+{
+    if (cw->prof && (C.flags & SIM_CHK_PROFILE))
+        sim_profile_access(cw->prof, t, space == SP_SHARED, a, size,
+                           (flags & PCC_SIM_CHK_WRITE) != 0, (uintptr_t)pc - C.base);
+}
+
 static void race(sim_check_worker *cw, const pcc_sim_thread *t, int space, uintptr_t a,
                  size_t size, int flags, const void *pc, const sim_alloc *al)
 {
@@ -401,6 +428,7 @@ static void race(sim_check_worker *cw, const pcc_sim_thread *t, int space, uintp
 static void global(sim_check_worker *cw, const pcc_sim_thread *t, const sim_alloc *al, uintptr_t a,
                    size_t size, int flags, const void *pc)
 {
+    profile(cw, t, SP_GLOBAL, a, size, flags, pc);
     if ((C.flags & SIM_CHK_INITCHECK) && al->init) {
         unsigned char *sh = al->init + (a - al->base);
         if (!(flags & PCC_SIM_CHK_WRITE) || (flags & PCC_SIM_CHK_READ)) {
@@ -516,11 +544,12 @@ static void slow_path(sim_check_worker *cw, pcc_sim_thread *t, uintptr_t a, size
 {
     if (runtime_owned(cw, a, size))
         return;
-    if (module_data(a)) {
-        race(cw, t, SP_GLOBAL, a, size, flags, pc, NULL);
-        return;
-    }
-    if (sim_heap_owns(a)) {
+    if (module_data(a) || sim_heap_owns(a)) {
+        /* the prelude's own __pcc_api (a runtime call's first load) is no
+         * memory instruction of the kernel's */
+        if (size != sizeof(uintptr_t) || (a & (sizeof(uintptr_t) - 1)) ||
+            *(const uintptr_t *)a != C.api_lo)
+            profile(cw, t, SP_GLOBAL, a, size, flags, pc);
         race(cw, t, SP_GLOBAL, a, size, flags, pc, NULL);
         return;
     }
@@ -559,6 +588,7 @@ static void dynamic_shared(sim_check_worker *cw, pcc_sim_thread *t, uintptr_t a,
                            int flags, const void *pc)
 {
     if (a >= cw->dyn_lo && a + size <= cw->dyn_hi) {
+        profile(cw, t, SP_SHARED, a, size, flags, pc);
         race(cw, t, SP_SHARED, a, size, flags, pc, NULL);
         return;
     }
@@ -618,6 +648,7 @@ void sim_api_check(pcc_sim_thread *t, const void *p, size_t size, int flags, con
                    "past the end of the block's static __shared__ memory", NULL);
             stop(t, "out of bounds");
         }
+        profile(cw, t, SP_SHARED, a, size, flags, pc);
         race(cw, t, SP_SHARED, a, size, flags, pc, NULL);
         return;
     }

@@ -15,9 +15,10 @@
 #include "sim/sim.h"
 
 /* The checks (bits), as PYCUDAC_SIM_CHECK names them. */
-enum { SIM_CHK_MEMCHECK = 1, SIM_CHK_RACECHECK = 2, SIM_CHK_INITCHECK = 4, SIM_CHK_SYNCCHECK = 8 };
+enum { SIM_CHK_MEMCHECK = 1, SIM_CHK_RACECHECK = 2, SIM_CHK_INITCHECK = 4, SIM_CHK_SYNCCHECK = 8,
+       SIM_CHK_PROFILE = 16 /* the teaching profile (sim/profile.c), not a check */ };
 /* the ones that need an instrumented kernel (--pycudac-sim-check) */
-#define SIM_CHK_INSTRUMENTED (SIM_CHK_MEMCHECK | SIM_CHK_RACECHECK | SIM_CHK_INITCHECK)
+#define SIM_CHK_INSTRUMENTED (SIM_CHK_MEMCHECK | SIM_CHK_RACECHECK | SIM_CHK_INITCHECK | SIM_CHK_PROFILE)
 /* The order a block's threads run in between barriers (PYCUDAC_SIM_SCHEDULE). */
 enum { SIM_SCHED_FORWARD = 0, SIM_SCHED_REVERSE, SIM_SCHED_RANDOM };
 
@@ -101,6 +102,22 @@ int sim_race_access(sim_race *r, int shared, uintptr_t a, size_t size, const sim
  * block run to it were to something else. */
 void sim_race_forget(sim_race *r, uintptr_t a, size_t size, uint32_t gen);
 
+/* ---- sim/profile.c ---- */
+/* The teaching profile: one access of a warp's lane to global or shared
+ * memory (shared: 1), grouped with the same instruction's accesses of the
+ * warp's other lanes; a block's groups are counted when it ends. */
+typedef struct sim_profile sim_profile;
+sim_profile *sim_profile_new(void);
+void sim_profile_free(sim_profile *p);
+void sim_profile_access(sim_profile *p, const pcc_sim_thread *t, int shared, uintptr_t a,
+                        size_t size, int write, uintptr_t pc);
+void sim_profile_block_end(sim_profile *p, CUmodule m, const char *kernel);
+/* The rows so far, one per source line, space and direction, in source
+ * order (reset: forget them); the backend's profile entry. */
+size_t sim_profile_rows(pcc_profile_row *out, size_t max, int reset);
+/* A module goes: its rows' lines are named now, while its code is there. */
+void sim_profile_module_gone(CUmodule m);
+
 /* ---- sim/report.c ---- */
 /* Adds a report, or counts it into the one of the same check at the same
  * place in the same launch (pc, other_pc: offsets into the module's code;
@@ -113,6 +130,9 @@ unsigned long long sim_report_next_serial(void);
  * (addr2line over its shared object) and writes their messages; returns
  * how many reports of them are errors. */
 size_t sim_report_finish(CUmodule m, unsigned long long since);
+/* The source file and line of each pc (module offsets, return addresses)
+ * of module m ("" and 0 where unknown). */
+void sim_report_lines(CUmodule m, const uintptr_t *pcs, size_t n, char (*files)[256], int *lines);
 /* A module goes: its reports keep their lines, no longer its address. */
 void sim_report_module_gone(CUmodule m);
 size_t sim_report_copy(pcc_check_report *out, size_t max, unsigned long long since, int clear);

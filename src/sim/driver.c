@@ -806,6 +806,7 @@ static const pcc_backend sim_backend = {
     .check_config = sim_check_config,
     .check_reports = sim_report_copy,
     .check_message = sim_report_message,
+    .profile_rows = sim_profile_rows,
 };
 
 const pcc_backend *pcc_sim_backend(pcc_driver_table *t)

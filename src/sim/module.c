@@ -318,6 +318,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
     }
     sim_registry_remove_owner(m);
     sim_report_module_gone(m);
+    sim_profile_module_gone(m);
     dlclose(m->dl);
     if (m->fd >= 0) {
         /* A library that stays loaded keeps its name: then so does the fd. */

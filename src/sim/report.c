@@ -260,6 +260,22 @@ static int write_so(CUmodule m, char *path, size_t len)
     return 0;
 }
 
+void sim_report_lines(CUmodule m, const uintptr_t *pcs, size_t n, char (*files)[256], int *lines)
+{
+    place *pl = calloc(n + 1, sizeof *pl);
+    const char *tool = addr2line_path();
+    char path[1100];
+    if (pl && m && m->so && tool && n > 0 && write_so(m, path, sizeof path) == 0) {
+        lookup(tool, path, pcs, n, pl);
+        unlink(path);
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(files[i], 256, "%s", pl ? pl[i].file : "");
+        lines[i] = pl ? pl[i].line : 0;
+    }
+    free(pl);
+}
+
 static void fmt_dim(char *buf, size_t len, const unsigned int d[3])
 {
     snprintf(buf, len, "(%u,%u,%u)", d[0], d[1], d[2]);

@@ -251,3 +251,25 @@ def test_profile_on_a_gpu_points_to_nsight_compute(backend):
     import pycudac.autoinit  # noqa: F401
     with pytest.raises(drv.LogicError, match="Nsight Compute"):
         drv.sim_profile()
+
+
+def test_planted_bank_conflict_shows_32_ways(ga):
+    """tests/sancheck's bank_conflict_32: clean for every check, 32-way in
+    the profile at its marked line; its fill loop (stride 1) has none."""
+    sys.path.insert(0, os.path.join(HERE, "sancheck"))
+    import planted_cases as planted
+    from pycudac.compiler import SourceModule
+    case = planted.BY_NAME["bank_conflict_32"]
+    with drv.sim_check("profile"):
+        m = SourceModule(planted.source())
+    with drv.sim_check("memcheck,racecheck,profile", raise_errors=False) as chk:
+        case.run(m, drv, case.kernel)
+    assert chk.reports == []
+    rows = {(r.line, r.space, r.is_write): r for r in chk.profile}
+    line = planted.line_of("DEFECT profile")[0]
+    load = rows[(line, "shared", False)]
+    assert (load.requests, load.conflict_ways, load.max_conflict_ways) == (1, 32, 32)
+    fill = rows[(line - 2, "shared", True)]
+    assert (fill.requests, fill.conflict_ways, fill.max_conflict_ways) == (32, 32, 1)
+    store = rows[(line, "global", True)]
+    assert (store.sectors, store.ideal_sectors) == (4, 4)

@@ -146,7 +146,9 @@ class ProfileRow:
     accesses in them; global memory: ``sectors`` the requests touched and
     ``ideal_sectors`` the fewest their bytes need; shared memory:
     ``conflict_ways`` summed over the requests (1 a request: no conflict)
-    and the worst one."""
+    and the worst one. ``dropped``: lane accesses not counted (a block
+    keeps at most 32768 warp requests for the profile; a block that makes
+    more is counted in part, and says so)."""
     kernel: str
     file: str
     line: int
@@ -159,6 +161,7 @@ class ProfileRow:
     ideal_sectors: int
     conflict_ways: int
     max_conflict_ways: int
+    dropped: int = 0
 
     @property
     def sectors_per_request(self):
@@ -215,7 +218,12 @@ def format_profile(rows):
     def fmt(cells):
         return "  ".join(c.ljust(w) if i < left else c.rjust(w)
                          for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    return "\n".join([fmt(_HEAD)] + [fmt(b) for b in body])
+    table = "\n".join([fmt(_HEAD)] + [fmt(b) for b in body])
+    dropped = sum(r.dropped for r in rows)
+    if dropped:
+        table += (f"\n({dropped} lane accesses not counted: a block made more warp requests "
+                  "than the profile keeps; launch fewer or smaller blocks to see them all)")
+    return table
 
 
 def sim_profile(clear=False):

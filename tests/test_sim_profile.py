@@ -67,6 +67,14 @@ __global__ void shared_broadcast(float *o)
     float v = s[3]; // P:shared_broadcast
     o[t] = v;
 }
+
+__global__ void long_loop(const float *a, float *o, int n)
+{
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++)
+        acc += a[threadIdx.x + (k & 7) * 32]; // P:long_loop
+    o[threadIdx.x] = acc;
+}
 """
 
 
@@ -273,3 +281,19 @@ def test_planted_bank_conflict_shows_32_ways(ga):
     assert (fill.requests, fill.conflict_ways, fill.max_conflict_ways) == (32, 32, 1)
     store = rows[(line, "global", True)]
     assert (store.sectors, store.ideal_sectors) == (4, 4)
+
+
+def test_a_block_past_the_limit_is_counted_in_part_and_says_so(mod, ga):
+    a, o = data(ga)
+    n = 40000  # one warp's requests of one instruction: past the 32768 a block keeps
+    rows = profile_of(mod, ga, "long_loop", a, o, np.int32(n), block=(32, 1, 1))
+    load = rows[(line_of("long_loop"), "global", False)]
+    assert (load.requests, load.sectors, load.ideal_sectors) == (32768, 4 * 32768, 4 * 32768)
+    assert load.dropped == (n - 32768) * 32
+    assert o.get()[:32].tolist() == [float(n // 8 * sum(range(i, 256, 32))) for i in range(32)]
+    with drv.sim_check("profile") as chk:
+        mod.get_function("long_loop")(a, o, np.int32(n), block=(32, 1, 1))
+    # the store after the loop finds the block's groups all taken: not counted either
+    store = [r for r in chk.profile if r.is_write]
+    assert [(r.requests, r.dropped) for r in store] == [(0, 32)]
+    assert f"({(n - 32768) * 32 + 32} lane accesses not counted" in str(chk.profile)

@@ -70,6 +70,7 @@ typedef struct pcc_profile_row {
     unsigned long long ideal_sectors; /* global: the fewest those bytes need */
     unsigned long long conflict_ways; /* shared: bank-conflict ways, summed */
     unsigned int max_conflict_ways;
+    unsigned long long dropped;      /* lane accesses past the profile's limit, not counted */
 } pcc_profile_row;
 
 typedef struct pcc_backend {

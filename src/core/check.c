@@ -135,12 +135,12 @@ static PyObject *py_reports(PyObject *self, PyObject *args, PyObject *kwds)
 /* One profile row as a dict (keys as in pcc_profile_row). New reference. */
 static PyObject *profile_dict(const pcc_profile_row *r)
 {
-    return Py_BuildValue("{s:s,s:s,s:i,s:s,s:O,s:I,s:K,s:K,s:K,s:K,s:K,s:I}", "kernel", r->kernel,
+    return Py_BuildValue("{s:s,s:s,s:i,s:s,s:O,s:I,s:K,s:K,s:K,s:K,s:K,s:I,s:K}", "kernel", r->kernel,
                          "file", r->file, "line", r->line, "space", r->space, "is_write",
                          r->is_write ? Py_True : Py_False, "size", r->size, "requests",
                          r->requests, "lanes", r->lanes, "sectors", r->sectors, "ideal_sectors",
                          r->ideal_sectors, "conflict_ways", r->conflict_ways, "max_conflict_ways",
-                         r->max_conflict_ways);
+                         r->max_conflict_ways, "dropped", r->dropped);
 }
 
 static PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kwds)

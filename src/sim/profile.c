@@ -34,11 +34,13 @@ typedef struct {
     unsigned int next[PCC_SIM_WARP_SIZE]; /* each lane's next group */
     group *g;
     size_t n, cap;
+    unsigned long long dropped; /* accesses past the cap */
 } slot;
 
 struct sim_profile {
     slot *s;
     size_t cap, used;
+    size_t groups; /* of all slots, for the cap */
 };
 
 /* The rows of the launches so far (under lock). */
@@ -52,8 +54,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static row *rows;
 static size_t nrows, caprows;
 
-/* At most this many groups a block keeps (8 MiB of addresses a worker);
- * what a block does past it is not counted. */
+/* At most this many groups a block keeps, over all its instructions and
+ * warps (8 MiB of addresses a worker); what a block does past it is not
+ * counted, only counted as dropped (a warp's lanes run one after another:
+ * a request is complete only when the block ends). */
 #define SIM_PROFILE_MAX_GROUPS 32768
 
 sim_profile *sim_profile_new(void)
@@ -68,6 +72,7 @@ static void clear(sim_profile *p)
         memset(&p->s[i], 0, sizeof p->s[i]);
     }
     p->used = 0;
+    p->groups = 0;
 }
 
 void sim_profile_free(sim_profile *p)
@@ -127,12 +132,14 @@ void sim_profile_access(sim_profile *p, const pcc_sim_thread *t, int shared, uin
     unsigned int k = s->next[lane]++;
     if (k >= s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 8;
-        if (cap > SIM_PROFILE_MAX_GROUPS)
+        group *g = NULL;
+        if (p->groups + (cap - s->cap) > SIM_PROFILE_MAX_GROUPS ||
+            (g = realloc(s->g, cap * sizeof *g)) == NULL) {
+            s->dropped++;
             return;
-        group *g = realloc(s->g, cap * sizeof *g);
-        if (g == NULL)
-            return;
+        }
         memset(g + s->cap, 0, (cap - s->cap) * sizeof *g);
+        p->groups += cap - s->cap;
         s->g = g;
         s->cap = cap;
     }
@@ -256,6 +263,8 @@ void sim_profile_block_end(sim_profile *p, CUmodule m, const char *kernel)
     for (size_t i = 0; i < p->cap; i++) {
         const slot *s = &p->s[i];
         row *r = s->pc ? row_of(s, m, kernel) : NULL;
+        if (r)
+            r->r.dropped += s->dropped;
         for (size_t k = 0; r && k < s->n; k++)
             if (s->g[k].mask)
                 count(s, &s->g[k], r);
@@ -337,6 +346,7 @@ size_t sim_profile_rows(pcc_profile_row *out, size_t max, int reset)
         m->sectors += r->sectors;
         m->ideal_sectors += r->ideal_sectors;
         m->conflict_ways += r->conflict_ways;
+        m->dropped += r->dropped;
         if (r->max_conflict_ways > m->max_conflict_ways)
             m->max_conflict_ways = r->max_conflict_ways;
     }

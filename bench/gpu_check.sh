@@ -185,6 +185,11 @@ if [ -n "$SAN" ]; then
     # that pycudac made (API errors included: issue 22)
     run_stage sanitizer_example 60 env PYCUDAC_BACKEND=cuda "$SAN" --error-exitcode 99 \
         "$PY" examples/hello_gpu.py
+    # issue 22's comparison: each planted defect of tests/sancheck/ under the
+    # sanitizer tool that finds it (the simulator's check mode reports the
+    # same cases in tests/test_sim_check.py); the clean cases report nothing
+    TAIL_LINES=20 run_stage sanitizer_planted 150 env PYCUDAC_BACKEND=cuda "$PY" \
+        tests/sancheck/gpu_compare.py --sanitizer "$SAN" --timeout 30
     # the launch, driver and graph test files on the GPU, without the tests that fork or
     # start subprocesses (the sanitizer follows children and slows them badly)
     # or compare timings: memory errors first, then the same run for leaks
@@ -205,6 +210,7 @@ if [ -n "$SAN" ]; then
     run_stage sanitizer_leaks 150 env PYCUDAC_BACKEND=cuda "$SAN" "${SAN_ARGS[@]}" \
         --show-backtrace device "$PY" -m pytest "${PYTEST_ARGS[@]}" -x \
         -k "$SAN_K and not outlives_detached" "${SAN_TESTS[@]}"
+    [ -f "$OUTDIR/sanitizer_planted.log" ] && echo "sanitizer_planted: $(grep -h 'cases agree' "$OUTDIR/sanitizer_planted.log" | tail -n 1)" >> "$STAGES"
     for s in sanitizer_example sanitizer_pytest sanitizer_leaks; do
         [ -f "$OUTDIR/$s.log" ] && echo "$s: $(grep -h -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUTDIR/$s.log" | tail -n 2 | tr '\n' ' ')" >> "$STAGES"
     done

@@ -37,7 +37,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pycudac import _driver, _pycuda_headers
+from pycudac import _driver, _pycuda_headers, _simcheck
 from pycudac._driver import CompileError, module_from_buffer, module_from_file
 
 
@@ -536,6 +536,18 @@ _ABS_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<](/[^">\n]+)[">]', re.
 _ENV_INCLUDE_VARS = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
 
 
+def _special_file(path):
+    """Whether path is what no compile may read: a device, FIFO or socket, or
+    anything under /dev, /proc or /sys (the compilers refuse such includes)."""
+    if path.startswith(("/dev/", "/proc/", "/sys/")):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _hidden_include_dirs(source, compiler):
     """Directories whose headers can change the binary though they reach the
     compiler neither as include_dirs nor as -I: those of headers included by
@@ -551,6 +563,8 @@ def _hidden_include_dirs(source, compiler):
                 if path in seen:
                     continue
                 seen.add(path)
+                if _special_file(path):
+                    continue  # never opened (a FIFO blocks): the compiler refuses it
                 if os.path.dirname(path) not in dirs:
                     dirs.append(os.path.dirname(path))
                 try:
@@ -867,6 +881,8 @@ def _plan(options, include_dirs, arch, code, target, for_module):
             raise ValueError(f"compile(target={target!r}) needs arch= (e.g. arch='sm_90') on a "
                              "machine without a CUDA GPU")
         opts = nvrtc_opts + [f"-I{d}" for d in incs]
+        if _simcheck._instrumented():  # check mode's build: its own cache entry
+            opts.append("--pycudac-sim-check")
         return "sim", "sim", lambda sure: (opts, "sim", "sim", True), incs
     # the key says "nvrtc" as backend on both backends: NVRTC's output does
     # not depend on which one loads it, so compile(arch=...) shares entries
@@ -931,7 +947,7 @@ class SourceModule:
         # the one-call path is NVRTC's alone): the C call answers None for a
         # source that may include one, before any lookup.
         fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs)
+                and not keep and not include_dirs and not _simcheck._instrumented())
         if fast:
             mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                              CACHE_FORMAT_VERSION)
@@ -954,9 +970,12 @@ class SourceModule:
                                            if isinstance(o, str))):
             fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
         context = _current_context()
-        # (warm_source_module builds this key too, for its arguments)
+        # (warm_source_module builds this key too, for its arguments); check
+        # mode's instrumented build is another module
         key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
                None if context is None else weakref.ref(context))
+        if _simcheck._instrumented():
+            key += (True,)
         if fp is None:  # too many include files to fingerprint: no memo
             key = None
         try:

@@ -51,6 +51,9 @@ from pycudac._driver import (  # noqa: F401
 )
 from pycudac._args import In, Out, InOut, ArgumentHandler  # noqa: F401
 from pycudac._driver import _host_alloc, _host_register, _managed_alloc  # noqa: F401
+from pycudac._simcheck import (  # noqa: F401
+    sim_check, check_report, sim_profile, Profile, ProfileRow, format_profile,
+)
 
 
 # ---- enums (values from NVIDIA's Driver API documentation) ------------------

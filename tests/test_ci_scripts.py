@@ -128,7 +128,7 @@ exit 0
 
 # the stages that would run real programs here: the C floor (built from
 # bench/floor.c, it needs a GPU) and compute-sanitizer (on the device machine)
-SKIP = "floor_build floor sanitizer_example sanitizer_pytest sanitizer_leaks"
+SKIP = "floor_build floor sanitizer_example sanitizer_planted sanitizer_pytest sanitizer_leaks"
 
 
 @pytest.fixture
@@ -422,3 +422,73 @@ def test_gpu_check_multi_fails_when_a_stage_fails(tmp_path, fail, stage):
     assert r.returncode == 1, r.stdout[-3000:]
     assert f"{stage}: rc=1" in stages
     assert "gpu-check-multi: FAILED" in r.stdout and stage in r.stdout.splitlines()[-1]
+
+
+# ------------------------------------------ tests/sancheck/gpu_compare.py
+# The GPU comparison of the planted defects (issue 22) against a stand-in
+# compute-sanitizer: it prints what the real one's summary says, agreeing
+# with the cases unless FAKE_SAN names one to miss or to report falsely.
+
+FAKE_SAN = r"""#!PYTHON
+import os, sys
+sys.path.insert(0, os.environ["SANCHECK_DIR"])
+import planted_cases as planted
+argv = sys.argv[1:]
+tool, case = argv[argv.index("--tool") + 1], planted.BY_NAME[argv[argv.index("--case") + 1]]
+mode = os.environ.get("FAKE_SAN", "")
+n = 0 if case.clean or not case.gpu_reports else 1
+if mode == "miss:" + case.name:
+    n = 0
+if mode == "false:" + case.name:
+    n = 1
+if mode == "crash:" + case.name:
+    sys.exit(3)
+for _ in range(n):
+    line = case.lines[0] if case.lines else 1
+    print(f"========= Error at {case.kernel}+0x70 in kernel.cu:{line}")
+if tool == "racecheck":
+    print(f"========= RACECHECK SUMMARY: {n} hazards displayed ({n} errors, 0 warnings)")
+else:
+    print(f"========= ERROR SUMMARY: {n} errors")
+"""
+
+
+def _compare(tmp_path, mode="", *args):
+    san = tmp_path / "compute-sanitizer"
+    san.write_text(FAKE_SAN.replace("PYTHON", sys.executable, 1))
+    san.chmod(0o755)
+    env = _env(FAKE_SAN=mode, SANCHECK_DIR=os.path.join(ROOT, "tests", "sancheck"))
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tests", "sancheck", "gpu_compare.py"),
+                           "--sanitizer", str(san), *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=ROOT)
+
+
+def test_gpu_compare_passes_when_the_sanitizer_agrees(tmp_path):
+    r = _compare(tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gpu_compare: 14 of 14 cases agree" in r.stdout
+    assert "ok   far_write                memcheck   1 reported in 'far_write', at line" in r.stdout
+    assert "ok   local_array_64k          memcheck   0 reported, none expected" in r.stdout
+
+
+@pytest.mark.parametrize("mode,line", [
+    ("miss:uninitialized_read", "FAIL uninitialized_read       initcheck  nothing reported"),
+    ("false:reduce_fixed", "FAIL reduce_fixed             racecheck  1 reported, none expected"),
+    ("crash:divergent_barrier", "FAIL divergent_barrier        synccheck  no summary line"),
+])
+def test_gpu_compare_fails_on_a_disagreement(tmp_path, mode, line):
+    name = mode.split(":")[1]
+    r = _compare(tmp_path, mode, "--cases", f"{name},far_write")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert line in r.stdout and "gpu_compare: 1 of 2 cases agree" in r.stdout
+
+
+def test_gpu_compare_without_a_sanitizer_is_skipped_and_dry_run_prints(tmp_path):
+    script = os.path.join(ROOT, "tests", "sancheck", "gpu_compare.py")
+    r = subprocess.run([sys.executable, script, "--sanitizer", str(tmp_path / "none")],
+                       capture_output=True, text=True, timeout=60, env=_env(), cwd=ROOT)
+    assert r.returncode == 0 and "compute-sanitizer not found" in r.stdout
+    r = subprocess.run([sys.executable, script, "--dry-run", "--cases", "far_write"],
+                       capture_output=True, text=True, timeout=60, env=_env(), cwd=ROOT)
+    assert r.returncode == 0
+    assert r.stdout.split()[1:3] == ["--tool", "memcheck"] and "--case far_write" in r.stdout

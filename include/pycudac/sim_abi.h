@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 4
+#define PCC_SIM_ABI_VERSION 5
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -84,7 +84,19 @@ typedef struct pcc_sim_api {
     double (*dround)(int op, int mode, double a, double b, double c);
     /* integer to floating conversions (PCC_SIM_I2F ...) rounded in mode */
     double (*iround)(int op, int mode, long long i, unsigned long long u);
+    /* Check mode (a module built with --pycudac-sim-check, sim/check.c):
+     * called before each memory access of the kernel's code — `size` bytes at
+     * `addr`, PCC_SIM_CHK_* flags — with `pc`, the return address into that
+     * code. May end the block (then it does not return). */
+    void (*check)(pcc_sim_thread *t, const void *addr, size_t size, int flags, const void *pc);
 } pcc_sim_api;
+
+/* check's flags: a store (else a load); a store that reads first (an
+ * atomic read-modify-write); atomic; of a type aligned to its size (the
+ * compiler knew it: a scalar or a vector, not a byte range), so a misaligned
+ * address is the program's; volatile. */
+enum { PCC_SIM_CHK_WRITE = 1, PCC_SIM_CHK_ATOMIC = 2, PCC_SIM_CHK_ALIGNED = 4,
+       PCC_SIM_CHK_VOLATILE = 8, PCC_SIM_CHK_READ = 16 };
 
 /* rounding modes and operations of fround / dround / iround */
 enum { PCC_SIM_RN = 0, PCC_SIM_RZ = 1, PCC_SIM_RU = 2, PCC_SIM_RD = 3 };
@@ -102,6 +114,7 @@ typedef struct pcc_sim_kernel {
     const size_t *param_offsets;
     const size_t *param_sizes;
     int uses_sync; /* 0: no barrier or warp op anywhere: run threads as a plain loop */
+    int checked;   /* built for check mode: its accesses call the api's check */
 } pcc_sim_kernel;
 
 /* Exported by every module under this name. Returns PCC_SIM_ABI_VERSION. */

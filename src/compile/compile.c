@@ -631,6 +631,10 @@ static PyObject *py_compile_source(PyObject *self, PyObject *args, PyObject *kwa
     pcc_pch_count(&job.pch);
 
     if (job.rc != NVRTC_SUCCESS) {
+        /* Ctrl-C during the compile (the simulator's compiler stops on it):
+         * KeyboardInterrupt, not a compile error */
+        if (PyErr_CheckSignals() < 0)
+            goto done;
         raise_compile_error(&job, source,
                             sim_compiler ? "the simulator's C++ compiler" : "NVRTC");
         goto done;

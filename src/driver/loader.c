@@ -146,6 +146,25 @@ static int sim_without(void)
     return 0;
 }
 
+/* The simulator's check mode from the environment (PYCUDAC_SIM_CHECK,
+ * PYCUDAC_SIM_SCHEDULE), once its backend is chosen. 0, or -1 with
+ * ValueError. */
+static int check_from_env(const pcc_backend *be)
+{
+    const char *checks = getenv("PYCUDAC_SIM_CHECK");
+    const char *sched = getenv("PYCUDAC_SIM_SCHEDULE");
+    if (be->check_configure == NULL ||
+        ((checks == NULL || *checks == '\0') && (sched == NULL || *sched == '\0')))
+        return 0;
+    char err[256];
+    if (be->check_configure(checks ? checks : "", sched ? sched : "", 1, err, sizeof err) < 0) {
+        PyErr_Format(PyExc_ValueError, "PYCUDAC_SIM_CHECK=%s PYCUDAC_SIM_SCHEDULE=%s: %s",
+                     checks ? checks : "", sched ? sched : "", err);
+        return -1;
+    }
+    return 0;
+}
+
 int pcc_backend_load(void)
 {
     const char *choice = getenv("PYCUDAC_BACKEND");
@@ -178,7 +197,7 @@ int pcc_backend_load(void)
     if (pcc_check(pcc_drv.cuInit(0), "cuInit") < 0)
         return -1;
     pcc_st.backend = be;
-    return 0;
+    return check_from_env(be);
 }
 
 int pcc_ready_slow(void)

@@ -5,6 +5,7 @@
  */
 #include "compile/cache.h"
 #include "core/capture.h"
+#include "core/check.h"
 #include "core/context.h"
 #include "module/errors.h"
 #include "launch/function.h"
@@ -33,7 +34,8 @@ PyMODINIT_FUNC PyInit__driver(void)
         pcc_pool_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
         pcc_cache_init(m) < 0 || pcc_sha256_init(m) < 0 || pcc_cache_key_init(m) < 0 ||
         pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0 ||
-        pcc_capture_init(m) < 0 || pcc_graph_init(m) < 0 || pcc_stream_capture_init(m) < 0) {
+        pcc_capture_init(m) < 0 || pcc_graph_init(m) < 0 || pcc_stream_capture_init(m) < 0 ||
+        pcc_check_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

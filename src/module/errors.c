@@ -58,6 +58,8 @@ PyObject *pcc_error_class(CUresult rc)
     case CUDA_ERROR_LAUNCH_FAILED:
     case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
         return pcc_st.LaunchError;
+    case PCC_CHECK_FAILED:
+        return pcc_st.CheckError;
     case CUDA_ERROR_INVALID_VALUE:
     case CUDA_ERROR_NOT_INITIALIZED:
     case CUDA_ERROR_DEINITIALIZED:
@@ -140,6 +142,25 @@ int pcc_raise_detail(CUresult rc, const char *call, const char *detail)
 
 static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *detail)
 {
+    if (rc == PCC_LAUNCH_INTERRUPTED) {
+        /* Ctrl-C stopped a simulated kernel: Python's SIGINT handler raises
+         * KeyboardInterrupt (or whatever the program put in its place) */
+        if (PyErr_CheckSignals() < 0)
+            return -1;
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        return -1;
+    }
+    if (rc == PCC_CHECK_FAILED) {
+        /* check mode: not sticky, the message is the first report's */
+        const char *what = pcc_st.backend && pcc_st.backend->check_message
+                               ? pcc_st.backend->check_message()
+                               : "";
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s: %s", call ? call : "launch",
+                 what && *what ? what : "the simulator's check mode found a defect");
+        raise_with(pcc_st.CheckError, (int)rc, "PYCUDAC_SIM_CHECK_FAILED", call, msg);
+        return -1;
+    }
     if (pcc_st.poison_code && is_sticky(rc)) {
         /* Already poisoned: repeat the original error, not a new one. */
         raise_with(pcc_error_class(pcc_st.poison_code), pcc_st.poison_code, "", call, poison_message);
@@ -155,6 +176,10 @@ static int raise_full(PyObject *cls, CUresult rc, const char *call, const char *
         snprintf(namebuf, sizeof namebuf, "CUDA_ERROR_%d", (int)rc);
         name = namebuf;
     }
+    /* a launch the simulator's watchdog stopped says why */
+    if (rc == CUDA_ERROR_LAUNCH_TIMEOUT && detail == NULL && pcc_st.backend &&
+        pcc_st.backend->check_message && pcc_st.backend->check_message()[0])
+        detail = pcc_st.backend->check_message();
     char msg[1024];
     int n = snprintf(msg, sizeof msg, "%s failed: %s (%d)%s%s%s%s", call ? call : "driver call",
                      name, (int)rc, desc ? ": " : "", desc ? desc : "", detail ? ". " : "",
@@ -315,6 +340,12 @@ int pcc_errors_init(PyObject *module)
         return -1;
     if ((pcc_st.CompileError = new_exception(module, "CompileError", pcc_st.Error,
                                              "Kernel source failed to compile.")) == NULL)
+        return -1;
+    if ((pcc_st.CheckError = new_exception(
+             module, "CheckError", pcc_st.LaunchError,
+             "The simulator's check mode (pycudac.driver.sim_check) found a defect in a kernel: "
+             "an out-of-bounds or misaligned access, a race, an uninitialized read or a barrier "
+             "not every thread reaches. Not sticky: check_report() lists every report.")) == NULL)
         return -1;
     if (PyModule_AddFunctions(module, error_methods) < 0)
         return -1;

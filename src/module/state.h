@@ -50,6 +50,7 @@ struct pcc_backend;
 typedef struct pcc_state {
     /* exceptions (PyCUDA's names; module/errors.c) */
     PyObject *Error, *LogicError, *LaunchError, *MemoryError, *RuntimeError, *CompileError;
+    PyObject *CheckError; /* LaunchError's: the simulator's check mode found a defect */
     /* types, each made by its component's init */
     PyTypeObject *Device, *Context, *DeviceAllocation, *ManagedAllocation, *HostAllocation,
         *Stream, *Event, *Module, *Function, *ArrayBase, *ParamLayout, *Graph, *GraphNode,

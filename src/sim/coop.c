@@ -84,11 +84,7 @@ static int coop_thread_new(int index)
     pthread_attr_setstacksize(&attr, 8u << 20); /* a plain-mode kernel runs on it */
     /* signals go to Python's threads, except the faults a kernel raises */
     sigset_t all, old;
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
+    sim_fault_worker_mask(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t tid;
     int rc = pthread_create(&tid, &attr, coop_main, (void *)(intptr_t)index);
@@ -144,6 +140,16 @@ struct sim_worker *sim_coop_worker_of(pthread_t self)
             return w;
     }
     return NULL;
+}
+
+void sim_coop_signal_workers(int sig)
+{
+    int n = __atomic_load_n(&ncoop, __ATOMIC_ACQUIRE);
+    for (int i = 1; i <= n; i++) {
+        struct sim_worker *w = __atomic_load_n(&coop[i].w, __ATOMIC_ACQUIRE);
+        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED))
+            pthread_kill(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), sig);
+    }
 }
 
 /* In a child after fork() the coop threads are gone: forget them (their

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 #include "sim/env.h"
 #include "sim/multi.h"
 #include "pycudac/backend.h"
@@ -167,6 +168,9 @@ static const sim_errdesc errors[] = {
     {CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
      "attempt to terminate a thread-local capture sequence from another thread"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+    {PCC_CHECK_FAILED, "PYCUDAC_SIM_CHECK_FAILED",
+     "the simulator's check mode found a defect in the kernel"},
+    {PCC_LAUNCH_INTERRUPTED, "PYCUDAC_SIM_INTERRUPTED", "the simulated kernel was interrupted"},
 };
 
 static const sim_errdesc *find_error(CUresult e)
@@ -794,6 +798,11 @@ static const pcc_backend sim_backend = {
     .fault_detail = fault_detail,
     .no_linker = "linking device code (DynamicModule, DynamicSourceModule) needs a CUDA "
                  "GPU: the simulator has no linker and runs no device-side launches",
+    .check_configure = sim_check_configure,
+    .check_config = sim_check_config,
+    .check_reports = sim_report_copy,
+    .check_message = sim_report_message,
+    .profile_rows = sim_profile_rows,
 };
 
 const pcc_backend *pcc_sim_backend(pcc_driver_table *t)

@@ -18,7 +18,8 @@ extern char **environ;
 #include "sim/env.h"
 
 static const char *const names[] = {"TMPDIR",  "PATH",         "CXX", "PYCUDAC_SIM_KEEP_TMP",
-                                    "PYCUDAC_SIM_STACK_KB", "PYCUDAC_SIM_THREADS"};
+                                    "PYCUDAC_SIM_STACK_KB", "PYCUDAC_SIM_THREADS",
+                                    "PYCUDAC_SIM_TIMEOUT", "PYCUDAC_SIM_COMPILE_TIMEOUT"};
 #define N_NAMES (sizeof names / sizeof names[0])
 static char *values[N_NAMES]; /* malloc'd copies, NULL when unset */
 static char **all;            /* the whole environment at the last compile */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 #include "sim/env.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -203,10 +204,22 @@ static size_t page_size(void)
     return ps;
 }
 
+/* Below each fiber's stack: an inaccessible guard this many pages deep, so
+ * that a thread running off its stack faults in its own guard and is named,
+ * never lands in its neighbour's stack. Kernels are built with
+ * -fstack-clash-protection (sim/cc/cxx.c): a frame larger than a page
+ * touches its pages in order, so even a 64 KiB local array meets the guard
+ * first. Address space only: no memory behind it. */
+#define SIM_GUARD_PAGES 16
+
+static size_t guard_size(void)
+{
+    return SIM_GUARD_PAGES * page_size();
+}
+
 static char *fiber_stack_top(const sim_block *b, int i)
 {
-    size_t ps = page_size();
-    return (char *)b->stacks + (size_t)(i + 1) * (b->stack_size + ps);
+    return (char *)b->stacks + (size_t)(i + 1) * (b->stack_size + guard_size());
 }
 
 static void fiber_prepare(sim_block *b, sim_fiber *f)
@@ -310,7 +323,7 @@ static void unpoison_stacks(sim_block *b)
 #ifdef SIM_ASAN_FIBERS
     if (b->capacity)
         __asan_unpoison_memory_region(b->stacks,
-                                      (size_t)b->capacity * (b->stack_size + page_size()));
+                                      (size_t)b->capacity * (b->stack_size + guard_size()));
 #else
     (void)b;
 #endif
@@ -354,14 +367,15 @@ int sim_block_reserve(sim_block *b, int n)
     if (n < b->capacity)
         n = b->capacity;
     sim_block_release(b);
-    /* Each fiber: a guard page, then its stack (which grows down to it). */
-    size_t len = (size_t)n * (ss + ps);
+    /* Each fiber: a guard (SIM_GUARD_PAGES), then its stack (which grows down to it). */
+    size_t gs = guard_size();
+    size_t len = (size_t)n * (ss + gs);
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED)
         return -1;
     for (int i = 0; i < n; i++)
-        mprotect((char *)m + (size_t)i * (ss + ps), ps, PROT_NONE);
+        mprotect((char *)m + (size_t)i * (ss + gs), gs, PROT_NONE);
     int nwarps = (n + PCC_SIM_WARP_SIZE - 1) / PCC_SIM_WARP_SIZE;
     b->fibers = calloc((size_t)n, sizeof *b->fibers);
     b->warps = calloc((size_t)nwarps, sizeof *b->warps);
@@ -407,8 +421,7 @@ void sim_block_release(sim_block *b)
         if (b->fibers[i].tsan_fiber)
             __tsan_destroy_fiber(b->fibers[i].tsan_fiber);
 #endif
-    size_t ps = page_size();
-    munmap(b->stacks, (size_t)b->capacity * (b->stack_size + ps));
+    munmap(b->stacks, (size_t)b->capacity * (b->stack_size + guard_size()));
 #ifdef SIM_USE_UCONTEXT
     free(b->fibers[0].uctx);
 #endif
@@ -426,12 +439,12 @@ int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr)
 {
     if (b->capacity == 0)
         return 0;
-    size_t ps = page_size();
+    size_t gs = guard_size();
     uintptr_t base = (uintptr_t)b->stacks;
-    size_t stride = b->stack_size + ps;
+    size_t stride = b->stack_size + gs;
     if (addr < base || addr >= base + (size_t)b->capacity * stride)
         return 0;
-    return (addr - base) % stride < ps;
+    return (addr - base) % stride < gs;
 }
 
 
@@ -451,6 +464,20 @@ int sim_fiber_runnable(const sim_block *b, const sim_fiber *f)
     default: /* SIM_F_CONVERGE: sim_warp_settle makes it READY */
         return 0;
     }
+}
+
+uintptr_t sim_fiber_top(const sim_block *b, const sim_fiber *f)
+{
+    return (uintptr_t)fiber_stack_top(b, f->index);
+}
+
+void sim_fiber_stack(const sim_block *b, const sim_fiber *f, uintptr_t *lo, uintptr_t *hi,
+                     uintptr_t *all_lo, uintptr_t *all_hi)
+{
+    *hi = sim_fiber_top(b, f);
+    *lo = *hi - b->stack_size;
+    *all_lo = (uintptr_t)b->stacks;
+    *all_hi = *all_lo + (size_t)b->capacity * (b->stack_size + guard_size());
 }
 
 size_t sim_fiber_depth(const sim_block *b, const sim_fiber *f, const void *frame)
@@ -479,20 +506,20 @@ _Noreturn static void deadlock(sim_block *b, sim_fiber *cur)
     const char *bar = b->bar_grid ? "grid.sync()" : "__syncthreads()";
     if (tile != NULL) {
         const sim_tile *s = &b->tiles[tile->tile_first];
-        sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
-                 "deadlock: %d threads wait at %s, %d in warp operations and %d at the barrier "
+        sim_fail_sync(&cur->t,
+                      "deadlock: %d threads wait at %s, %d in warp operations and %d at the barrier "
                  "of a thread_block_tile<%u> (threads %u..%u of the block, of which %u arrived; "
                  "the others exited or wait elsewhere)",
                  at_barrier, bar, in_warp, in_tile, s->count, tile->tile_first,
                  tile->tile_first + s->count - 1, s->arrived);
     }
     if (in_warp == 0)
-        sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
-                 "deadlock: %d of %d threads of the block wait at %s and can never be released",
+        sim_fail_sync(&cur->t,
+                      "deadlock: %d of %d threads of the block wait at %s and can never be released",
                  at_barrier, b->nthreads, bar);
     const sim_warp *w = &b->warps[example->index / PCC_SIM_WARP_SIZE];
-    sim_fail(&cur->t, CUDA_ERROR_LAUNCH_FAILED,
-             "deadlock: %d threads wait at %s and %d in warp operations; thread "
+    sim_fail_sync(&cur->t,
+                  "deadlock: %d threads wait at %s and %d in warp operations; thread "
              "(%u,%u,%u) waits for lanes 0x%08x of its warp, of which 0x%08x arrived with the "
              "same mask (a divergent __syncthreads or mismatched shuffle masks)",
              at_barrier, bar, in_warp, example->t.threadIdx.x, example->t.threadIdx.y,
@@ -506,10 +533,15 @@ void sim_fiber_park(sim_block *b, sim_fiber *cur)
     if (b->warps[w].converging)
         sim_warp_settle(b, w);
     int n = b->nthreads;
-    int j = cur->index;
+    /* the next runnable fiber after cur, in the schedule's order (check
+     * mode's PYCUDAC_SIM_SCHEDULE): forward, backward, or from a random one */
+    int j = cur->index, step = 1;
+    if (b->sched == SIM_SCHED_REVERSE)
+        step = n - 1;
+    else if (b->sched == SIM_SCHED_RANDOM)
+        j = (int)(sim_sched_next(&b->rng) % (unsigned long long)n);
     for (int k = 0; k < n; k++) {
-        if (++j == n)
-            j = 0;
+        j = (j + step) % n;
         sim_fiber *f = &b->fibers[j];
         if (sim_fiber_runnable(b, f)) {
             if (f != cur) {
@@ -528,12 +560,12 @@ void sim_fiber_park(sim_block *b, sim_fiber *cur)
 _Noreturn static void partial_barrier(sim_block *b, const pcc_sim_thread *t)
 {
     if (b->bar_grid)
-        sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
-                 "grid.sync() (line %d) not reached by every thread of the block: %d of %d "
+        sim_fail_sync(t,
+                      "grid.sync() (line %d) not reached by every thread of the block: %d of %d "
                  "threads wait at the barrier while %d have already exited",
                  b->bar_grid_line, b->bar_waiting, b->nthreads, b->exited);
-    sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
-             "__syncthreads() not reached by every thread of the block: %d of %d threads wait "
+    sim_fail_sync(t,
+                  "__syncthreads() not reached by every thread of the block: %d of %d threads wait "
              "at the barrier while %d have already exited",
              b->bar_waiting, b->nthreads, b->exited);
 }
@@ -558,8 +590,8 @@ static void block_barrier(pcc_sim_thread *t, int pred, int grid, int line)
     b->bar_acc += pred != 0;
     if (++b->bar_waiting == b->live) {
         if (b->bar_grid != 0 && b->bar_grid != b->bar_waiting)
-            sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
-                     "%d threads of the block wait at grid.sync() (line %d) and %d at "
+            sim_fail_sync(t,
+                          "%d threads of the block wait at grid.sync() (line %d) and %d at "
                      "__syncthreads(): every thread must reach the same barrier",
                      b->bar_grid, b->bar_grid_line, b->bar_waiting - b->bar_grid);
         if (b->bar_grid)
@@ -569,6 +601,7 @@ static void block_barrier(pcc_sim_thread *t, int pred, int grid, int line)
         b->bar_waiting = 0;
         b->bar_grid = 0;
         b->bar_gen++;
+        b->race_epoch++;
     } else {
         f->state = SIM_F_BARRIER;
         f->wait_gen = b->bar_gen;
@@ -653,7 +686,7 @@ static void fiber_main(sim_fiber *f)
 }
 
 void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
-                   pcc_sim_dim3 grid_dim, void *dynamic_shared)
+                   pcc_sim_dim3 grid_dim, void *dynamic_shared, unsigned long long seed)
 {
     int n = (int)(block_dim.x * block_dim.y * block_dim.z);
     b->nthreads = n;
@@ -669,6 +702,7 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
         b->warps[w].live = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
         b->warps[w].waiting = 0;
         b->warps[w].converging = 0;
+        b->warps[w].epoch = 0;
     }
     memset(b->tiles, 0, (size_t)n * sizeof *b->tiles);
     int i = 0;
@@ -688,7 +722,12 @@ void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
                 f->state = SIM_F_READY;
                 fiber_prepare(b, f);
             }
-    switch_to(b, NULL, &b->fibers[0]);
+    b->sched = sim_sched_mode();
+    b->rng = seed;
+    int first = b->sched == SIM_SCHED_REVERSE  ? n - 1
+                : b->sched == SIM_SCHED_RANDOM ? (int)(sim_sched_next(&b->rng) % (unsigned long long)n)
+                                               : 0;
+    switch_to(b, NULL, &b->fibers[first]);
     b->current = NULL;
 }
 
@@ -697,4 +736,5 @@ const pcc_sim_api sim_api_fiber = {
     sim_api_activemask, sim_api_trap, sim_api_vprintf, sim_api_clock64, sim_api_tile_shfl,
     api_grid_valid, api_grid_sync,
     NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
+    NULL,                         /* check mode: sim/module.c adds it */
 };

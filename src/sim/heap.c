@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 
 /* The H100's defaults (cuCtxGetLimit on a fresh context). */
 static const size_t limit_default[CU_LIMIT_MAX] = {
@@ -121,6 +122,13 @@ void sim_heap_release(CUcontext ctx)
     }
 }
 
+int sim_heap_owns(uintptr_t addr)
+{
+    CUcontext c = sim_launch_ctx();
+    struct sim_heap *h = c ? __atomic_load_n(&c->heap, __ATOMIC_ACQUIRE) : NULL;
+    return h && addr - (uintptr_t)h->base < h->size;
+}
+
 /* ctx's heap, made on first use (under heap_lock); NULL when it cannot be. */
 static struct sim_heap *heap_of(CUcontext c)
 {
@@ -140,7 +148,7 @@ static struct sim_heap *heap_of(CUcontext c)
     sim_chunk *first = (sim_chunk *)h->base;
     first->size = h->size - sizeof *first;
     first->used = 0;
-    c->heap = h;
+    __atomic_store_n(&c->heap, h, __ATOMIC_RELEASE); /* sim_heap_owns reads it unlocked */
     return h;
 }
 
@@ -173,6 +181,7 @@ void *sim_api_malloc(pcc_sim_thread *t, size_t n)
         p = (char *)k + sizeof *k;
     }
     pthread_mutex_unlock(&heap_lock);
+    sim_check_heap_fresh(p, want);
     return p;
 }
 

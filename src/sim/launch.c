@@ -38,28 +38,8 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 #include "sim/env.h"
-
-/* One OS thread that runs blocks: a pool thread, slot 0 for the thread
- * that called cuLaunchKernel, or a coop thread (sim/coop.c). */
-typedef struct sim_worker {
-    pthread_t owner;
-    int pool_index;         /* its slot in workers[], set before its thread starts */
-    int in_kernel; /* atomic: the fault handler of any thread reads it */
-    int fiber_mode;
-    sim_block block;
-    sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
-    void *shared_map;       /* dynamic shared memory, guard page after it */
-    size_t shared_map_len, shared_cap;
-    char *shared;           /* = start of the launch's dynamic shared bytes */
-    sigjmp_buf jmp;
-    /* What ended the block early (written by the fault handler or sim_fail). */
-    CUresult fail_code;
-    uintptr_t fault_addr;
-    int fault_sig, fault_write;
-    pcc_sim_thread fault_thread;
-    char fail_text[1024];
-} sim_worker;
 
 /* ---- launch state (under sim_launch_lock) --------------------------------------------------- */
 
@@ -74,7 +54,7 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static sim_worker *workers[SIM_MAX_WORKERS]; /* [0]: the launching thread */
 static int nworkers;                          /* pool threads, not counting slot 0 */
 
-static void set_in_kernel(sim_worker *w, int v)
+void sim_worker_set_in_kernel(sim_worker *w, int v)
 {
     __atomic_store_n(&w->in_kernel, v, __ATOMIC_RELAXED);
 }
@@ -118,6 +98,32 @@ sim_worker *sim_worker_new(void)
     return calloc(1, sizeof(sim_worker));
 }
 
+sim_worker *sim_worker_of_thread(pthread_t self)
+{
+    /* The scan reads other threads' slots while they change them (a new pool
+     * thread, another thread's launch): every field it reads is accessed
+     * atomically (lock-free, so safe in a signal handler), and only the
+     * thread's own slot can match. */
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && sim_worker_in_kernel_on(w, self))
+            return w;
+    }
+    return sim_coop_worker_of(self);
+}
+
+void sim_launch_signal_workers(int sig)
+{
+    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
+        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
+        if (w && __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED))
+            pthread_kill(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), sig);
+    }
+    sim_coop_signal_workers(sig);
+}
+
 int sim_worker_in_kernel_on(sim_worker *w, pthread_t self)
 {
     return __atomic_load_n(&w->in_kernel, __ATOMIC_RELAXED) &&
@@ -136,7 +142,7 @@ void sim_flush_output(void)
 _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
 {
     sim_worker *w = tls_worker;
-    set_in_kernel(w, 0);
+    sim_worker_set_in_kernel(w, 0);
     w->fail_code = code;
     w->fault_sig = 0;
     w->fault_thread = *t;
@@ -190,143 +196,6 @@ long long sim_api_clock64(void)
     return sim_now_ns();
 }
 
-/* ---- faults ------------------------------------------------------------------------------ */
-
-/* The signals a kernel can raise, and the handlers that were there before. */
-static const int fault_sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-static struct sigaction prev_action[4];
-
-/* The scan reads other threads' slots while they change them (a new pool
- * thread, another thread's launch): every field it reads is accessed
- * atomically (lock-free, so safe in a signal handler), and only the
- * faulting thread's own slot can match. */
-static sim_worker *worker_of_this_thread(void)
-{
-    pthread_t self = pthread_self();
-    int n = __atomic_load_n(&nworkers, __ATOMIC_ACQUIRE);
-    for (int i = 0; i <= n && i < SIM_MAX_WORKERS; i++) {
-        sim_worker *w = __atomic_load_n(&workers[i], __ATOMIC_ACQUIRE);
-        if (w && sim_worker_in_kernel_on(w, self))
-            return w;
-    }
-    return sim_coop_worker_of(self);
-}
-
-
-static void on_fault(int sig, siginfo_t *si, void *ucv)
-{
-    /* No TLS here: a thread that never launched may fault, and its first
-     * TLS access could allocate. Workers are found by thread id. */
-    sim_worker *w = worker_of_this_thread();
-    if (w != NULL) {
-        set_in_kernel(w, 0);
-        w->fail_code = sig == SIGILL   ? CUDA_ERROR_ILLEGAL_INSTRUCTION
-                       : sig == SIGFPE ? CUDA_ERROR_LAUNCH_FAILED
-                                       : CUDA_ERROR_ILLEGAL_ADDRESS;
-        w->fault_sig = sig;
-        w->fault_addr = (uintptr_t)si->si_addr;
-        w->fault_write = -1;
-#if defined(__x86_64__) && defined(REG_ERR)
-        ucontext_t *uc = ucv;
-        w->fault_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-#else
-        (void)ucv;
-#endif
-        const pcc_sim_thread *t = w->fiber_mode ? (w->block.current ? &w->block.current->t : NULL)
-                                                : &w->plain.t;
-        if (t)
-            w->fault_thread = *t;
-        else
-            memset(&w->fault_thread, 0, sizeof w->fault_thread);
-        if (w->fiber_mode)
-            sim_block_escape(&w->block);
-        siglongjmp(w->jmp, 1);
-    }
-    /* Not ours: hand the signal to whoever had it before, for good. A
-     * handler installed after ours may hand it back (faulthandler restores
-     * its predecessor and re-raises): the second time, die by default. */
-    static volatile sig_atomic_t chaining;
-    struct sigaction *prev = &prev_action[0];
-    for (int i = 1; i < 4; i++)
-        if (fault_sigs[i] == sig)
-            prev = &prev_action[i];
-    if (chaining) {
-        signal(sig, SIG_DFL);
-        return;
-    }
-    chaining = 1;
-    sigaction(sig, prev, NULL);
-    if (prev->sa_flags & SA_SIGINFO) {
-        if (prev->sa_sigaction)
-            prev->sa_sigaction(sig, si, ucv);
-    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
-        prev->sa_handler(sig);
-    }
-    /* Returning re-runs the faulting instruction under the previous action. */
-}
-
-/* Installs on_fault for the fault signals unless it is the current handler
- * (someone — e.g. faulthandler.enable() — may have replaced it since). */
-static void ensure_fault_handler(void)
-{
-    const int *sigs = fault_sigs;
-    struct sigaction *prevs[4] = {&prev_action[0], &prev_action[1], &prev_action[2],
-                                  &prev_action[3]};
-    for (int i = 0; i < 4; i++) {
-        struct sigaction cur;
-        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
-            cur.sa_sigaction == on_fault)
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_fault;
-        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, prevs[i]);
-    }
-}
-
-/* A signal stack for this thread if it has none, so that a fiber's stack
- * overflow can still be reported. Kept for the thread's life. */
-static pthread_key_t altstack_key;
-static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
-
-static void altstack_free(void *p)
-{
-    stack_t ss;
-    memset(&ss, 0, sizeof ss);
-    ss.ss_flags = SS_DISABLE;
-    sigaltstack(&ss, NULL);
-    free(p);
-}
-
-static void altstack_key_make(void)
-{
-    pthread_key_create(&altstack_key, altstack_free);
-}
-
-static void ensure_altstack(void)
-{
-    static _Thread_local int checked;
-    if (checked)
-        return;
-    checked = 1;
-    stack_t old;
-    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
-        return;
-    size_t size = 64 * 1024;
-    void *mem = malloc(size);
-    if (mem == NULL)
-        return;
-    stack_t ss = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) != 0) {
-        free(mem);
-        return;
-    }
-    pthread_once(&altstack_once, altstack_key_make);
-    pthread_setspecific(altstack_key, mem);
-}
-
 /* Turns what the worker recorded into the launch's error text (first wins). */
 static void record_failure(sim_worker *w)
 {
@@ -346,10 +215,17 @@ static void record_failure(sim_worker *w)
     } else if (w->fault_sig) {
         char near[512];
         uintptr_t a = w->fault_addr;
-        if (w->fiber_mode && sim_block_is_stack_guard(&w->block, a))
+        if (w->fiber_mode && sim_block_is_stack_guard(&w->block, a)) {
             snprintf(near, sizeof near, "stack overflow: the simulated thread used more than "
                                         "its %zu KiB stack (set PYCUDAC_SIM_STACK_KB)",
                      w->block.stack_size / 1024);
+            /* check mode: a report, not sticky (the guard stopped it, the
+             * frame touched its pages in order: nothing else was written) */
+            if (sim_check_stack_overflow(t, a, w->fault_pc, w->block.stack_size)) {
+                sim_launch_error(PCC_CHECK_FAILED, "%s: %s", where, near);
+                return;
+            }
+        }
         else if (w->shared_map && a >= (uintptr_t)w->shared &&
                  a < (uintptr_t)w->shared_map + w->shared_map_len)
             snprintf(near, sizeof near, "%" PRIuPTR " bytes past the end of the %u bytes of "
@@ -410,11 +286,44 @@ static int worker_shared(sim_worker *w, size_t bytes)
     return 0;
 }
 
-static void run_plain(sim_worker *w, pcc_sim_dim3 bidx)
+/* Plain mode in another order than the threads' (PYCUDAC_SIM_SCHEDULE):
+ * last to first, or shuffled by the block's seed. */
+static void run_plain_ordered(sim_worker *w, pcc_sim_dim3 bidx, int sched, unsigned long long seed)
+{
+    pcc_sim_thread *t = &w->plain.t;
+    unsigned int bx = L.block.x, bxy = L.block.x * L.block.y;
+    unsigned int n = bxy * L.block.z;
+    for (unsigned int i = 0; i < n; i++)
+        w->order[i] = (unsigned short)(sched == SIM_SCHED_REVERSE ? n - 1 - i : i);
+    if (sched == SIM_SCHED_RANDOM)
+        for (unsigned int i = n; i > 1; i--) {
+            unsigned int j = (unsigned int)(sim_sched_next(&seed) % i);
+            unsigned short tmp = w->order[i - 1];
+            w->order[i - 1] = w->order[j];
+            w->order[j] = tmp;
+        }
+    t->blockIdx = bidx;
+    for (unsigned int i = 0; i < n; i++) {
+        unsigned int lin = w->order[i];
+        t->threadIdx.x = lin % bx;
+        t->threadIdx.y = lin % bxy / bx;
+        t->threadIdx.z = lin / bxy;
+        t->linear = lin;
+        t->lane = lin % PCC_SIM_WARP_SIZE;
+        L.k->entry(t, L.args);
+    }
+}
+
+static void run_plain(sim_worker *w, pcc_sim_dim3 bidx, unsigned long long seed)
 {
     pcc_sim_thread *t = &w->plain.t;
     const pcc_sim_kernel *k = L.k;
     void *const *args = L.args;
+    int sched = sim_sched_mode();
+    if (sched != SIM_SCHED_FORWARD) {
+        run_plain_ordered(w, bidx, sched, seed);
+        return;
+    }
     t->blockIdx = bidx;
     unsigned int lin = 0;
     for (unsigned int z = 0; z < L.block.z; z++) {
@@ -445,12 +354,14 @@ static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
             break;
         pcc_sim_dim3 bidx = {(unsigned int)(b % gx), (unsigned int)(b % gxy / gx),
                              (unsigned int)(b / gxy)};
-        set_in_kernel(w, 1);
+        unsigned long long seed = sim_sched_mode() == SIM_SCHED_RANDOM ? sim_sched_seed(b) : 0;
+        sim_check_block_begin();
+        sim_worker_set_in_kernel(w, 1);
         if (w->fiber_mode)
-            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared);
+            sim_block_run(&w->block, bidx, L.block, L.grid, w->shared, seed);
         else
-            run_plain(w, bidx);
-        set_in_kernel(w, 0);
+            run_plain(w, bidx, seed);
+        sim_worker_set_in_kernel(w, 0);
         if (L.cooperative)
             sim_grid_block_done(bidx);
         if (only >= 0)
@@ -479,14 +390,18 @@ static void run_blocks(sim_worker *w, long long only)
     pt->blockDim = L.block;
     pt->gridDim = L.grid;
     pt->dynamic_shared = w->shared;
+    sim_check_worker_begin(&w->chk, &w->block, w->fiber_mode, pt, w->shared, L.shared_bytes,
+                           w->shared_map, w->shared_map_len);
     if (sigsetjmp(w->jmp, 1) != 0) {
-        set_in_kernel(w, 0);
+        sim_worker_set_in_kernel(w, 0);
         if (w->fiber_mode)
             sim_block_escaped(&w->block);
         record_failure(w);
+        sim_check_worker_end();
         return;
     }
     take_blocks(w, only);
+    sim_check_worker_end();
 }
 
 void sim_worker_run_one(sim_worker *w, unsigned long long block)
@@ -562,13 +477,10 @@ static void ensure_pool(void)
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 8u << 20);
         pthread_t tid;
-        /* Block signals in pool threads except the faults they report. */
+        /* Block signals in pool threads except the faults they report and
+         * the watchdog's stop (sim/fault.c). */
         sigset_t all, old;
-        sigfillset(&all);
-        sigdelset(&all, SIGSEGV);
-        sigdelset(&all, SIGBUS);
-        sigdelset(&all, SIGFPE);
-        sigdelset(&all, SIGILL);
+        sim_fault_worker_mask(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         w->pool_index = i;
         pthread_mutex_lock(&pool_lock);
@@ -590,16 +502,41 @@ static void ensure_pool(void)
     }
 }
 
+/* The end of a launch: a fault is the sticky error it always is; what check
+ * mode found is PCC_CHECK_FAILED, which is not (the checks stopped every bad
+ * access before it happened). */
+static CUresult launch_result(void)
+{
+    sim_stop_end();
+    sim_flush_output();
+    CUresult checked = sim_check_launch_end();
+    /* stopped by Ctrl-C or the watchdog: not sticky either (the kernel was
+     * left in its own code: no lock held, nothing but its writes behind) */
+    if (L.err == PCC_LAUNCH_INTERRUPTED || L.err == CUDA_ERROR_LAUNCH_TIMEOUT) {
+        sim_report_message_set(L.detail);
+        return L.err;
+    }
+    if (L.err != 0 && L.err != PCC_CHECK_FAILED) {
+        sim_set_sticky(L.err, L.detail);
+        return CUDA_SUCCESS; /* the next call reports it, as on a GPU */
+    }
+    if (L.err == PCC_CHECK_FAILED && checked == CUDA_SUCCESS && !sim_check_raises())
+        return CUDA_SUCCESS; /* a block stopped at a bad access, only collected */
+    return L.err == PCC_CHECK_FAILED || checked != CUDA_SUCCESS ? PCC_CHECK_FAILED : CUDA_SUCCESS;
+}
+
 /* Runs every block of the launch in L (launch_lock held). */
-static void run_launch(void)
+static CUresult run_launch(void)
 {
     ensure_pool();
-    ensure_fault_handler();
-    ensure_altstack();
+    sim_fault_ensure_handlers();
+    sim_fault_ensure_altstack();
     atomic_store(&L.next, 0);
     atomic_store(&L.stop, 0);
     L.err = 0;
     L.detail[0] = '\0';
+    sim_check_launch_begin(L.f, L.args, L.shared_bytes);
+    sim_stop_begin();
     if (L.cooperative) {
         if (sim_coop_start(L.nblocks) < 0) {
             sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
@@ -610,10 +547,7 @@ static void run_launch(void)
             tls_worker = NULL;
             sim_coop_finish();
         }
-        sim_flush_output();
-        if (L.err != 0)
-            sim_set_sticky(L.err, L.detail);
-        return;
+        return launch_result();
     }
     int helpers = nworkers;
     if ((unsigned long long)helpers > L.nblocks - 1)
@@ -634,9 +568,7 @@ static void run_launch(void)
             pthread_cond_wait(&pool_done, &pool_lock);
         pthread_mutex_unlock(&pool_lock);
     }
-    sim_flush_output();
-    if (L.err != 0)
-        sim_set_sticky(L.err, L.detail);
+    return launch_result();
 }
 
 /* ---- launch ----------------------------------------------------------------------------- */
@@ -727,6 +659,18 @@ char *sim_kernel_pack(const sim_op *op)
     return copy;
 }
 
+int sim_launch_in_kernel_code(uintptr_t pc)
+{
+    CUfunction f = L.f;
+    if (f == NULL)
+        return 0;
+    const struct CUmod_st *m = f->mod;
+    for (int i = 0; i < m->nseg; i++)
+        if (pc >= m->seg_lo[i] && pc < m->seg_hi[i])
+            return 1;
+    return 0;
+}
+
 CUcontext sim_launch_ctx(void) /* under sim_launch_lock, from a running kernel */
 {
     return L.f ? L.f->mod->ctx : NULL;
@@ -755,9 +699,9 @@ CUresult sim_kernel_run(const sim_op *op)
     L.shared_bytes = op->u.kernel.shared;
     L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
     L.cooperative = op->u.kernel.cooperative;
-    run_launch();
+    CUresult rc = run_launch();
     pthread_mutex_unlock(&sim_launch_lock);
-    return CUDA_SUCCESS;
+    return rc;
 }
 
 static CUresult sim_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,

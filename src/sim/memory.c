@@ -1,16 +1,14 @@
 /*
- * sim/memory.c — the simulator's memory: the allocation registry,
- * device/managed/pinned allocations, host registration, copies, memsets,
+ * sim/memory.c — the simulator's memory calls: device/managed/pinned
+ * allocations, host registration, copies, memsets,
  * pointer queries, the default memory pool and prefetch.
  *
- * Device memory is host memory from mmap with an inaccessible (PROT_NONE)
- * page on both sides, and the block is placed so that its end touches the
- * upper guard page: a kernel that runs past its allocation faults at once
- * and the fault handler (sim/launch.c) names the allocation, using
- * the registry kept here. Copies and memsets check device ranges against
- * the registry and refuse a range that runs past its allocation, as the
- * driver does; each is described as a sim_op, so that stream capture can
- * turn it into a graph node and a graph launch can replay it.
+ * The allocations themselves, their guard pages and the registry a kernel's
+ * addresses are looked up in are sim/registry.c. Copies and memsets check
+ * device ranges against the registry and refuse a range that runs past its
+ * allocation, as the driver does; each is described as a sim_op, so that
+ * stream capture can turn it into a graph node and a graph launch can
+ * replay it.
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -22,237 +20,6 @@
 
 #include "sim/sim.h"
 
-#define SIM_ALIGN 16u
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static sim_alloc *reg;   /* sorted by base */
-static size_t reg_len, reg_cap;
-static atomic_size_t bytes_in_use;
-
-/* ---- registry (call with reg_lock held) ------------------------------------------- */
-
-/* Index of the first entry whose base is > addr. */
-static size_t reg_upper(uintptr_t addr)
-{
-    size_t lo = 0, hi = reg_len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (reg[mid].base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The entry containing addr, or NULL. */
-static sim_alloc *reg_find(uintptr_t addr)
-{
-    size_t i = reg_upper(addr);
-    if (i == 0)
-        return NULL;
-    sim_alloc *a = &reg[i - 1];
-    return addr - a->base < a->size ? a : NULL;
-}
-
-/* True when [base, base+size) overlaps an entry. */
-static int reg_overlaps(uintptr_t base, size_t size)
-{
-    size_t i = reg_upper(base);
-    if (i > 0 && base - reg[i - 1].base < reg[i - 1].size)
-        return 1;
-    return i < reg_len && reg[i].base < base + size;
-}
-
-static int reg_insert(const sim_alloc *a)
-{
-    if (reg_len == reg_cap) {
-        size_t cap = reg_cap ? reg_cap * 2 : 256;
-        sim_alloc *n = realloc(reg, cap * sizeof *n);
-        if (n == NULL)
-            return -1;
-        reg = n;
-        reg_cap = cap;
-    }
-    size_t i = reg_upper(a->base);
-    memmove(&reg[i + 1], &reg[i], (reg_len - i) * sizeof *reg);
-    reg[i] = *a;
-    reg_len++;
-    return 0;
-}
-
-static void reg_remove(sim_alloc *a)
-{
-    size_t i = (size_t)(a - reg);
-    memmove(&reg[i], &reg[i + 1], (reg_len - i - 1) * sizeof *reg);
-    reg_len--;
-}
-
-int sim_registry_add_global(uintptr_t base, size_t size, const void *owner)
-{
-    if (size == 0)
-        return 0;
-    sim_alloc a = {base, size, NULL, 0, SIM_ALLOC_GLOBAL, 0, NULL, owner};
-    int rc = 0;
-    pthread_mutex_lock(&reg_lock);
-    if (!reg_overlaps(base, size))
-        rc = reg_insert(&a);
-    pthread_mutex_unlock(&reg_lock);
-    return rc;
-}
-
-void sim_registry_remove_owner(const void *owner)
-{
-    pthread_mutex_lock(&reg_lock);
-    size_t j = 0;
-    for (size_t i = 0; i < reg_len; i++)
-        if (!(reg[i].kind == SIM_ALLOC_GLOBAL && reg[i].owner == owner))
-            reg[j++] = reg[i];
-    reg_len = j;
-    pthread_mutex_unlock(&reg_lock);
-}
-
-static const char *kind_name(int kind)
-{
-    switch (kind) {
-    case SIM_ALLOC_DEVICE: return "device allocation";
-    case SIM_ALLOC_MANAGED: return "managed allocation";
-    case SIM_ALLOC_HOST: return "pinned host allocation";
-    case SIM_ALLOC_REGISTERED: return "registered host range";
-    case SIM_ALLOC_GLOBAL: return "module global";
-    default: return "allocation";
-    }
-}
-
-void sim_describe_address(uintptr_t addr, char *buf, size_t len)
-{
-    pthread_mutex_lock(&reg_lock);
-    size_t i = reg_upper(addr);
-    const sim_alloc *below = i > 0 ? &reg[i - 1] : NULL;
-    const sim_alloc *above = i < reg_len ? &reg[i] : NULL;
-    if (below && addr - below->base < below->size) {
-        snprintf(buf, len, "inside the %zu-byte %s at 0x%" PRIxPTR " (offset %zu)", below->size,
-                 kind_name(below->kind), below->base, (size_t)(addr - below->base));
-    } else {
-        /* The nearer neighbour; an overrun is far more common than an
-         * underrun, so the one below wins within a page. */
-        uintptr_t past = below ? addr - (below->base + below->size) : UINTPTR_MAX;
-        uintptr_t before = above ? above->base - addr : UINTPTR_MAX;
-        if (below && (past <= 4096 || past <= before)) {
-            char by[48] = "just past its end";
-            if (past > 0)
-                snprintf(by, sizeof by, "%" PRIuPTR " bytes past its end", past);
-            snprintf(buf, len, "offset %" PRIuPTR " of the %zu-byte %s at 0x%" PRIxPTR ": %s",
-                     addr - below->base, below->size, kind_name(below->kind), below->base, by);
-        } else if (above) {
-            snprintf(buf, len, "%" PRIuPTR " bytes before the start of the %zu-byte %s at 0x%" PRIxPTR,
-                     before, above->size, kind_name(above->kind), above->base);
-        }
-        else
-            snprintf(buf, len, "not near any allocation");
-    }
-    pthread_mutex_unlock(&reg_lock);
-}
-
-/* CUDA_SUCCESS when [p, p+n) lies inside one registered range (any kind:
- * with unified addressing a pinned or registered host range is a device
- * range too). */
-static CUresult check_range(CUdeviceptr p, size_t n)
-{
-    if (n == 0)
-        return CUDA_SUCCESS;
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&reg_lock);
-    const sim_alloc *a = reg_find((uintptr_t)p);
-    if (a && n <= a->size - ((uintptr_t)p - a->base))
-        rc = CUDA_SUCCESS;
-    pthread_mutex_unlock(&reg_lock);
-    return rc;
-}
-
-/* ---- guarded allocations -------------------------------------------------------- */
-
-static size_t page_size(void)
-{
-    static size_t ps;
-    if (ps == 0) {
-        long v = sysconf(_SC_PAGESIZE);
-        ps = v > 0 ? (size_t)v : 4096;
-    }
-    return ps;
-}
-
-static size_t total_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES);
-    return pages > 0 ? (size_t)pages * page_size() : (size_t)8 << 30;
-}
-
-/* Maps `size` bytes between two guard pages and registers them. */
-static CUresult guarded_alloc(size_t size, int kind, unsigned int flags, uintptr_t *out)
-{
-    if (size == 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    size_t ps = page_size();
-    if (size > total_bytes() || size > total_bytes() - atomic_load(&bytes_in_use))
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    size_t rounded = (size + SIM_ALIGN - 1) & ~(size_t)(SIM_ALIGN - 1);
-    size_t data_len = (rounded + ps - 1) & ~(ps - 1);
-    size_t len = data_len + 2 * ps;
-    char *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    if (mprotect(m + ps, data_len, PROT_READ | PROT_WRITE) != 0) {
-        munmap(m, len);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    sim_alloc a = {(uintptr_t)(m + ps + data_len - rounded), size, m, len, kind, flags,
-                   sim_current_ctx(), NULL};
-    pthread_mutex_lock(&reg_lock);
-    int rc = reg_insert(&a);
-    pthread_mutex_unlock(&reg_lock);
-    if (rc < 0) {
-        munmap(m, len);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    atomic_fetch_add(&bytes_in_use, size);
-    *out = a.base;
-    return CUDA_SUCCESS;
-}
-
-/* Unregisters and unmaps the allocation starting at p if its kind is one of
- * kinds (bit mask of 1 << SIM_ALLOC_*). */
-static CUresult guarded_free(uintptr_t p, unsigned kinds)
-{
-    pthread_mutex_lock(&reg_lock);
-    sim_alloc *a = reg_find(p);
-    if (a == NULL || a->base != p || !(kinds & (1u << a->kind)) || a->map == NULL) {
-        pthread_mutex_unlock(&reg_lock);
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    sim_alloc copy = *a;
-    reg_remove(a);
-    pthread_mutex_unlock(&reg_lock);
-    atomic_fetch_sub(&bytes_in_use, copy.size);
-    munmap(copy.map, copy.map_len);
-    return CUDA_SUCCESS;
-}
-
-CUresult sim_mem_charge(size_t bytes)
-{
-    size_t used = atomic_load(&bytes_in_use);
-    do {
-        if (bytes > total_bytes() || used > total_bytes() - bytes)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-    } while (!atomic_compare_exchange_weak(&bytes_in_use, &used, used + bytes));
-    return CUDA_SUCCESS;
-}
-
-void sim_mem_uncharge(size_t bytes)
-{
-    atomic_fetch_sub(&bytes_in_use, bytes);
-}
-
 static CUresult sim_cuMemGetInfo(size_t *free_bytes, size_t *total)
 {
     CUresult rc = sim_enter();
@@ -260,7 +27,7 @@ static CUresult sim_cuMemGetInfo(size_t *free_bytes, size_t *total)
         return rc;
     if (free_bytes == NULL || total == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    size_t t = total_bytes(), used = atomic_load(&bytes_in_use);
+    size_t t = sim_total_bytes(), used = sim_bytes_in_use();
     *total = t;
     *free_bytes = used < t ? t - used : 0;
     return CUDA_SUCCESS;
@@ -269,7 +36,7 @@ static CUresult sim_cuMemGetInfo(size_t *free_bytes, size_t *total)
 static CUresult device_alloc(CUdeviceptr *dptr, size_t bytesize)
 {
     uintptr_t p;
-    CUresult rc = guarded_alloc(bytesize, SIM_ALLOC_DEVICE, 0, &p);
+    CUresult rc = sim_guarded_alloc(bytesize, SIM_ALLOC_DEVICE, 0, &p);
     if (rc == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)p;
     return rc;
@@ -277,7 +44,7 @@ static CUresult device_alloc(CUdeviceptr *dptr, size_t bytesize)
 
 static CUresult device_free(CUdeviceptr dptr)
 {
-    return guarded_free((uintptr_t)dptr, (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
+    return sim_guarded_free((uintptr_t)dptr, (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
 }
 
 /* The allocation calls below are among those a stream capture forbids
@@ -316,7 +83,7 @@ static CUresult sim_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
     if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
     uintptr_t p;
-    rc = guarded_alloc(bytesize, SIM_ALLOC_MANAGED, flags, &p);
+    rc = sim_guarded_alloc(bytesize, SIM_ALLOC_MANAGED, flags, &p);
     if (rc == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)p;
     return rc;
@@ -332,7 +99,7 @@ static CUresult sim_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flag
     if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
     uintptr_t p;
-    rc = guarded_alloc(bytesize, SIM_ALLOC_HOST, flags, &p);
+    rc = sim_guarded_alloc(bytesize, SIM_ALLOC_HOST, flags, &p);
     if (rc == CUDA_SUCCESS)
         *pp = (void *)p;
     return rc;
@@ -345,7 +112,7 @@ static CUresult sim_cuMemFreeHost(void *p)
         return rc;
     if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
-    return guarded_free((uintptr_t)p, 1u << SIM_ALLOC_HOST);
+    return sim_guarded_free((uintptr_t)p, 1u << SIM_ALLOC_HOST);
 }
 
 static CUresult sim_cuMemHostRegister(void *p, size_t bytesize, unsigned int flags)
@@ -357,14 +124,7 @@ static CUresult sim_cuMemHostRegister(void *p, size_t bytesize, unsigned int fla
         return CUDA_ERROR_INVALID_VALUE;
     if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
-    sim_alloc a = {(uintptr_t)p, bytesize, NULL, 0, SIM_ALLOC_REGISTERED, flags,
-                   sim_current_ctx(), NULL};
-    pthread_mutex_lock(&reg_lock);
-    if (reg_overlaps(a.base, a.size))
-        rc = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-    else if (reg_insert(&a) < 0)
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_mutex_unlock(&reg_lock);
+    rc = sim_registry_register_host((uintptr_t)p, bytesize, flags);
     return rc;
 }
 
@@ -375,13 +135,7 @@ static CUresult sim_cuMemHostUnregister(void *p)
         return rc;
     if ((rc = sim_capture_unsafe_call()) != CUDA_SUCCESS)
         return rc;
-    pthread_mutex_lock(&reg_lock);
-    sim_alloc *a = reg_find((uintptr_t)p);
-    if (p == NULL || a == NULL || a->base != (uintptr_t)p || a->kind != SIM_ALLOC_REGISTERED)
-        rc = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-    else
-        reg_remove(a);
-    pthread_mutex_unlock(&reg_lock);
+    rc = sim_registry_unregister_host((uintptr_t)p);
     return rc;
 }
 
@@ -392,11 +146,10 @@ static CUresult sim_cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsig
         return rc;
     if (pdptr == NULL || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&reg_lock);
-    const sim_alloc *a = reg_find((uintptr_t)p);
-    if (a == NULL || (a->kind != SIM_ALLOC_HOST && a->kind != SIM_ALLOC_REGISTERED))
+    sim_alloc a;
+    if (!sim_registry_lookup((uintptr_t)p, &a) ||
+        (a.kind != SIM_ALLOC_HOST && a.kind != SIM_ALLOC_REGISTERED))
         rc = CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_unlock(&reg_lock);
     if (rc == CUDA_SUCCESS)
         *pdptr = (CUdeviceptr)(uintptr_t)p; /* one address space */
     return rc;
@@ -407,17 +160,15 @@ static CUresult sim_cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUde
     CUresult rc = sim_enter();
     if (rc != CUDA_SUCCESS)
         return rc;
-    pthread_mutex_lock(&reg_lock);
-    const sim_alloc *a = reg_find((uintptr_t)dptr);
-    if (a == NULL) {
+    sim_alloc a;
+    if (!sim_registry_lookup((uintptr_t)dptr, &a)) {
         rc = CUDA_ERROR_NOT_FOUND;
     } else {
         if (pbase)
-            *pbase = (CUdeviceptr)a->base;
+            *pbase = (CUdeviceptr)a.base;
         if (psize)
-            *psize = a->size;
+            *psize = a.size;
     }
-    pthread_mutex_unlock(&reg_lock);
     return rc;
 }
 
@@ -428,13 +179,8 @@ static CUresult sim_cuPointerGetAttribute(void *data, int attribute, CUdeviceptr
         return rc;
     if (data == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&reg_lock);
-    const sim_alloc *found = reg_find((uintptr_t)ptr);
     sim_alloc a;
-    if (found)
-        a = *found;
-    pthread_mutex_unlock(&reg_lock);
-    if (found == NULL)
+    if (!sim_registry_lookup((uintptr_t)ptr, &a))
         return CUDA_ERROR_INVALID_VALUE;
     int host_side = a.kind == SIM_ALLOC_HOST || a.kind == SIM_ALLOC_REGISTERED;
     switch (attribute) {
@@ -486,7 +232,7 @@ static CUresult op_check(const sim_op *op)
         size_t elem = op->u.set.elem;
         if (op->u.set.n > SIZE_MAX / elem || (op->u.set.d & (elem - 1)) != 0)
             return CUDA_ERROR_INVALID_VALUE;
-        return check_range(op->u.set.d, op->u.set.n * elem);
+        return sim_registry_check_range(op->u.set.d, op->u.set.n * elem);
     }
     CUresult rc = CUDA_SUCCESS;
     int dir = op->u.copy.dir;
@@ -495,21 +241,26 @@ static CUresult op_check(const sim_op *op)
                          (dir == SIM_COPY_DTOH && op->u.copy.dst == 0)))
         return CUDA_ERROR_INVALID_VALUE;
     if (dir != SIM_COPY_DTOH)
-        rc = check_range(op->u.copy.dst, op->u.copy.n);
+        rc = sim_registry_check_range(op->u.copy.dst, op->u.copy.n);
     if (rc == CUDA_SUCCESS && dir != SIM_COPY_HTOD)
-        rc = check_range(op->u.copy.src, op->u.copy.n);
+        rc = sim_registry_check_range(op->u.copy.src, op->u.copy.n);
     return rc;
 }
 
 static void op_apply(const sim_op *op)
 {
     if (op->type == CU_GRAPH_NODE_TYPE_MEMCPY) {
-        if (op->u.copy.n)
-            memmove((void *)op->u.copy.dst, (const void *)op->u.copy.src, op->u.copy.n);
+        if (op->u.copy.n == 0)
+            return;
+        memmove((void *)op->u.copy.dst, (const void *)op->u.copy.src, op->u.copy.n);
+        if (op->u.copy.dir != SIM_COPY_DTOH) /* check mode: these bytes are written now */
+            sim_registry_written(op->u.copy.dst, op->u.copy.n,
+                                 op->u.copy.dir == SIM_COPY_DTOD ? op->u.copy.src : 0);
         return;
     }
     uintptr_t d = (uintptr_t)op->u.set.d;
     size_t n = op->u.set.n;
+    sim_registry_written(d, n * op->u.set.elem, 0);
     if (op->u.set.elem == 1) {
         memset((void *)d, (int)(op->u.set.value & 0xff), n);
     } else if (op->u.set.elem == 2) {
@@ -717,11 +468,10 @@ static CUresult prefetch_check(CUdeviceptr d, size_t n, CUstream s)
         return CUDA_ERROR_INVALID_HANDLE;
     if (n == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&reg_lock);
-    const sim_alloc *a = reg_find((uintptr_t)d);
-    if (a == NULL || a->kind != SIM_ALLOC_MANAGED || n > a->size - ((uintptr_t)d - a->base))
+    sim_alloc a;
+    if (!sim_registry_lookup((uintptr_t)d, &a) || a.kind != SIM_ALLOC_MANAGED ||
+        n > a.size - ((uintptr_t)d - a.base))
         rc = CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_unlock(&reg_lock);
     if (rc == CUDA_SUCCESS && (rc = sim_stream_submit(s, NULL)) == SIM_RUN_NOW)
         rc = CUDA_SUCCESS;
     return rc;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "sim/check.h"
 
 /* What a module's kernels call: the fiber runtime's table (barriers, warp
  * operations, traps, printf, clocks) with the device heap and the rounding
@@ -30,6 +31,7 @@ static void api_fill(void)
     api_table.fround = sim_api_fround;
     api_table.dround = sim_api_dround;
     api_table.iround = sim_api_iround;
+    api_table.check = sim_api_check;
 }
 
 static const pcc_sim_api *module_api(void)
@@ -37,6 +39,65 @@ static const pcc_sim_api *module_api(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, api_fill);
     return &api_table;
+}
+
+void sim_module_api_range(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)&api_table;
+    *hi = *lo + sizeof api_table;
+}
+
+/* ---- check mode ---------------------------------------------------------------------- */
+
+/* glibc's: the address of a TLS block's byte, the block made if need be */
+typedef struct {
+    unsigned long ti_module, ti_offset;
+} sim_tls_index;
+extern void *__tls_get_addr(sim_tls_index *ti);
+
+static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    CUmodule m = arg;
+    if ((const void *)info->dlpi_addr != m->fbase)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && m->nseg < 8) {
+            m->seg_lo[m->nseg] = info->dlpi_addr + ph->p_vaddr;
+            m->seg_hi[m->nseg] = m->seg_lo[m->nseg] + ph->p_memsz;
+            m->nseg++;
+        } else if (ph->p_type == PT_TLS) {
+            m->tls_size = ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+/* A module built for check mode keeps what the checks need. */
+static int keep_for_check(CUmodule m, const void *so, size_t size)
+{
+    m->checked = 1;
+    m->so = malloc(size);
+    if (m->so == NULL)
+        return -1;
+    memcpy(m->so, so, size);
+    m->so_len = size;
+    return 0;
+}
+
+int sim_module_tls(CUmodule m, uintptr_t *lo, size_t *len)
+{
+    size_t modid = 0;
+    if (m->tls_size == 0 || dlinfo(m->dl, RTLD_DI_TLS_MODID, &modid) != 0 || modid == 0)
+        return -1;
+    sim_tls_index ti = {modid, 0};
+    void *p = __tls_get_addr(&ti);
+    if (p == NULL)
+        return -1;
+    *lo = (uintptr_t)p;
+    *len = m->tls_size;
+    return 0;
 }
 #include "util/crc32c.h"
 #include "sim/env.h"
@@ -51,6 +112,41 @@ static int module_ok(CUmodule m)
 int sim_func_ok(CUfunction f)
 {
     return f != NULL && f->magic == SIM_FUNC_MAGIC && module_ok(f->mod);
+}
+
+/* Nothing of a module runs when it is loaded: its initializer array (the
+ * constructors of namespace-scope objects, which the compiler refuses for
+ * device code but a module from elsewhere may still have) is emptied in
+ * the memfd's copy, so that dlopen — which runs them holding the loader's
+ * lock, where a fault could not be survived — runs none. */
+static void no_initializers(int fd, const unsigned char *so, size_t size)
+{
+    ElfW(Ehdr) eh;
+    if (size < sizeof eh)
+        return;
+    memcpy(&eh, so, sizeof eh);
+    if (eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phoff > size ||
+        (size - eh.e_phoff) / sizeof(ElfW(Phdr)) < eh.e_phnum)
+        return;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, so + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_DYNAMIC || ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+            continue;
+        for (size_t at = ph.p_offset; at + sizeof(ElfW(Dyn)) <= ph.p_offset + ph.p_filesz;
+             at += sizeof(ElfW(Dyn))) {
+            ElfW(Dyn) d;
+            memcpy(&d, so + at, sizeof d);
+            if (d.d_tag == DT_NULL)
+                break;
+            if (d.d_tag == DT_INIT_ARRAYSZ || d.d_tag == DT_PREINIT_ARRAYSZ) {
+                d.d_un.d_val = 0;
+                if (pwrite(fd, &d, sizeof d, (off_t)at) != (ssize_t)sizeof d)
+                    return;
+            }
+        }
+    }
 }
 
 /* Writes the shared object to an anonymous file (memfd) and opens it.
@@ -83,6 +179,7 @@ static void *open_image(const void *so, size_t size, int *keep_fd)
         p += n;
         left -= (size_t)n;
     }
+    no_initializers(fd, so, size);
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
     char *direnv = pcc_sim_env_dup("TMPDIR"); /* no getenv without the GIL */
     const char *dir = direnv && *direnv ? direnv : "/tmp";
@@ -169,6 +266,9 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
     if (init(module_api(), &m->kernels, &m->count) != PCC_SIM_ABI_VERSION || m->count < 0 ||
         (m->count > 0 && m->kernels == NULL))
         goto bad;
+    dl_iterate_phdr(find_segments, m); /* its code: where a kernel may be stopped */
+    if (m->count > 0 && m->kernels[0].checked && keep_for_check(m, so, (size_t)hdr.size) < 0)
+        goto bad;
     m->funcs = calloc((size_t)m->count + 1, sizeof *m->funcs);
     if (m->funcs == NULL)
         goto bad;
@@ -194,6 +294,7 @@ bad:
         for (int i = 0; i < m->count; i++)
             free(m->funcs[i].argv);
     free(m->funcs);
+    free(m->so);
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
@@ -216,6 +317,8 @@ static CUresult sim_cuModuleUnload(CUmodule m)
         free(m->funcs[i].argv);
     }
     sim_registry_remove_owner(m);
+    sim_report_module_gone(m);
+    sim_profile_module_gone(m);
     dlclose(m->dl);
     if (m->fd >= 0) {
         /* A library that stays loaded keeps its name: then so does the fd. */
@@ -230,6 +333,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
     pthread_mutex_unlock(&sim_launch_lock);
     sim_mem_uncharge(m->charged);
     free(m->funcs);
+    free(m->so);
     free(m);
     return CUDA_SUCCESS;
 }

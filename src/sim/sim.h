@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,7 +141,7 @@ int sim_cpu_count(void);
 void sim_set_sticky(CUresult code, const char *detail);
 CUresult sim_sticky_code(void);
 
-/* ---- sim/memory.c ---- */
+/* ---- sim/registry.c, sim/memory.c ---- */
 enum { SIM_ALLOC_DEVICE = 1, SIM_ALLOC_MANAGED, SIM_ALLOC_HOST, SIM_ALLOC_REGISTERED,
        SIM_ALLOC_GLOBAL };
 
@@ -153,14 +154,51 @@ typedef struct sim_alloc {
     unsigned int flags;
     CUcontext ctx;
     const void *owner;   /* SIM_ALLOC_GLOBAL: the module */
+    unsigned char *init; /* check mode (initcheck): per byte, 1 once written; NULL: all written */
 } sim_alloc;
 
+/* ---- sim/registry.c ---- */
 /* Registers a range the runtime did not mmap (module globals). */
 int sim_registry_add_global(uintptr_t base, size_t size, const void *owner);
 void sim_registry_remove_owner(const void *owner);
 /* Describes `addr` relative to the nearest allocation ("4 bytes past the end
- * of the 4000-byte device allocation at 0x..."), into buf. */
+ * of the 4000-byte device allocation at 0x..."), into buf; _near with the
+ * allocations below and above it given. */
 void sim_describe_address(uintptr_t addr, char *buf, size_t len);
+void sim_describe_near(uintptr_t addr, const sim_alloc *below, const sim_alloc *above, char *buf,
+                       size_t len);
+const char *sim_alloc_kind_name(int kind);
+/* The allocation containing addr, copied into *out (may be NULL): 1, or 0. */
+int sim_registry_lookup(uintptr_t addr, sim_alloc *out);
+/* CUDA_SUCCESS when [p, p+n) lies inside one registered range (any kind:
+ * with unified addressing a pinned or registered host range is a device
+ * range too). */
+CUresult sim_registry_check_range(CUdeviceptr p, size_t n);
+CUresult sim_registry_register_host(uintptr_t p, size_t n, unsigned int flags);
+CUresult sim_registry_unregister_host(uintptr_t p);
+/* Maps `size` bytes between two guard pages and registers them; unregisters
+ * and unmaps the allocation starting at p if its kind is one of kinds (bit
+ * mask of 1 << SIM_ALLOC_*). */
+CUresult sim_guarded_alloc(size_t size, int kind, unsigned int flags, uintptr_t *out);
+CUresult sim_guarded_free(uintptr_t p, unsigned kinds);
+size_t sim_total_bytes(void);
+size_t sim_bytes_in_use(void);
+/* A copy (from src, a device address, or 0: the host) or memset wrote
+ * [d, d+n): check mode's initialization shadows follow. */
+void sim_registry_written(uintptr_t d, size_t n, uintptr_t src);
+/* A freed allocation check mode holds back (its range reserved). */
+typedef struct sim_freed {
+    uintptr_t base;
+    size_t size;
+    uintptr_t map;
+    size_t map_len;
+    int kind;
+} sim_freed;
+/* Malloc'd copies of the registry (sorted by base) and of the freed
+ * allocations held back, for a launch in check mode; NULL when out of memory. */
+sim_alloc *sim_registry_snapshot(size_t *n, sim_freed **freed, size_t *nfreed);
+
+/* ---- sim/memory.c ---- */
 void sim_fill_mem_table(pcc_driver_table *t);
 /* Runs a memcpy or memset op, checking its ranges again first (they may
  * have been freed since the op was captured). */
@@ -202,7 +240,22 @@ struct CUmod_st {
     int count;
     struct CUfunc_st *funcs;
     size_t charged; /* device memory it counts against (SIM_MODULE_PAGE) */
+    /* built for check mode (sim/check.c): the shared object's bytes (to name
+     * source lines), its loaded segments and its TLS block's size (the
+     * kernels' static __shared__ memory) */
+    int checked;
+    char *so;
+    size_t so_len;
+    uintptr_t seg_lo[8], seg_hi[8];
+    int nseg;
+    size_t tls_size;
 };
+
+/* The calling thread's TLS block of module m (its static __shared__
+ * memory), made now if the thread has none yet: 0, or -1 when unknown. */
+int sim_module_tls(CUmodule m, uintptr_t *lo, size_t *len);
+/* The range of the kernel api table modules call through. */
+void sim_module_api_range(uintptr_t *lo, uintptr_t *hi);
 
 int sim_func_ok(CUfunction f);
 void sim_fill_module_table(pcc_driver_table *t);
@@ -225,7 +278,8 @@ CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int g
  * memory); the caller points op->u.kernel.packed at it and owns it. */
 char *sim_kernel_pack(const sim_op *op);
 /* Runs every block of a kernel op; CUDA_ERROR_INVALID_HANDLE when its
- * module was unloaded. A fault is recorded as the sticky error. */
+ * module was unloaded. A fault is recorded as the sticky error; what check
+ * mode finds is PCC_CHECK_FAILED (sim/check.c). */
 CUresult sim_kernel_run(const sim_op *op);
 /* Flushes device printf output (called at synchronizing points). */
 void sim_flush_output(void);
@@ -243,6 +297,8 @@ size_t sim_stack_extra(void);
 /* Frees ctx's heap (context destroyed or primary context reset). */
 void sim_heap_release(CUcontext ctx);
 void *sim_api_malloc(pcc_sim_thread *t, size_t n);
+/* Whether addr lies in the device heap of the launch running now. */
+int sim_heap_owns(uintptr_t addr);
 void sim_api_free(pcc_sim_thread *t, void *p);
 
 /* ---- sim/rounding.c ---- */
@@ -252,20 +308,47 @@ float sim_api_fround(int op, int mode, float a, float b, float c);
 double sim_api_dround(int op, int mode, double a, double b, double c);
 double sim_api_iround(int op, int mode, long long i, unsigned long long u);
 
-/* One OS thread that runs blocks (sim/launch.c). */
-struct sim_worker;
+/* One OS thread that runs blocks (sim/launch.c; defined at the end). */
+typedef struct sim_worker sim_worker;
+
+
 /* A worker for a thread of sim/coop.c (NULL: out of memory). */
 struct sim_worker *sim_worker_new(void);
 /* Runs block `block` of the launch in progress on w, from w's thread. */
 void sim_worker_run_one(struct sim_worker *w, unsigned long long block);
-/* Whether w runs a kernel on thread `self` (async-signal-safe). */
+/* Whether w runs a kernel on thread `self`; the worker running a kernel on
+ * thread `self`, or NULL; every worker running a kernel sent `sig`. All
+ * async-signal-safe (the fault and stop handlers use them). */
 int sim_worker_in_kernel_on(struct sim_worker *w, pthread_t self);
+sim_worker *sim_worker_of_thread(pthread_t self);
+void sim_launch_signal_workers(int sig);
+void sim_worker_set_in_kernel(sim_worker *w, int v);
 /* Records the launch's error (first wins) and stops it. */
 void sim_launch_error(CUresult code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The launch in progress (its blocks read it): cooperative, and its size. */
 int sim_launch_cooperative(void);
 unsigned long long sim_launch_nblocks(void);
 const char *sim_launch_kernel_name(void);
+
+/* Whether pc is in the code of the launch's module (the kernel's own code,
+ * not the runtime's or a library's). Async-signal-safe. */
+int sim_launch_in_kernel_code(uintptr_t pc);
+
+/* ---- sim/fault.c ---- */
+/* Installs the fault handlers (and the stop signal's, and SIGINT's) unless
+ * they are in place; a signal stack for the calling thread. */
+void sim_fault_ensure_handlers(void);
+void sim_fault_ensure_altstack(void);
+/* SIGINT noted (for the compiler's wait too) and handed on to whoever had it. */
+void sim_fault_ensure_sigint(void);
+unsigned int sim_interrupt_count(void);
+/* What a worker thread blocks: everything but the faults and the stop signal. */
+void sim_fault_worker_mask(sigset_t *set);
+int sim_stop_signal(void);
+/* Around a launch (launch lock held): its watchdog (PYCUDAC_SIM_TIMEOUT,
+ * Ctrl-C). */
+void sim_stop_begin(void);
+void sim_stop_end(void);
 
 /* ---- sim/coop.c ---- */
 /* The most blocks a cooperative launch may have: each runs on an OS thread
@@ -280,6 +363,8 @@ void sim_coop_finish(void);
 /* The coop thread's worker running a kernel on `self`, or NULL (for the
  * fault handler: async-signal-safe). */
 struct sim_worker *sim_coop_worker_of(pthread_t self);
+/* Sends sig to every coop thread running a kernel (async-signal-safe). */
+void sim_coop_signal_workers(int sig);
 void sim_coop_after_fork(void);
 /* grid.sync()'s wait across blocks, after the block's own barrier: returns
  * when every block of the grid has arrived; ends the caller's block with an
@@ -400,13 +485,14 @@ typedef struct sim_warp {
     int src[PCC_SIM_WARP_SIZE];
     int pred[PCC_SIM_WARP_SIZE];
     int op[PCC_SIM_WARP_SIZE];
+    unsigned int epoch;    /* warp operations completed (check mode's racecheck) */
 } sim_warp;
 
 /* The fibers of the block a worker runs, reused from block to block. */
 typedef struct sim_block {
     sim_fiber *fibers;
     sim_warp *warps;
-    void *stacks;          /* one mmap: per fiber a guard page + stack */
+    void *stacks;          /* one mmap: per fiber a guard (16 pages) + stack */
     size_t stack_size;
     int capacity;          /* fibers allocated */
     int nthreads;
@@ -430,20 +516,29 @@ typedef struct sim_block {
     sim_fiber *current;
     const pcc_sim_kernel *kernel;
     void *const *args;
+    unsigned int race_epoch; /* barriers passed (check mode's racecheck) */
+    int sched;               /* SIM_SCHED_* (sim/check.h): the order fibers run in */
+    unsigned long long rng;  /* the random schedule's state */
 } sim_block;
 
 /* Makes room for n fibers (0, or -1 when memory is short). */
 int sim_block_reserve(sim_block *b, int n);
 void sim_block_release(sim_block *b);
 /* Runs one block of `b->kernel` with all threads as fibers; returns when
- * every thread exited. Errors longjmp to the worker (sim_fail). */
+ * every thread exited. Errors longjmp to the worker (sim_fail). seed: the
+ * random schedule's (sim_sched_seed). */
 void sim_block_run(sim_block *b, pcc_sim_dim3 block_idx, pcc_sim_dim3 block_dim,
-                   pcc_sim_dim3 grid_dim, void *dynamic_shared);
+                   pcc_sim_dim3 grid_dim, void *dynamic_shared, unsigned long long seed);
+/* The top of f's stack (it grows down from there), and for check mode its
+ * bounds [lo, hi) and those of all of b's stacks with their guards. */
+uintptr_t sim_fiber_top(const sim_block *b, const sim_fiber *f);
+void sim_fiber_stack(const sim_block *b, const sim_fiber *f, uintptr_t *lo, uintptr_t *hi,
+                     uintptr_t *all_lo, uintptr_t *all_hi);
 /* Around a siglongjmp from inside a fiber back to the worker (fault or
  * sim_fail): tells AddressSanitizer about the stack change; no-ops else. */
 void sim_block_escape(sim_block *b);
 void sim_block_escaped(sim_block *b);
-/* True when addr lies in a guard page of b's fiber stacks. */
+/* True when addr lies in the guard of one of b's fiber stacks. */
 int sim_block_is_stack_guard(const sim_block *b, uintptr_t addr);
 extern const pcc_sim_api sim_api_fiber;
 /* Parks `f` (its state says what it waits for) and runs the next runnable
@@ -477,5 +572,31 @@ _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt,
 void sim_api_trap(pcc_sim_thread *t, int code, const char *what);
 int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap);
 long long sim_api_clock64(void);
+
+/* ---- sim/launch.c: a worker (sim/fault.c reads and writes it from its signal handlers) ---- */
+
+/* One OS thread that runs blocks: a pool thread, slot 0 for the thread
+ * that called cuLaunchKernel, or a coop thread (sim/coop.c). */
+struct sim_worker {
+    pthread_t owner;
+    int pool_index;         /* its slot in workers[], set before its thread starts */
+    int in_kernel; /* atomic: the fault handler of any thread reads it */
+    int fiber_mode;
+    sim_block block;
+    sim_fiber plain;        /* plain mode: the one thread struct, t.runtime = &plain */
+    void *shared_map;       /* dynamic shared memory, guard page after it */
+    size_t shared_map_len, shared_cap;
+    char *shared;           /* = start of the launch's dynamic shared bytes */
+    sigjmp_buf jmp;
+    /* What ended the block early (written by the fault handler or sim_fail). */
+    CUresult fail_code;
+    uintptr_t fault_addr;
+    int fault_sig, fault_write;
+    uintptr_t fault_pc;
+    pcc_sim_thread fault_thread;
+    char fail_text[1024];
+    struct sim_check_worker *chk; /* check mode's state on this worker (sim/check.c) */
+    unsigned short order[SIM_MAX_THREADS_PER_BLOCK]; /* plain mode's thread order (schedule) */
+};
 
 #endif

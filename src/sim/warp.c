@@ -82,6 +82,7 @@ static int warp_try_complete(sim_warp *w, int lane)
         }
     }
     w->waiting &= ~need;
+    w->epoch++; /* the lanes synchronized: racecheck orders what came before */
     return 1;
 }
 
@@ -243,5 +244,7 @@ unsigned long long sim_api_tile_shfl(pcc_sim_thread *t, unsigned int count,
     }
     s->arrived = 0;
     s->gen++;
+    b->race_epoch++; /* racecheck: the tile synchronized (the block's other tiles too, a
+                        simplification that can hide a race between tiles, never invent one) */
     return f->tile_result;
 }

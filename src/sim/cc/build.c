@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,10 +125,32 @@ static int is_stub(const char *name)
     return 0;
 }
 
+/* What the preprocessor must never open: a device (/dev/zero never ends), a
+ * FIFO (blocks forever), a socket, anything of /proc or /sys. The error
+ * goes to the log; 1 when path is one of them. */
+static int special_file(struct _nvrtcProgram *P, const char *inc, const char *path)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+        strncmp(path, "/sys/", 5) == 0)
+        why = "a file of /dev, /proc or /sys";
+    else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        why = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+    if (why == NULL)
+        return 0;
+    pcc_sb_printf(&P->log, "%s: error: #include \"%s\" names %s, which the simulator's "
+                           "compiler refuses to read (it could block or never end)\n",
+                  P->name, inc, why);
+    return 1;
+}
+
 /* Scans every header the program can include (program headers, then -I
- * dirs, then the includer's own dir), transitively. */
+ * dirs, then the includer's own dir), transitively. Sets *refused on an
+ * include of a special file. */
 static void scan_includes(pcc_slist *incs, struct _nvrtcProgram *P, const pcc_sim_options *O,
-                          const pcc_sim_toks *T, const char *includer_dir, pcc_slist *seen, int level)
+                          const pcc_sim_toks *T, const char *includer_dir, pcc_slist *seen, int level,
+                          int *refused)
 {
     if (level > 32)
         return;
@@ -138,6 +161,10 @@ static void scan_includes(pcc_slist *incs, struct _nvrtcProgram *P, const pcc_si
         int hi = pcc_sl_find(&P->hdr_names, inc);
         if (hi < 0 && is_stub(inc))
             continue; /* ours wins over any CUDA toolkit dir given with -I */
+        if (hi < 0 && inc[0] == '/' && special_file(P, inc, inc)) {
+            *refused = 1;
+            continue;
+        }
         char path[PATH_MAX] = "";
         const char *text = NULL;
         char *owned = NULL;
@@ -157,6 +184,14 @@ static void scan_includes(pcc_slist *incs, struct _nvrtcProgram *P, const pcc_si
                 snprintf(path, sizeof path, "%s/%s", O->inc_dirs.v[d], inc);
                 found = access(path, R_OK) == 0;
                 sys = found && pcc_sl_find(&O->sys_dirs, O->inc_dirs.v[d]) >= 0;
+            }
+            if (!found && inc[0] == '/') { /* an absolute name */
+                snprintf(path, sizeof path, "%s", inc);
+                found = access(path, F_OK) == 0;
+            }
+            if (found && special_file(P, inc, path)) {
+                *refused = 1;
+                continue;
             }
             if (!found || sys) /* a toolkit's or libcu++'s own headers: not the program's */
                 continue;
@@ -184,7 +219,7 @@ static void scan_includes(pcc_slist *incs, struct _nvrtcProgram *P, const pcc_si
                 *slash = '\0';
             sub = dir;
         }
-        scan_includes(incs, P, O, &H, sub, seen, level + 1);
+        scan_includes(incs, P, O, &H, sub, seen, level + 1, refused);
         pcc_sim_toks_free(&H);
         free(owned);
     }
@@ -197,7 +232,8 @@ static nvrtcResult scan_program(struct _nvrtcProgram *P, job *J)
     pcc_sim_tokenize(&J->T, P->src, strlen(P->src), P->name);
     if (J->T.oom)
         return NVRTC_ERROR_OUT_OF_MEMORY;
-    scan_includes(&J->incs, P, &J->O, &J->T, NULL, &seen, 0);
+    int refused = 0;
+    scan_includes(&J->incs, P, &J->O, &J->T, NULL, &seen, 0, &refused);
     if (J->O.pre.n) { /* --pre-include headers are scanned like #include "..." */
         pcc_sim_toks pre = {0};
         for (int i = 0; i < J->O.pre.n; i++) {
@@ -207,13 +243,15 @@ static nvrtcResult scan_program(struct _nvrtcProgram *P, job *J)
                 pcc_sl_adds(&pre.includes, q.p);
             free(q.p);
         }
-        scan_includes(&J->incs, P, &J->O, &pre, NULL, &seen, 0);
+        scan_includes(&J->incs, P, &J->O, &pre, NULL, &seen, 0, &refused);
         pcc_sim_toks_free(&pre);
     }
     pcc_sl_free(&seen);
     for (int i = 0; i < J->incs.n; i++)
         if (strncmp(J->incs.v[i], "cuda/", 5) == 0 && !is_stub(J->incs.v[i]))
             J->O.host_libc = 1; /* libcu++ brings the host's C library */
+    if (refused)
+        return NVRTC_ERROR_COMPILATION;
     return J->incs.oom ? NVRTC_ERROR_OUT_OF_MEMORY : NVRTC_SUCCESS;
 }
 
@@ -297,8 +335,8 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
     }
     pcc_sb_puts(out, "# 3000 \"<pycudac-sim-registration>\"\n");
     pcc_sb_puts(out,
-            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0}};\n"
-            "extern \"C\" __attribute__((visibility(\"default\"))) int\n"
+            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0}};\n"
+            "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\"))) int\n"
             "pcc_sim_module_init(const pcc_sim_api *api, const pcc_sim_kernel **kernels, int *count)\n"
             "{\n"
             "    static int n = -1;\n"
@@ -471,13 +509,22 @@ static int run_compiler(struct _nvrtcProgram *P, job *J, pcc_slist *argv, pcc_sb
 {
     char log_path[PATH_MAX];
     snprintf(log_path, sizeof log_path, "%s/log.txt", J->tmp);
-    int status = pcc_sim_cxx_run(argv->v, log_path, J->tmp);
+    int stopped = 0;
+    int status = pcc_sim_cxx_run(argv->v, log_path, J->tmp, &stopped);
     int spawn_errno = errno;
     *out_log = read_log(J, log_path);
-    if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    if (status >= 0 && !stopped && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     const char *cxx_path = pcc_sim_cxx_get()->path;
-    if (status < 0)
+    if (stopped == PCC_SIM_STOPPED_INTERRUPT)
+        pcc_sb_printf(&P->log, "error: the compile was interrupted (Ctrl-C)\n");
+    else if (stopped == PCC_SIM_STOPPED_TIMEOUT)
+        pcc_sb_printf(&P->log, "error: the C++ compiler ran past the simulator's compile time "
+                               "limit and was stopped (PYCUDAC_SIM_COMPILE_TIMEOUT sets it)\n");
+    else if (status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
+        pcc_sb_printf(&P->log, "error: the C++ compiler's output passed %d MiB and it was "
+                               "stopped (an #include of something endless?)\n", 1024);
+    else if (status < 0)
         pcc_sb_printf(&P->log, "error: could not run the C++ compiler %s: %s\n", cxx_path, strerror(spawn_errno));
     else if (WIFSIGNALED(status))
         pcc_sb_printf(&P->log, "error: the C++ compiler %s was killed by signal %d\n", cxx_path, WTERMSIG(status));
@@ -504,7 +551,7 @@ static nvrtcResult preprocess(struct _nvrtcProgram *P, job *J)
         return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
     }
     pcc_slist argv = {0};
-    pcc_sim_cxx_command(&J->O, J->tmp, 1, &argv);
+    pcc_sim_cxx_command(&J->O, J->tmp, SIM_CXX_PREPROCESS, &argv);
     pcc_sbuf log = {0};
     int rc = argv.oom ? -1 : run_compiler(P, J, &argv, &log);
     pcc_sl_free(&argv);
@@ -525,6 +572,20 @@ static nvrtcResult preprocess(struct _nvrtcProgram *P, job *J)
     return NVRTC_SUCCESS;
 }
 
+/* The object of a compile made apart into the shared object. */
+static nvrtcResult link_apart(struct _nvrtcProgram *P, job *J)
+{
+    pcc_slist argv = {0};
+    pcc_sim_cxx_command(&J->O, J->tmp, SIM_CXX_LINK, &argv);
+    pcc_sbuf log = {0};
+    int rc = argv.oom ? -1 : run_compiler(P, J, &argv, &log);
+    pcc_sl_free(&argv);
+    if (log.p)
+        pcc_sb_add(&P->log, log.p, log.len);
+    free(log.p);
+    return rc == 0 ? NVRTC_SUCCESS : NVRTC_ERROR_COMPILATION;
+}
+
 /* Writes the rewritten translation unit and compiles it. A kernel the
  * registration table cannot name (two overloads of one name) is left out,
  * and the compile runs once more. */
@@ -532,7 +593,8 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
 {
     char src_path[PATH_MAX];
     snprintf(src_path, sizeof src_path, "%s/src/kernel.ii", J->tmp);
-    pcc_sim_cxx_command(&J->O, J->tmp, 0, &J->argv);
+    int apart = pcc_sim_cxx_links_apart(&J->O);
+    pcc_sim_cxx_command(&J->O, J->tmp, apart ? SIM_CXX_OBJECT : SIM_CXX_BUILD, &J->argv);
     J->drop = calloc((size_t)J->A.kernel_names.n + 1, 1);
     if (J->argv.oom || J->drop == NULL)
         return NVRTC_ERROR_OUT_OF_MEMORY;
@@ -552,7 +614,7 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
             if (log.p)
                 pcc_sb_add(&P->log, log.p, log.len);
             free(log.p);
-            return NVRTC_SUCCESS;
+            return apart ? link_apart(P, J) : NVRTC_SUCCESS;
         }
         int retry = 0;
         pcc_sbuf why = {0};
@@ -583,6 +645,41 @@ static nvrtcResult run_build(struct _nvrtcProgram *P, job *J)
         free(why.p);
         return NVRTC_ERROR_COMPILATION;
     }
+}
+
+/* NVRTC refuses a __device__ variable with a dynamic initializer (a
+ * constructor, or an initializer that is no constant expression); so does
+ * the simulator, which would have had to run it when the module loads. The
+ * compiler puts such initializers in the object's .init_array, which the
+ * link map (GNU ld's) lists; crt files' and the instrumentation's (in
+ * .init_array.NNNNN, by priority) are not the program's. */
+static nvrtcResult refuse_initializers(struct _nvrtcProgram *P, job *J)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/kernel.map", J->tmp);
+    char *map = read_file(path, NULL);
+    if (map == NULL)
+        return NVRTC_SUCCESS; /* no map (another linker): nothing to tell */
+    int found = 0;
+    for (char *line = map; line && *line && !found;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char file[PATH_MAX];
+        unsigned long long addr, size;
+        if (sscanf(line, " .init_array 0x%llx 0x%llx %4095s", &addr, &size, file) == 3 && size > 0 &&
+            strstr(file, "/crt") == NULL && strncmp(file, "crt", 3) != 0)
+            found = 1;
+        line = end ? end + 1 : NULL;
+    }
+    free(map);
+    if (!found)
+        return NVRTC_SUCCESS;
+    pcc_sb_printf(&P->log, "%s: error: dynamic initialization is not supported for a __device__ "
+                           "variable: a variable at namespace scope is initialized by code that "
+                           "runs (a constructor, or an initializer that is not a constant "
+                           "expression); NVRTC refuses this too\n", P->name);
+    return NVRTC_ERROR_COMPILATION;
 }
 
 /* The shared object, wrapped in a pcc_sim_image: the program's "CUBIN". */
@@ -654,7 +751,8 @@ nvrtcResult pcc_sim_build(struct _nvrtcProgram *P, int nopt, const char *const *
                (rc = make_private_dir(P, &J)) == NVRTC_SUCCESS &&
                (rc = preprocess(P, &J)) == NVRTC_SUCCESS &&
                (rc = analyze_program(P, &J)) == NVRTC_SUCCESS &&
-               (rc = run_build(P, &J)) == NVRTC_SUCCESS) {
+               (rc = run_build(P, &J)) == NVRTC_SUCCESS &&
+               (rc = refuse_initializers(P, &J)) == NVRTC_SUCCESS) {
         rc = take_image(P, &J);
     }
     job_free(&J, P);

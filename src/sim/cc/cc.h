@@ -20,7 +20,7 @@
 
 /* Bump when the generated code changes (scan, rewrites, registration tail):
  * it is part of the identity, hence of the cache key. */
-#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 4"
+#define PCC_SIM_COMPILER_VERSION "pycudac-sim-compile 7"
 
 /* ---- sim/cc/compile.c ---- */
 
@@ -50,6 +50,7 @@ typedef struct {
     const char *std;
     int default_device; /* -default-device */
     int host_libc;      /* the program includes libcu++: the prelude takes the host's C library */
+    int check;          /* --pycudac-sim-check: built for check mode (sim/check.c) */
 } pcc_sim_options;
 
 /* Translates NVRTC options; -1 with the log naming the bad one. */
@@ -80,16 +81,23 @@ const pcc_sim_file *pcc_sim_prelude_file(size_t i);
 extern const char *const pcc_sim_stubs[][2];
 extern const size_t pcc_sim_n_stubs;
 /* The command line preprocessing <tmp>/src/kernel.cpp into <tmp>/kernel.ii
- * (preprocess), or compiling the rewritten <tmp>/src/kernel.ii into
- * <tmp>/kernel.so. */
-void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preprocess, pcc_slist *argv);
+ * (SIM_CXX_PREPROCESS), or compiling the rewritten <tmp>/src/kernel.ii into
+ * <tmp>/kernel.so (SIM_CXX_BUILD) — or, where the two are apart
+ * (pcc_sim_cxx_links_apart: check mode on GCC), into <tmp>/kernel.o
+ * (SIM_CXX_OBJECT) and that into <tmp>/kernel.so (SIM_CXX_LINK). */
+enum { SIM_CXX_BUILD = 0, SIM_CXX_PREPROCESS = 1, SIM_CXX_OBJECT, SIM_CXX_LINK };
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pcc_slist *argv);
+int pcc_sim_cxx_links_apart(const pcc_sim_options *O);
 /* A compile's private directory, listed while the compile is in flight (on)
  * so that a process exit removes it; and removing such a tree. */
 void pcc_sim_inflight_dir(const char *dir, int on);
 void pcc_sim_remove_tree(const char *dir);
 /* Runs argv[0] with stdout+stderr into log_path and TMPDIR=tmpdir (its own
  * temporary files then go with the compile's directory), listed while it
- * runs: a process exit kills it. Returns the wait status, or -1 + errno. */
-int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir);
+ * runs: a process exit kills it. Returns the wait status, or -1 + errno;
+ * *stopped says when it was killed on Ctrl-C or past the compile's time
+ * limit (PYCUDAC_SIM_COMPILE_TIMEOUT). */
+enum { PCC_SIM_STOPPED_INTERRUPT = 1, PCC_SIM_STOPPED_TIMEOUT };
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir, int *stopped);
 
 #endif

@@ -20,21 +20,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim/cc/cc.h"
 #include "sim/env.h"
+#include "sim/sim.h"
 #include "sim_prelude_blob.h"
 
+
+/* The C library's calls that end the process, taken by the prelude's
+ * __wrap_* (sim/prelude/cuda_runtime.h) when the module calls them. */
+#define SIM_WRAP_FLAG "-Wl,--wrap=abort,--wrap=exit,--wrap=_exit,--wrap=_Exit,--wrap=quick_exit"
 
 /* Flags every compile gets; part of the identity, so changing them changes
  * the cache key. */
 static const char *const base_flags[] = {
     "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-pipe", "-fno-exceptions", "-fno-rtti",
-    "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s"};
+    "-fno-math-errno", "-fdiagnostics-color=never", "-Wl,-Bsymbolic", "-s",
+    /* a frame larger than a page touches its pages in order: a thread that
+     * overflows its stack faults in its own guard (sim/fiber.c), never in a
+     * neighbour's stack */
+    "-fstack-clash-protection", SIM_WRAP_FLAG};
 #define N_BASE_FLAGS (sizeof base_flags / sizeof base_flags[0])
+
+/* Check mode's instrumentation (--pycudac-sim-check), for each compiler. */
+/* The thread sanitizer's instrumentation, not its runtime: a call before
+ * every load and store that tells reads from writes, volatile from plain
+ * and atomics apart (the address sanitizer's folds a store's check into a
+ * load's). GCC links its runtime into a shared object too, so the object is
+ * linked apart, without the flag (pcc_sim_cxx_command's SIM_CXX_LINK). */
+static const char *const check_flags_gcc[] = {
+    "-fsanitize=thread", "--param=tsan-distinguish-volatile=1",
+    "--param=tsan-instrument-func-entry-exit=0", "-fno-tree-sra", "-g"};
+static const char *const check_flags_clang[] = {
+    "-fsanitize=thread", "-mllvm", "-tsan-distinguish-volatile=1", "-mllvm",
+    "-tsan-instrument-func-entry-exit=0", "-gline-tables-only"};
+#define N_CHECK_GCC (sizeof check_flags_gcc / sizeof check_flags_gcc[0])
+#define N_CHECK_CLANG (sizeof check_flags_clang / sizeof check_flags_clang[0])
 
 /* The embedded headers (src/sim/prelude/ and sim_abi.h), for the private
  * directory's pcc/ (sim/cc/build.c). */
@@ -170,6 +197,10 @@ static void setup(void)
     h = fnv1a(h, PCC_SIM_COMPILER_VERSION, sizeof PCC_SIM_COMPILER_VERSION);
     for (size_t i = 0; i < N_BASE_FLAGS; i++)
         h = fnv1a(h, base_flags[i], strlen(base_flags[i]) + 1);
+    for (size_t i = 0; i < N_CHECK_GCC; i++)
+        h = fnv1a(h, check_flags_gcc[i], strlen(check_flags_gcc[i]) + 1);
+    for (size_t i = 0; i < N_CHECK_CLANG; i++)
+        h = fnv1a(h, check_flags_clang[i], strlen(check_flags_clang[i]) + 1);
     for (size_t i = 0; i < pcc_sim_n_stubs; i++) {
         h = fnv1a(h, pcc_sim_stubs[i][0], strlen(pcc_sim_stubs[i][0]) + 1);
         h = fnv1a(h, pcc_sim_stubs[i][1], strlen(pcc_sim_stubs[i][1]) + 1);
@@ -200,19 +231,66 @@ const pcc_sim_cxx *pcc_sim_cxx_get(void)
     return &cxx;
 }
 
-void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preprocess, pcc_slist *argv)
+int pcc_sim_cxx_links_apart(const pcc_sim_options *O)
+{
+    return O->check && !cxx.is_clang;
+}
+
+void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int mode, pcc_slist *argv)
 {
     char arg[PATH_MAX];
     pcc_slist *a = argv;
+    int preprocess = mode == SIM_CXX_PREPROCESS;
     pcc_sl_adds(a, cxx.path);
     for (int i = 0; i < cxx.extra.n; i++)
         pcc_sl_adds(a, cxx.extra.v[i]);
+    if (mode == SIM_CXX_LINK) { /* the object of SIM_CXX_OBJECT into the shared object */
+        static const char *const link[] = {"-shared", "-fPIC", "-Wl,-Bsymbolic", SIM_WRAP_FLAG, "-o"};
+        for (size_t i = 0; i < sizeof link / sizeof link[0]; i++)
+            pcc_sl_adds(a, link[i]);
+        snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
+        pcc_sl_adds(a, arg);
+        snprintf(arg, sizeof arg, "%s/kernel.o", tmp);
+        pcc_sl_adds(a, arg);
+        pcc_sl_adds(a, "-lm");
+        snprintf(arg, sizeof arg, "-Wl,-Map=%s/kernel.map", tmp);
+        pcc_sl_adds(a, arg);
+        return;
+    }
     pcc_sl_adds(a, O->std);
     for (size_t i = 0; i < N_BASE_FLAGS; i++)
-        pcc_sl_adds(a, base_flags[i]);
+        if (!(O->check && strcmp(base_flags[i], "-s") == 0)) /* check mode keeps the lines */
+            pcc_sl_adds(a, base_flags[i]);
+    if (O->check) {
+        /* every load and store of the program calls the prelude's hooks
+         * (sim/prelude/pcc_check.h); no shadow memory, no stack or global
+         * redzones: the runtime keeps what it needs (sim/check.c). Line
+         * tables name the source line of a report. */
+        for (size_t i = 0; i < (cxx.is_clang ? N_CHECK_CLANG : N_CHECK_GCC); i++)
+            pcc_sl_adds(a, cxx.is_clang ? check_flags_clang[i] : check_flags_gcc[i]);
+        /* the source's name as the program gave it, not under this directory
+         * (a cached module may be used from anywhere) */
+        char cwd[PATH_MAX];
+        if (cxx.is_clang) {
+            pcc_sl_adds(a, "-fdebug-compilation-dir=.");
+        } else if (getcwd(cwd, sizeof cwd) != NULL) {
+            pcc_sbuf map = {0};
+            pcc_sb_printf(&map, "-fdebug-prefix-map=%s=.", cwd);
+            if (map.p)
+                pcc_sl_adds(a, map.p);
+            free(map.p);
+        }
+        pcc_sl_adds(a, "-D__PCC_SIM_CHECK=1");
+    }
     pcc_sl_adds(a, cxx.is_clang ? "-fno-caret-diagnostics" : "-fno-diagnostics-show-caret");
-    if (!cxx.is_clang)
+    if (!cxx.is_clang) {
         pcc_sl_adds(a, "-fno-semantic-interposition");
+        /* the static of an inline function (`static __shared__ int s[32]` in
+         * a __device__ helper) is the module's own: a GNU "unique" symbol
+         * would be one for the whole process, shared by every module that
+         * has it (and would keep a module loaded past its unload) */
+        pcc_sl_adds(a, "-fno-gnu-unique");
+    }
     if (preprocess) {
         /* program headers, then our stand-ins for CUDA's own headers (they
          * must win over a CUDA toolkit's include dir given with -I), then -I
@@ -259,12 +337,19 @@ void pcc_sim_cxx_command(const pcc_sim_options *O, const char *tmp, int preproce
                  strncmp(O->args.v[i], "-U", 2) != 0)
             pcc_sl_adds(a, O->args.v[i]);
     }
+    if (mode == SIM_CXX_OBJECT)
+        pcc_sl_adds(a, "-c");
     pcc_sl_adds(a, "-o");
-    snprintf(arg, sizeof arg, "%s/kernel.so", tmp);
+    snprintf(arg, sizeof arg, "%s/kernel.%s", tmp, mode == SIM_CXX_OBJECT ? "o" : "so");
     pcc_sl_adds(a, arg);
     snprintf(arg, sizeof arg, "%s/src/kernel.ii", tmp);
     pcc_sl_adds(a, arg);
-    pcc_sl_adds(a, "-lm");
+    if (mode != SIM_CXX_OBJECT) {
+        pcc_sl_adds(a, "-lm");
+        /* the link map: which objects brought initializers (sim/cc/build.c) */
+        snprintf(arg, sizeof arg, "-Wl,-Map=%s/kernel.map", tmp);
+        pcc_sl_adds(a, arg);
+    }
 }
 
 /* Runs argv[0] with stdout+stderr into log_path. Returns the wait status,
@@ -349,14 +434,46 @@ static void inflight_pid_set(pid_t pid, int on)
     pthread_mutex_unlock(&inflight_lock);
 }
 
-int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
+/* What a compile may take (PYCUDAC_SIM_COMPILE_TIMEOUT seconds, 0 for no
+ * limit; output files and memory): enough for any real kernel, not for a
+ * compiler reading /dev/zero or expanding a macro bomb. */
+#define SIM_COMPILE_TIMEOUT_S 600.0
+#define SIM_COMPILE_MAX_FILE ((rlim_t)1 << 30)
+#define SIM_COMPILE_MAX_MEM ((rlim_t)8 << 30)
+
+static double compile_timeout(void)
 {
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
+    char *env = pcc_sim_env_dup("PYCUDAC_SIM_COMPILE_TIMEOUT");
+    double t = env ? strtod(env, NULL) : SIM_COMPILE_TIMEOUT_S;
+    free(env);
+    return t;
+}
+
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir, int *stopped)
+{
+    *stopped = 0;
+    /* the child holds the write end of this pipe (and only it: the pipe is
+     * close-on-exec, the child's copy is not): EOF when it is gone */
+    int alive[2];
+    if (pipe2(alive, O_CLOEXEC) != 0)
         return -1;
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        close(alive[0]);
+        close(alive[1]);
+        return -1;
+    }
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    posix_spawn_file_actions_adddup2(&fa, alive[1], 3);
     pid_t pid;
     /* the environment copied under the GIL, not `environ`, which another
      * Python thread may be changing now */
@@ -371,6 +488,8 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
     if (child_env == NULL) {
         pcc_sim_environ_free(env);
         posix_spawn_file_actions_destroy(&fa);
+        close(alive[0]);
+        close(alive[1]);
         errno = ENOMEM;
         return -1;
     }
@@ -379,6 +498,8 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
         if (strncmp(env[i], "TMPDIR=", 7) != 0)
             child_env[m++] = env[i];
     child_env[m] = tmpvar;
+    sim_fault_ensure_sigint(); /* Ctrl-C stops the compile (the count it keeps) */
+    unsigned int interrupts = sim_interrupt_count();
     /* in a process group of its own, so that all it starts can be killed */
     posix_spawnattr_t at;
     int rc = posix_spawnattr_init(&at);
@@ -391,15 +512,41 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir)
     free(child_env);
     pcc_sim_environ_free(env);
     posix_spawn_file_actions_destroy(&fa);
+    close(alive[1]);
     if (rc != 0) {
+        close(alive[0]);
         errno = rc;
         return -1;
     }
+    /* its output files and its memory bounded (the child and what it
+     * starts inherit them) */
+    struct rlimit fsize = {SIM_COMPILE_MAX_FILE, SIM_COMPILE_MAX_FILE};
+    struct rlimit as = {SIM_COMPILE_MAX_MEM, SIM_COMPILE_MAX_MEM};
+    prlimit(pid, RLIMIT_FSIZE, &fsize, NULL);
+    prlimit(pid, RLIMIT_AS, &as, NULL);
     inflight_pid_set(pid, 1);
+    double limit = compile_timeout();
+    long long start = mono_ns();
+    for (;;) {
+        struct pollfd p = {alive[0], POLLIN, 0};
+        int r = poll(&p, 1, 50);
+        if (r > 0)
+            break; /* EOF: the compiler is gone */
+        if (sim_interrupt_count() != interrupts) {
+            *stopped = PCC_SIM_STOPPED_INTERRUPT;
+            break;
+        }
+        if (limit > 0 && (double)(mono_ns() - start) > limit * 1e9) {
+            *stopped = PCC_SIM_STOPPED_TIMEOUT;
+            break;
+        }
+    }
+    close(alive[0]);
+    if (*stopped)
+        kill(-pid, SIGKILL); /* its group: cc1plus, as, ld too */
     int status, waited;
     while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
     inflight_pid_set(pid, 0);
     return waited < 0 ? -1 : status;
 }
-

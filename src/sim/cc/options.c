@@ -166,6 +166,10 @@ int pcc_sim_parse_options(int n, const char *const *opts, pcc_sim_options *O, pc
             pcc_sl_adds(&O->inc_dirs, o + strlen("--pycudac-sim-system-include="));
             continue;
         }
+        if (strcmp(o, "--pycudac-sim-check") == 0) { /* pycudac's own: check mode's build */
+            O->check = 1;
+            continue;
+        }
         if (gpu_only(o))
             continue;
         pcc_sb_printf(log, "error: unrecognized option '%s' (the pycudac CPU simulator accepts NVRTC's "

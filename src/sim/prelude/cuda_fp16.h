@@ -139,8 +139,9 @@ static inline __half2 operator+(const __half2 &a, const __half2 &b) { return __h
 static inline __half2 operator-(const __half2 &a, const __half2 &b) { return __hsub2(a, b); }
 static inline __half2 operator*(const __half2 &a, const __half2 &b) { return __hmul2(a, b); }
 static inline __half2 operator/(const __half2 &a, const __half2 &b) { return __h2div(a, b); }
-static inline __half atomicAdd(__half *a, __half v)
+__PCC_AT __half atomicAdd(__half *a, __half v)
 {
+    __PCC_CHK_ATOMIC(a);
     unsigned short old = __pcc_atomic_update(&a->__x, [v](unsigned short o) { return __hadd(__ushort_as_half(o), v).__x; });
     return __ushort_as_half(old);
 }

@@ -6,8 +6,8 @@
  * runtime (src/sim/) loads; sim_abi.h is the contract.
  *
  * One header per CUDA header it stands for, as in HIP-CPU: this file (with
- * vector_types.h, device_atomic_functions.h and math_functions.h, which it
- * includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
+ * vector_types.h, device_atomic_functions.h, math_functions.h and check
+ * mode's pcc_check.h, which it includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
  * cooperative_groups.h (with cooperative_groups_reduce.h and _scan.h). The
  * compiler writes them into its private directory and maps CUDA's header
  * names onto them (src/sim/cc/cxx.c).
@@ -108,6 +108,8 @@ template <> struct limits<unsigned long long> { static constexpr unsigned long l
 /* ---- the current simulated thread --------------------------------------- */
 static thread_local pcc_sim_thread *__pcc_cur;
 static const pcc_sim_api *__pcc_api;
+
+#include "pcc_check.h" /* check mode's hooks (empty markers without it) */
 
 typedef pcc_sim_dim3 uint3;
 struct dim3 {
@@ -239,6 +241,25 @@ PCC_REDUCE(__reduce_xor_sync, unsigned int, r ^ v)
     __pcc_api->trap(__pcc_cur, 719, "__trap() was called");
     __builtin_unreachable();
 }
+/* A kernel that ends the process on the host — abort(), exit() and the
+ * like, declared by the program itself or by a host library — ends its
+ * launch here, as a trap would on a GPU: the module is linked with
+ * --wrap for these names (sim/cc/cxx.c), so its calls to the C library's
+ * come here, while a kernel of that name (extern "C" __global__ void
+ * exit()) is still its own. */
+#define __PCC_END_FN(NAME, ARGS, WHAT)                                                          \
+    extern "C" __attribute__((noreturn, used)) void __wrap_##NAME ARGS noexcept                 \
+    {                                                                                          \
+        __pcc_api->trap(__pcc_cur, 719, WHAT " was called in device code: the simulator ends " \
+                                            "the launch (a GPU has no such call)");            \
+        __builtin_unreachable();                                                               \
+    }
+__PCC_END_FN(abort, (void), "abort()")
+__PCC_END_FN(exit, (int), "exit()")
+__PCC_END_FN(_exit, (int), "_exit()")
+__PCC_END_FN(_Exit, (int), "_Exit()")
+__PCC_END_FN(quick_exit, (int), "quick_exit()")
+#undef __PCC_END_FN
 [[noreturn]] static inline void __brkpt(void)
 {
     __pcc_api->trap(__pcc_cur, 719, "__brkpt() was called");
@@ -351,9 +372,10 @@ template <auto F> static constexpr pcc_sim_kernel __pcc_kernel(const char *name,
 {
     typedef __pcc_fn<decltype(F)> fn;
     if constexpr (fn::is_kernel)
-        return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync};
+        return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync,
+                              __PCC_SIM_CHECKED};
     else
-        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync};
+        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync, __PCC_SIM_CHECKED};
 }
 static inline void *__pcc_dyn_smem(void) { return __pcc_cur->dynamic_shared; }
 

@@ -18,6 +18,7 @@ import pytest
 
 from pycudac import _driver, compiler
 from pycudac.compiler import CacheWarning
+from pycudac._compiler import toolkit as _toolkit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = "__global__ void scale(float *a, float s) { a[threadIdx.x] *= s; }\n"
@@ -34,11 +35,11 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(d))
     monkeypatch.delenv("PYCUDAC_DISABLE_CACHE", raising=False)
     monkeypatch.delenv("PYCUDAC_CACHE_MAX_BYTES", raising=False)
-    compiler._dir_state.clear()
-    compiler._warned.clear()
+    compiler._cache._dir_state.clear()
+    compiler._cache._warned.clear()
     yield d
-    compiler._dir_state.clear()
-    compiler._warned.clear()
+    compiler._cache._dir_state.clear()
+    compiler._cache._warned.clear()
 
 
 def entries(d):
@@ -89,11 +90,11 @@ def test_option_order_and_expression_boundaries_matter():
 def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     k = compiler.cache_key(**BASE)
     full = _driver.nvrtc_key_identity()
-    ident = compiler._nvrtc_identity()
+    ident = _toolkit._nvrtc_identity()
     assert full.startswith(ident + "\0CUDA_HOME=")
     # the key names NVRTC by its identity: the C side's own when given None
     base = {k: v for k, v in BASE.items() if k != "include_dirs"}
-    args = list(compiler._key_args(**base, includes=None))
+    args = list(compiler._cache._key_args(**base, includes=None))
     assert args[2] is None and _driver.cache_key(*args) == k
     args[2] = full
     assert _driver.cache_key(*args) == k
@@ -106,7 +107,7 @@ def test_compiler_identity_and_format_version_change_the_key(monkeypatch):
     monkeypatch.setenv("CUDA_HOME", "/opt/elsewhere/cuda")
     assert compiler.cache_key(**BASE) != k
     monkeypatch.undo()
-    monkeypatch.setattr(compiler, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
+    monkeypatch.setattr(compiler._cache, "CACHE_FORMAT_VERSION", compiler.CACHE_FORMAT_VERSION + 1)
     assert compiler.cache_key(**BASE) != k
 
 
@@ -119,7 +120,7 @@ def test_key_is_sha256_of_the_documented_fields(tmp_path):
     (inc / "a.h").write_bytes(b"#define A 1\n")
     args = dict(BASE, options=["-DA", "--gpu-architecture=sm_90"], name_expressions=["f<1>"],
                 source=SRC + "// \u00e9\n", include_dirs=[str(inc)])
-    kind, identity = compiler._compiler_identity("nvrtc")
+    kind, identity = _toolkit._compiler_identity("nvrtc")
     fields = [(b"format", str(compiler.CACHE_FORMAT_VERSION)), (b"compiler.kind", kind),
               (b"compiler.identity", identity), (b"backend", "nvrtc"), (b"target", "cubin"),
               (b"arch", "sm_90"), (b"options", "-DA\0--gpu-architecture=sm_90"),
@@ -151,12 +152,12 @@ def test_payload_round_trip_and_damage():
     result = {"image": bytes(range(256)) * 3, "log": "warning: x\u00e9", "ptx": ".version 8",
               "options": ["-DA", "--gpu-architecture=sm_90"],
               "lowered": {"f<1>": "_Z1fILi1EEvv", "g": "g"}}
-    p = compiler._encode_payload(result, "cubin", "sm_90")
+    p = compiler._cache._encode_payload(result, "cubin", "sm_90")
     assert _driver.cache_decode(p, "cubin", "sm_90") == result
     assert _driver.cache_decode(p, "cubin", "sm_80") is None
     assert _driver.cache_decode(p, "ptx", "sm_90") is None
     bare = dict(result, ptx=None, options=[], lowered={}, log="")
-    assert _driver.cache_decode(compiler._encode_payload(bare, "ptx", "compute_90"), "ptx",
+    assert _driver.cache_decode(compiler._cache._encode_payload(bare, "ptx", "compute_90"), "ptx",
                                 "compute_90") == bare
     for n in range(len(p)):
         assert _driver.cache_decode(p[:n], "cubin", "sm_90") is None
@@ -710,7 +711,7 @@ def test_cache_path_precedence(monkeypatch, tmp_path):
                                        ("no", False), ("1x", False)])
 def test_disable_cache_spellings(monkeypatch, value, off):
     monkeypatch.setenv("PYCUDAC_DISABLE_CACHE", value)
-    assert compiler._cache_disabled() is off
+    assert compiler._cache._cache_disabled() is off
 
 
 def test_cache_dir_of_the_wrong_type_is_named():
@@ -723,7 +724,7 @@ def test_cache_dir_of_the_wrong_type_is_named():
 def test_cache_entry_points_refuse_garbage():
     """The C side of the key, the lookup and the payload codec: wrong types
     are TypeErrors that say what was expected (never a crash)."""
-    args = list(compiler._key_args(SRC, ["-DA"], (), "cubin", "sm_90", "nvrtc", "nvrtc",
+    args = list(compiler._cache._key_args(SRC, ["-DA"], (), "cubin", "sm_90", "nvrtc", "nvrtc",
                                    False, ()))
     def key_with(i, value):
         a = list(args)

@@ -17,6 +17,7 @@ import pytest
 
 from pycudac import _driver, compiler
 from pycudac.compiler import CompileError, SourceModule
+from pycudac._compiler import includes as _includes, link as _link, plan as _plan
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,8 +44,8 @@ def cache(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("PYCUDAC_CACHE_DIR", str(d))
     monkeypatch.delenv("PYCUDAC_DISABLE_CACHE", raising=False)
-    compiler._dir_state.clear()
-    compiler._warned.clear()
+    compiler._cache._dir_state.clear()
+    compiler._cache._warned.clear()
     compiler.clear_memo()
     yield d
     compiler.clear_memo()
@@ -257,7 +258,7 @@ def test_arch_spellings():
 
 
 def test_nvcc_argument_warns_once(cache):
-    compiler._nvcc_warned = False
+    _plan._nvcc_warned = False
     with pytest.warns(UserWarning, match="nvcc"):
         compiler.compile(DOUBLE, nvcc="/usr/local/cuda/bin/nvcc", arch="sm_90")
     with warnings.catch_warnings():
@@ -399,9 +400,9 @@ def test_an_include_tree_too_large_to_hash_is_compiled_without_cache(ctx, cache,
     for i in range(5):
         (inc / f"h{i}.h").write_text(f"#define H{i} {i}\n" + "// padding\n" * 10)
     if cap == "files":
-        monkeypatch.setattr(compiler, "INCLUDE_MAX_FILES", 3)
+        monkeypatch.setattr(_includes, "INCLUDE_MAX_FILES", 3)
     else:
-        monkeypatch.setattr(compiler, "INCLUDE_MAX_BYTES", 100)
+        monkeypatch.setattr(_includes, "INCLUDE_MAX_BYTES", 100)
     src = f"// {uuid.uuid4().hex}\n#include \"h4.h\"\n" + DOUBLE
     before = dict(compiler.cache_stats()["process"])
     with warnings.catch_warnings(record=True) as caught:
@@ -721,15 +722,14 @@ def test_dynamic_module_refused_on_the_simulator(backend):
 
 
 def test_find_cuda_lib():
-    from pycudac import compiler
     with pytest.raises(FileNotFoundError, match="libno_such_lib_here.a is in none of"):
-        compiler._find_cuda_lib("no_such_lib_here")
+        _link._find_cuda_lib("no_such_lib_here")
     with pytest.raises(ValueError, match="libname"):
-        compiler._find_cuda_lib("../cudadevrt")
+        _link._find_cuda_lib("../cudadevrt")
     if os.path.isfile("/usr/local/cuda/lib64/libcudadevrt.a"):
-        path = compiler._find_cuda_lib("cudadevrt", "/usr/local/cuda/lib64")
+        path = _link._find_cuda_lib("cudadevrt", "/usr/local/cuda/lib64")
         assert path == "/usr/local/cuda/lib64/libcudadevrt.a"
-        assert compiler._find_cuda_lib("cudadevrt").endswith("libcudadevrt.a")
+        assert _link._find_cuda_lib("cudadevrt").endswith("libcudadevrt.a")
 
 
 @pytest.mark.gpu

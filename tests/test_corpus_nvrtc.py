@@ -167,7 +167,7 @@ def test_missing_cccl_says_what_provides_it(monkeypatch, tmp_path):
     for name in os.listdir(inc):
         if name not in ("cccl", "nv", "cuda", "cub", "thrust"):
             os.symlink(os.path.join(inc, name), bare / name)
-    monkeypatch.setattr(compiler, "_system_includes",
+    monkeypatch.setattr(compiler._cache, "_system_includes",
                         lambda c: [f"-I{bare}"] if c == "nvrtc" else [])
     with pytest.raises(compiler.CompileError, match=r"nv/target(.|\n)*nvidia-cuda-cccl"):
         compiler.compile(CG_FP16, arch="sm_90", cache_dir=False)

@@ -8,6 +8,7 @@ import pytest
 
 drv = pytest.importorskip("pycudac.driver")
 from pycudac.compiler import CompileError, SourceModule, compile as cuda_compile  # noqa: E402
+from pycudac._compiler import toolkit as _toolkit  # noqa: E402
 
 # (id, source, accepted, words the refusal must contain)
 VERDICTS = [
@@ -219,8 +220,7 @@ __global__ void k(int *p) {
 def test_libcudacxx_on_the_simulator_without_include_dirs(ctx):
     """<cuda/std/...> works on the simulator with nothing passed when a
     toolkit's include/cccl (or the nvidia-cuda-cccl wheel) is there."""
-    from pycudac import compiler
-    if compiler._cccl_include() is None:
+    if _toolkit._cccl_include() is None:
         pytest.skip("no libcu++ (CCCL) on this machine")
     assert (_run(CUDA_STD, "k", no_extern_c=False) == 5).all()
 

@@ -13,6 +13,7 @@ import pytest
 
 from pycudac import _driver, compiler
 from pycudac.compiler import CompileError
+from pycudac._compiler import link as _link
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCH = "sm_90"
@@ -80,7 +81,7 @@ def test_nvjitlink_links_two_ltoir_units_into_a_cubin(nvjitlink):
 def test_without_lto_the_helper_stays_a_function(nvjitlink):
     """The same two sources as relocatable PTX, linked without -lto: the
     helper is a call across units (the contrast that shows LTO above)."""
-    ptx = [compiler._compile_relocatable(s, None, False, ARCH, None, None, False, False)
+    ptx = [_link._compile_relocatable(s, None, False, ARCH, None, None, False, False)
            for s in (HELPER, KERNEL)]
     cubin = compiler.link([p.decode() for p in ptx], arch=ARCH, lto=False)
     assert b"helper_twice" in cubin and b"scale_by_two" in cubin

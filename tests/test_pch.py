@@ -18,6 +18,7 @@ import time
 import pytest
 
 from pycudac import _driver, compiler
+from pycudac._compiler import toolkit as _toolkit
 from pycudac.compiler import CompileError, SourceModule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,7 +51,7 @@ def fp16_source(tag, body="x[i] = __hadd(x[i], x[i]);"):
 def compile_nvrtc(src, pch, **kw):
     """compile_source's result for `src` as compiler.compile would run it
     (toolkit include directories, sm_90), without the cache."""
-    opts = [f"--gpu-architecture={ARCH}"] + compiler._system_includes("nvrtc")
+    opts = [f"--gpu-architecture={ARCH}"] + _toolkit._system_includes("nvrtc")
     return _driver.compile_source(src, opts + kw.pop("options", []), None, "cubin", "nvrtc",
                                   kw.pop("no_extern_c", False), pch, kw.pop("pch_root", None))
 
@@ -179,6 +180,7 @@ def run(code, env=None, timeout=300):
 CHILD_HEAD = """
 import os, sys, json
 from pycudac import _driver, compiler
+from pycudac._compiler import toolkit as _toolkit
 ARCH = "sm_90"
 def src(n):
     return "#include <cuda_fp16.h>\\n// %d\\n__global__ void k(__half *x) { x[0] = __hadd(x[0], x[0]); }\\n" % n
@@ -250,8 +252,8 @@ def test_the_heap_grows_when_nvrtc_asks_for_more(nvrtc):
     heap grows to what NVRTC asked for, and the compile runs once more so
     that the PCH exists: the next compile uses it."""
     out = run("""
-    first = _driver.compile_source(src(6), ["--gpu-architecture=sm_90"] + compiler._system_includes("nvrtc"), None, "cubin", "nvrtc", False, True)
-    second = _driver.compile_source(src(7), ["--gpu-architecture=sm_90"] + compiler._system_includes("nvrtc"), None, "cubin", "nvrtc", False, True)
+    first = _driver.compile_source(src(6), ["--gpu-architecture=sm_90"] + _toolkit._system_includes("nvrtc"), None, "cubin", "nvrtc", False, True)
+    second = _driver.compile_source(src(7), ["--gpu-architecture=sm_90"] + _toolkit._system_includes("nvrtc"), None, "cubin", "nvrtc", False, True)
     info = _driver.pch_info()
     print(json.dumps([first["pch"], second["pch"], info["heap_grown"], info["heap_size"]]))
     """, env={"PYCUDAC_PCH_HEAP": str(1 << 20)})

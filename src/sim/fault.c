@@ -22,6 +22,10 @@
  * sticky: the kernel's partial writes are all it leaves behind.
  * The compiler's wait (sim/cc/cxx.c) watches the interrupt count too.
  */
+/* Built without glibc's fortified siglongjmp, as sim/launch.c is: the
+ * jump leaves a fiber's stack for the worker's, which __longjmp_chk takes
+ * for a smashed stack (an abort on a host whose gcc fortifies by default). */
+#undef _FORTIFY_SOURCE
 #include <errno.h>
 #include <semaphore.h>
 #include <signal.h>

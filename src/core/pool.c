@@ -15,6 +15,7 @@
  * turns into its own DeviceAllocation (import_ipc_descriptor).
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/loader.h"
 #include "core/context.h"
@@ -30,6 +31,7 @@ typedef struct {
     int owned;    /* created or imported here: destroyed when the object dies */
     int ipc;      /* made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR */
     int imported; /* from another process: allocates nothing, imports buffers */
+    int shared;   /* exported to a handle at least once (what exporting a pointer needs) */
 } PccMemoryPool;
 
 /* The descriptor of a shared allocation: the driver's 64 bytes and the size. */
@@ -349,7 +351,37 @@ static PyObject *pool_export_fd(PyObject *op, PyObject *unused)
                       &fd, self->pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                   "cuMemPoolExportToShareableHandle") < 0)
         return NULL;
+    self->shared = 1;
     return PyLong_FromLong(fd);
+}
+
+/* The driver exports a pointer only from a pool already shared (exported to
+ * a handle once): get_ipc_descriptor before get_allocation_handle was
+ * CUDA_ERROR_INVALID_VALUE on the H100. This exports the pool once, and
+ * closes that handle. 0, or -1 with the exception set. */
+static int ensure_shared(PccMemoryPool *self)
+{
+    if (self->shared)
+        return 0;
+    if (!self->ipc || self->imported) {
+        PyErr_SetString(pcc_st.LogicError,
+                        self->imported ? "get_ipc_descriptor: an imported pool's allocations "
+                                         "are the exporting process's to share"
+                                       : "get_ipc_descriptor: only allocations of a pool made "
+                                         "with DeviceMemoryResource(ipc_enabled=True) can be "
+                                         "shared");
+        return -1;
+    }
+    if (need(pcc_drv.cuMemPoolExportToShareableHandle, "get_ipc_descriptor") < 0)
+        return -1;
+    int fd = -1;
+    if (pcc_check(pcc_drv.cuMemPoolExportToShareableHandle(
+                      &fd, self->pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                  "cuMemPoolExportToShareableHandle") < 0)
+        return -1;
+    close(fd);
+    self->shared = 1;
+    return 0;
 }
 
 static PyObject *pool_get_ipc_descriptor(PyObject *op, PyObject *buf)
@@ -366,7 +398,7 @@ static PyObject *pool_get_ipc_descriptor(PyObject *op, PyObject *buf)
         return NULL;
     }
     if (live(self, "get_ipc_descriptor") < 0 ||
-        need(pcc_drv.cuMemPoolExportPointer, "get_ipc_descriptor") < 0)
+        need(pcc_drv.cuMemPoolExportPointer, "get_ipc_descriptor") < 0 || ensure_shared(self) < 0)
         return NULL;
     CUmemPoolPtrExportData d;
     CUresult rc = pcc_drv.cuMemPoolExportPointer(&d, a->ptr);

@@ -59,6 +59,7 @@ struct CUmemPoolHandle_st {
     int imported;    /* cuMemPoolImportFromShareableHandle's */
     int is_default;  /* a device's default pool: never destroyed */
     int destroyed;   /* freed when its last block is */
+    int exported;    /* cuMemPoolExportToShareableHandle ran: its pointers can be exported */
     unsigned long long release_threshold;
     size_t reserved, reserved_high, used, used_high;
     int fd;          /* exportable and imported pools: the memfd, else -1 */
@@ -552,8 +553,10 @@ static CUresult sim_cuMemPoolExportToShareableHandle(void *handle, CUmemoryPool 
         int fd = fcntl(pool->fd, F_DUPFD_CLOEXEC, 0);
         if (fd < 0)
             rc = CUDA_ERROR_OUT_OF_MEMORY;
-        else
+        else {
             *(int *)handle = fd; /* the caller owns it */
+            pool->exported = 1;
+        }
     }
     pthread_mutex_unlock(&pool_lock);
     return rc;
@@ -603,7 +606,10 @@ static CUresult sim_cuMemPoolExportPointer(CUmemPoolPtrExportData *out, CUdevice
     pthread_mutex_lock(&pool_lock);
     CUmemoryPool p = NULL;
     pool_block *b = block_at((uintptr_t)ptr, &p);
-    if (b != NULL && !b->imported && !p->imported && p->fd >= 0) {
+    /* as the driver: only a pool already shared (exported to a handle) has
+     * pointers to share, whatever it was made for (a GPU answers
+     * CUDA_ERROR_INVALID_VALUE before the pool's first export) */
+    if (b != NULL && !b->imported && !p->imported && p->fd >= 0 && p->exported) {
         size_t data = (uintptr_t)b->map + sim_page();
         pool_ptr_wire w = {PTR_MAGIC, POOL_VERSION, 0, p->nonce, b->off, b->data_len, b->size,
                            b->base - data};

@@ -443,9 +443,13 @@ if mode == "false:" + case.name:
     n = 1
 if mode == "crash:" + case.name:
     sys.exit(3)
+name, line = case.kernel, case.lines[0] if case.lines else 1
+if mode == "callee:" + case.name:  # as the H100: a __device__ function's name
+    name = "helper_fn"
+if mode == "elsewhere:" + case.name:
+    name, line = "helper_fn", 9999
 for _ in range(n):
-    line = case.lines[0] if case.lines else 1
-    print(f"========= Error at {case.kernel}+0x70 in kernel.cu:{line}")
+    print(f"========= Error at {name}+0x70 in kernel.cu:{line}")
 if tool == "racecheck":
     print(f"========= RACECHECK SUMMARY: {n} hazards displayed ({n} errors, 0 warnings)")
 else:
@@ -471,8 +475,15 @@ def test_gpu_compare_passes_when_the_sanitizer_agrees(tmp_path):
     assert "ok   local_array_64k          memcheck   0 reported, none expected" in r.stdout
 
 
+def test_gpu_compare_takes_a_report_in_a_called_function_at_the_planted_line(tmp_path):
+    r = _compare(tmp_path, "callee:volatile_warp_reduce", "--cases", "volatile_warp_reduce")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 of 1 cases agree" in r.stdout
+
+
 @pytest.mark.parametrize("mode,line", [
     ("miss:uninitialized_read", "FAIL uninitialized_read       initcheck  nothing reported"),
+    ("elsewhere:use_after_free", "FAIL use_after_free           memcheck   1 reported, none naming"),
     ("false:reduce_fixed", "FAIL reduce_fixed             racecheck  1 reported, none expected"),
     ("crash:divergent_barrier", "FAIL divergent_barrier        synccheck  no summary line"),
 ])

@@ -482,7 +482,10 @@ def test_grid_group_in_an_ordinary_launch(ctx):
                     expect = [48, 6, bx + 3 * by, bx + 1000 * by, 3 + 1000 * 2,
                               bx * 4 + tx + 1000 * (by * 2 + ty), 12 + 1000 * 4, 48]
                     assert out[rank].tolist() == expect, (bx, by, tx, ty)
-    assert valid[0] == 1  # grid_group::is_valid(): as on the H100 (driver 580)
+    # grid_group::is_valid() outside a cooperative launch: false, as CUDA
+    # documents it (the simulator); the H100 answered 0 in a process with no
+    # cooperative launch before and 1 after one: left-over state
+    assert valid[0] == 0 if drv.get_backend() == "sim" else valid[0] in (0, 1)
 
 
 def test_reduce_and_scan_with_every_functor(ctx):

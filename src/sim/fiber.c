@@ -632,14 +632,15 @@ static int api_syncthreads(pcc_sim_thread *t, int op, int pred)
     }
 }
 
-/* grid_group::is_valid(): whether the grid workspace pointer is set, which
- * the H100 with driver 580 answers true in an ordinary launch too (run of
- * 2026-11-27); the simulator answers as that GPU does. Only a cooperative
- * launch makes grid.sync() legal all the same (below). */
+/* grid_group::is_valid(): true in a cooperative launch, as CUDA documents
+ * it. In an ordinary launch the H100 (driver 580) answers what the grid
+ * workspace pointer holds: 0 in a process that never launched
+ * cooperatively, 1 in one that had (runs of 2026-11-27) — left-over state,
+ * not a promise; the simulator gives the documented answer. */
 static int api_grid_valid(pcc_sim_thread *t)
 {
     (void)t;
-    return 1;
+    return sim_launch_cooperative();
 }
 
 /* grid.sync(): on a GPU, outside a cooperative launch, grid_group::sync()

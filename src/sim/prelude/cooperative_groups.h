@@ -213,9 +213,8 @@ class grid_group : public thread_group {
 
   public:
     static constexpr unsigned int _group_id = details::grid_group_id;
-    /* Whether the driver's grid workspace is there: on the H100 (driver
-     * 580) in every launch, so here too; grid.sync() needs a cooperative
-     * launch all the same. */
+    /* Whether grid.sync() may be called: in a cooperative launch (a GPU's
+     * answer elsewhere is left-over state: sim/fiber.c). */
     bool is_valid() const
     {
         PCC_SAVE;

@@ -39,35 +39,9 @@ FAILED=""
 
 remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
 
-# run_stage NAME LIMIT CMD...: as in bench/gpu_check.sh — CMD under a time
-# limit cut to what is left of the budget, logged to $OUTDIR/NAME.log, its
-# last lines printed, "NAME: status (s)" recorded.
-run_stage() {
-    local name=$1 limit=$2
-    shift 2
-    local left=$(( $(remaining) - 10 ))
-    if [ "$left" -lt 10 ]; then
-        echo "== [$name] skipped: time budget spent"
-        echo "$name: not run (budget spent)" >> "$STAGES"
-        FAILED="$FAILED $name(not-run)"
-        return 1
-    fi
-    [ "$limit" -gt "$left" ] && limit=$left
-    echo "== [$name] (limit ${limit}s) $*"
-    local t0
-    t0=$(date +%s)
-    timeout -k 5 "$limit" "$@" > "$OUTDIR/$name.log" 2>&1
-    local rc=$?
-    local dt=$(( $(date +%s) - t0 ))
-    tail -n "${TAIL_LINES:-8}" "$OUTDIR/$name.log" | cut -c1-220
-    local what="rc=$rc"
-    [ "$rc" -eq 0 ] && what="ok"
-    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && what="TIMEOUT after ${limit}s"
-    echo "$name: $what (${dt}s)" >> "$STAGES"
-    echo "-- [$name] $what in ${dt}s"
-    [ "$rc" -eq 0 ] || FAILED="$FAILED $name"
-    return $rc
-}
+# run_stage NAME LIMIT CMD...: bench/stages.sh (10 s kept for the table)
+STAGE_RESERVE=10
+. "$ROOT/bench/stages.sh"
 
 # ---- 0. what is here --------------------------------------------------------
 {

@@ -1,0 +1,38 @@
+# bench/stages.sh — run_stage, shared by bench/gpu_check.sh and
+# bench/gpu_check_multi.sh (sourced; they set OUTDIR, STAGES, BUDGET, START,
+# FAILED and remaining() first; STAGE_RESERVE: seconds kept for the table).
+#
+# run_stage NAME LIMIT_SECONDS CMD...: runs CMD with a time limit (cut to
+# what is left of the budget, keeping STAGE_RESERVE s (default 15) for the
+# table), logs it to
+# $OUTDIR/NAME.log, prints its last lines, and records "NAME: status (s)".
+run_stage() {
+    local name=$1 limit=$2
+    shift 2
+    case " ${GPU_CHECK_SKIP:-} " in *" $name "*)
+        echo "$name: skipped (GPU_CHECK_SKIP)" >> "$STAGES"; return 0 ;;
+    esac
+    local left=$(( $(remaining) - ${STAGE_RESERVE:-15} ))
+    if [ "$left" -lt 10 ]; then
+        echo "== [$name] skipped: time budget spent"
+        echo "$name: not run (budget spent)" >> "$STAGES"
+        FAILED="$FAILED $name(not-run)"
+        return 1
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
+    echo "== [$name] (limit ${limit}s) $*"
+    local t0
+    t0=$(date +%s)
+    timeout -k 5 "$limit" "$@" > "$OUTDIR/$name.log" 2>&1
+    local rc=$?
+    local dt=$(( $(date +%s) - t0 ))
+    tail -n "${TAIL_LINES:-8}" "$OUTDIR/$name.log" | cut -c1-220
+    local what="rc=$rc"
+    [ "$rc" -eq 0 ] && what="ok"
+    case "$name" in pytest*) [ "$rc" -eq 5 ] && what="no tests collected" ;; esac
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && what="TIMEOUT after ${limit}s"
+    echo "$name: $what (${dt}s)" >> "$STAGES"
+    echo "-- [$name] $what in ${dt}s"
+    [ "$rc" -eq 0 ] || FAILED="$FAILED $name"
+    return $rc
+}

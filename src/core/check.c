@@ -70,8 +70,9 @@ static PyObject *dim(const unsigned int d[3])
 }
 
 /* One report as a dict (keys as in pcc_check_report). New reference. */
-static PyObject *report_dict(const pcc_check_report *r)
+static PyObject *report_dict(const void *row)
 {
+    const pcc_check_report *r = row;
     PyObject *blk = dim(r->block), *thr = dim(r->thread), *oth = NULL, *d = NULL;
     if (blk == NULL || thr == NULL)
         goto done;
@@ -98,6 +99,24 @@ done:
     return d;
 }
 
+/* [to_dict(row) for each of the `got` rows of `size` bytes at `rows`],
+ * which it frees (PyMem_Raw). New reference, or NULL with the exception. */
+static PyObject *dict_list(void *rows, size_t got, size_t size, PyObject *(*to_dict)(const void *))
+{
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < got; i++) {
+        PyObject *d = to_dict((const char *)rows + i * size);
+        if (d == NULL || PyList_Append(list, d) < 0) {
+            Py_XDECREF(d);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(d);
+    }
+    PyMem_RawFree(rows);
+    return list;
+}
+
 static PyObject *py_reports(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
@@ -118,23 +137,13 @@ static PyObject *py_reports(PyObject *self, PyObject *args, PyObject *kwds)
     size_t got = be->check_reports(rs, n, since, clear);
     if (got > n)
         got = n; /* more came meanwhile: the next call has them */
-    PyObject *list = PyList_New(0);
-    for (size_t i = 0; list && i < got; i++) {
-        PyObject *d = report_dict(&rs[i]);
-        if (d == NULL || PyList_Append(list, d) < 0) {
-            Py_XDECREF(d);
-            Py_CLEAR(list);
-            break;
-        }
-        Py_DECREF(d);
-    }
-    PyMem_RawFree(rs);
-    return list;
+    return dict_list(rs, got, sizeof *rs, report_dict);
 }
 
 /* One profile row as a dict (keys as in pcc_profile_row). New reference. */
-static PyObject *profile_dict(const pcc_profile_row *r)
+static PyObject *profile_dict(const void *row)
 {
+    const pcc_profile_row *r = row;
     return Py_BuildValue("{s:s,s:s,s:i,s:s,s:O,s:I,s:K,s:K,s:K,s:K,s:K,s:I,s:K}", "kernel", r->kernel,
                          "file", r->file, "line", r->line, "space", r->space, "is_write",
                          r->is_write ? Py_True : Py_False, "size", r->size, "requests",
@@ -169,18 +178,7 @@ static PyObject *py_profile(PyObject *self, PyObject *args, PyObject *kwds)
     size_t got = be->profile_rows(rs, n, clear);
     if (got > n)
         got = n; /* more came meanwhile: the next call has them */
-    PyObject *list = PyList_New(0);
-    for (size_t i = 0; list && i < got; i++) {
-        PyObject *d = profile_dict(&rs[i]);
-        if (d == NULL || PyList_Append(list, d) < 0) {
-            Py_XDECREF(d);
-            Py_CLEAR(list);
-            break;
-        }
-        Py_DECREF(d);
-    }
-    PyMem_RawFree(rs);
-    return list;
+    return dict_list(rs, got, sizeof *rs, profile_dict);
 }
 
 static PyMethodDef check_functions[] = {

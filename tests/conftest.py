@@ -83,3 +83,14 @@ def stub_driver(tmp_path_factory):
     if r.returncode != 0:
         pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")
     return str(out)
+
+
+@pytest.fixture(scope="module")
+def child():
+    """A pool of spawned processes (tests/_multi.py) for the multi-process
+    tests; ended with the module."""
+    from _multi import child_pool
+    pool = child_pool()
+    yield pool
+    pool.terminate()
+    pool.join()

@@ -11,20 +11,12 @@ import pytest
 from pycudac import driver as drv
 
 import _multi_children as kids
-from _multi import child_pool, in_child
+from _multi import in_child
 
 
 @pytest.fixture(scope="module", autouse=True)
 def ctx(autoinit):
     return autoinit
-
-
-@pytest.fixture(scope="module")
-def child():
-    pool = child_pool()
-    yield pool
-    pool.terminate()
-    pool.join()
 
 
 def test_a_handle_is_64_bytes_that_pickle():

@@ -11,7 +11,7 @@ import pytest
 from pycudac import driver as drv
 
 import _multi_children as kids
-from _multi import child_pool, in_child
+from _multi import in_child
 
 MiB = 1 << 20
 
@@ -19,14 +19,6 @@ MiB = 1 << 20
 @pytest.fixture(scope="module", autouse=True)
 def ctx(autoinit):
     return autoinit
-
-
-@pytest.fixture(scope="module")
-def child():
-    pool = child_pool()
-    yield pool
-    pool.terminate()
-    pool.join()
 
 
 def test_allocate_use_and_free():

@@ -109,6 +109,9 @@ fi
 # against NumPy, its PNGs written
 TAIL_LINES=24 run_stage examples 120 env PYCUDAC_BACKEND=cuda \
     PYCUDAC_EXAMPLES_OUT="$OUTDIR/examples" "$PY" examples/run_all.py
+# every Python block of README.md and docs/ (the tutorial among them), a
+# page per fresh interpreter, on the GPU (docs/check_code.py)
+TAIL_LINES=12 run_stage docs_code 150 env PYCUDAC_BACKEND=cuda "$PY" docs/check_code.py
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.

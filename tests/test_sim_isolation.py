@@ -238,6 +238,26 @@ def test_ctrl_c_and_the_time_limit_stop_a_compile(tmp_path):
     assert "ran past the simulator's compile time limit" in out and "OK" in out
 
 
+def test_the_compiler_runs_without_the_processs_ld_preload(tmp_path):
+    """The compiler is started without the interpreter's LD_PRELOAD: the
+    ASan stage preloads libasan into Python, and ASan's runtime in the
+    compiler could not reserve its shadow memory under the compile's memory
+    limit (CI: the C++ compiler killed by SIGABRT)."""
+    seen = tmp_path / "preload.txt"
+    cxx = tmp_path / "cxx"
+    cxx.write_text(f'#!/bin/sh\necho "[$LD_PRELOAD]" >> {seen}\nexec c++ "$@"\n')
+    cxx.chmod(0o755)
+    libm = next(p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6",
+                            "/lib64/libm.so.6") if os.path.exists(p))
+    out = run("""
+        SourceModule("__global__ void k(int *p) { p[0] = 2; }")
+        print("OK")
+    """, CXX=str(cxx), LD_PRELOAD=libm, PYCUDAC_CACHE_DIR=str(tmp_path / "cache"))
+    assert "OK" in out
+    assert seen.read_text().split() == ["[]"] * len(seen.read_text().split()) != [], \
+        seen.read_text()
+
+
 def test_stack_overflow_is_blamed_on_the_thread_that_overflowed():
     """A 64 KiB local array in every thread: the probes of
     -fstack-clash-protection meet the thread's own guard first. Run last to

@@ -50,6 +50,8 @@ T_RNG_GEN = ["tests/test_curandom_generators.py"]
 T_RNG_DIST = ["tests/test_curandom_distributions.py"]
 T_RNG_SOBOL = ["tests/test_curandom_sobol.py"]
 T_RNG_ERR = ["tests/test_curandom_errors.py"]
+T_CHECK = ["tests/test_sim_check.py"]
+T_POOL = ["tests/test_multi_pool.py"]
 
 
 def M(ident, path, find, replace, tests, what):
@@ -384,6 +386,29 @@ MUTATIONS = [
       "",
       T_SIM + T_LAUNCH + ["tests/test_graph.py"],
       "more dynamic shared memory than the function allows is launched"),
+    # ---- the simulator's check mode (issue 22) ---------------------------------------
+    M("X1", "src/sim/race.c",
+      "    if (e->gen != x->gen || e->bar != x->bar) {",
+      "    if (e->gen != x->gen) {",
+      T_CHECK, "a barrier does not start a new interval: accesses on both sides race"),
+    M("X2", "src/sim/race.c",
+      "    } else if (x->write && (e->r1m & m) && concurrent(x, e->r1, e->r1ep)) {",
+      "    } else if (0 && x->write && (e->r1m & m) && concurrent(x, e->r1, e->r1ep)) {",
+      T_CHECK, "a write after another thread's read is no hazard"),
+    M("X3", "src/sim/check.c",
+      "        if (a + size > al->base + al->size) { /* starts inside, runs past the end */",
+      "        if (a + size > al->base + al->size + 4) { /* starts inside, runs past the end */",
+      T_CHECK, "an access one float past an allocation's end goes unreported"),
+    M("G1", "src/sim/fiber.c",
+      "    return sim_launch_cooperative();",
+      "    return 1;",
+      ["tests/test_sim_kernels.py", "tests/test_launch.py"],
+      "grid_group::is_valid() is true outside a cooperative launch"),
+    # ---- pools (issue 23) ------------------------------------------------------------
+    M("M1", "src/core/pool.c",
+      "    if (self->shared)\n        return 0;\n",
+      "    if (1)\n        return 0;\n",
+      T_POOL, "get_ipc_descriptor does not export the pool first (the H100's rule)"),
 ]
 
 

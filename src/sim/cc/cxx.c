@@ -493,9 +493,13 @@ int pcc_sim_cxx_run(char *const *argv, const char *log_path, const char *tmpdir,
         errno = ENOMEM;
         return -1;
     }
+    /* ...and without LD_PRELOAD: what the Python process preloads (a
+     * sanitizer's runtime, a profiler) is not the compiler's, and ASan's
+     * runtime cannot even start under the memory limit below (it reserves
+     * terabytes of shadow address space: the compiler died of SIGABRT) */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(env[i], "TMPDIR=", 7) != 0)
+        if (strncmp(env[i], "TMPDIR=", 7) != 0 && strncmp(env[i], "LD_PRELOAD=", 11) != 0)
             child_env[m++] = env[i];
     child_env[m] = tmpvar;
     sim_fault_ensure_sigint(); /* Ctrl-C stops the compile (the count it keeps) */

@@ -18,6 +18,9 @@ drv = pytest.importorskip("pycudac.driver")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+# The ASan stage's simulator gives each thread 256 KiB of stack (sim/fiber.c:
+# its instrumented runtime needs more), so a 64 KiB local array fits there.
+BIG_STACKS = os.environ.get("PYCUDAC_UNDER_ASAN") == "1"
 sys.path.insert(0, os.path.join(HERE, "sancheck"))
 import planted_cases as planted  # noqa: E402
 
@@ -49,7 +52,12 @@ def run_case(mod, case, checks="all", schedule=None):
 
 @pytest.mark.parametrize("case", [c for c in planted.CASES if not c.clean], ids=lambda c: c.name)
 def test_planted_defect_is_reported(mod, case):
-    _, reports = run_case(mod, case)
+    if case.name == "local_array_64k" and BIG_STACKS:
+        pytest.skip("the ASan build's simulated threads have 256 KiB stacks")
+    if case.name == "far_write":  # where it lands depends on the process's other memory
+        reports = reports_in_a_fresh_process(case.name)
+    else:
+        _, reports = run_case(mod, case)
     mine = [r for r in reports if r["tool"] == case.check]
     assert mine, f"{case.name}: no {case.check} report; got {reports}"
     assert all(r["kernel"] == case.kernel and r["error"] for r in mine)
@@ -149,6 +157,8 @@ def test_use_after_free_names_the_freed_allocation(mod):
 
 
 def test_local_array_overflow_is_blamed_on_its_own_thread(mod):
+    if BIG_STACKS:
+        pytest.skip("the ASan build's simulated threads have 256 KiB stacks")
     _, reports = run_case(mod, planted.BY_NAME["local_array_64k"])
     (r,) = reports
     assert r["space"] == "local" and r["thread"] == (0, 0, 0)
@@ -193,10 +203,10 @@ def test_only_the_checks_asked_for_report(mod):
 
 def test_check_report_collects_and_clears(mod):
     drv.check_report(clear=True)
-    run_case(mod, planted.BY_NAME["far_write"])
+    run_case(mod, planted.BY_NAME["misaligned_float4"])
     run_case(mod, planted.BY_NAME["use_after_free"])
     kinds = [r["kind"] for r in drv.check_report()]
-    assert kinds == ["out-of-bounds", "use-after-free"]
+    assert kinds == ["misaligned", "use-after-free"]
     assert drv.check_report(clear=True) and drv.check_report() == []
 
 
@@ -204,7 +214,7 @@ def test_module_compiled_outside_check_mode_is_not_instrumented(ctx):
     from pycudac.compiler import SourceModule
     src = planted.source() + "\n// outside check mode\n"
     plain = SourceModule(src)
-    case = planted.BY_NAME["far_write"]
+    case = planted.BY_NAME["misaligned_float4"]
     with drv.sim_check("memcheck", raise_errors=False) as chk:
         out = drv.mem_alloc(256)
         plain.get_function("far_write")(out, np.int64(64), block=(32, 1, 1))  # in bounds
@@ -213,7 +223,7 @@ def test_module_compiled_outside_check_mode_is_not_instrumented(ctx):
         checked = SourceModule(src)  # another module: the instrumented build
         assert checked.module is not plain.module
         case.run(checked, drv, case.kernel)
-    assert [r["kind"] for r in chk.reports] == ["out-of-bounds"]
+    assert [r["kind"] for r in chk.reports] == ["misaligned"]
 
 
 def test_schedule_exposes_the_missing_barrier(mod):

@@ -134,6 +134,25 @@ def test_off_by_one_names_both_ends_with_thread_block_and_allocation(ctx):
     assert "just past its end" in high["message"]
 
 
+def test_an_access_that_starts_inside_and_runs_past_the_end(ctx):
+    """A float4 at bytes 16..31 of a 20-byte allocation: aligned, starting
+    inside it, ending 12 bytes past it (compute-sanitizer reports it as out
+    of bounds, naming the allocation it starts in)."""
+    from pycudac.compiler import SourceModule
+    with drv.sim_check("memcheck", raise_errors=False) as chk:
+        m = SourceModule("""
+__global__ void tail4(const float *in, float *out)
+{
+    float4 v = reinterpret_cast<const float4 *>(in)[1];
+    out[0] = v.x + v.w;
+}""")
+        a, o = drv.mem_alloc(20), drv.mem_alloc(4)
+        m.get_function("tail4")(a, o, block=(1, 1, 1))
+    (r,) = chk.reports
+    assert (r["kind"], r["offset"], r["size"], r["alloc_size"]) == ("out-of-bounds", 16, 16, 20)
+    assert r["address"] == int(a) + 16 and not r["is_write"] and r["line"] == 4
+
+
 def test_far_write_is_caught_before_it_happens(ctx):
     reports = reports_in_a_fresh_process("far_write")
     (r,) = reports

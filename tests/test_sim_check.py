@@ -151,6 +151,7 @@ __global__ void tail4(const float *in, float *out)
     (r,) = chk.reports
     assert (r["kind"], r["offset"], r["size"], r["alloc_size"]) == ("out-of-bounds", 16, 16, 20)
     assert r["address"] == int(a) + 16 and not r["is_write"] and r["line"] == 4
+    assert "(offset 16), and runs 12 bytes past its end" in r["message"], r["message"]
 
 
 def test_far_write_is_caught_before_it_happens(ctx):

@@ -491,6 +491,12 @@ static void outside(const pcc_sim_thread *t, uintptr_t a, size_t size, int flags
         above = NULL; /* it starts inside and runs past the end */
     char where[512];
     sim_describe_near(a, below, above, where, sizeof where);
+    if (below && above == NULL && a < below->base + below->size &&
+        a + size > below->base + below->size) {
+        size_t len = strlen(where);
+        snprintf(where + len, sizeof where - len, ", and runs %zu bytes past its end",
+                 (size_t)(a + size - (below->base + below->size)));
+    }
     const sim_alloc *near = below;
     if (!below || (above && a - (below->base + below->size) > above->base - a &&
                    a - (below->base + below->size) > 4096))

@@ -84,7 +84,10 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # ---- 2. tests on the GPU ----------------------------------------------------
 # --continue-on-collection-errors: a test file that cannot be imported there
 # (a missing optional package) must not stop the rest of the suite.
-PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors)
+# faulthandler_timeout (pytest's own): a test still running after 120 s has
+# every thread's stack written to the log, so a stage cut by its time limit
+# says where it was (PyCUDA's files stopped at 300 s on 2026-11-27, unexplained)
+PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors -o faulthandler_timeout=120)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
 # the whole suite in parallel processes (cold compiles on a fresh host ran one
 # process past 420 s); the files that measure device-wide memory run alone after
@@ -100,7 +103,8 @@ run_stage scale 300 env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest \
 # pycuda -> pycudac alias: its sdist travels in build/pycuda (tools/pycuda_compat)
 if [ -d build/pycuda/pycuda-2026.1/test ]; then
     TAIL_LINES=20 run_stage pycuda_tests 300 env PYCUDAC_BACKEND=cuda "$PY" \
-        tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 -q
+        tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 -v --durations=15 \
+        -o faulthandler_timeout=60
 else
     echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES"
 fi

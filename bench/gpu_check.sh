@@ -29,24 +29,12 @@ export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 # Logs are written under bench/out/run; at the end the device tool's $OUT (which
 # takes at most 8 files) gets the table, the JSON and one tarball of the logs.
-OUTDIR=${GPU_CHECK_OUTDIR:-$ROOT/bench/out/run}
-mkdir -p "$OUTDIR" "$ROOT/bench/out"
-OUTDIR=$(cd "$OUTDIR" && pwd)
-BUDGET=${GPU_CHECK_BUDGET:-540}
-START=$(date +%s)
-STAGES="$OUTDIR/stages.txt"
-: > "$STAGES"
-rm -f "$OUTDIR"/*.jsonl "$OUTDIR"/*.log
+# run_stage NAME LIMIT_SECONDS CMD..., stages_init: bench/stages.sh
+. "$ROOT/bench/stages.sh"
+stages_init "$ROOT/bench/out/run" 540
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
 
-remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
-
-# the stages that failed, timed out or could not run for lack of time
-FAILED=""
-
-# run_stage NAME LIMIT_SECONDS CMD...: bench/stages.sh
-. "$ROOT/bench/stages.sh"
 
 # ---- 0. what is here --------------------------------------------------------
 {

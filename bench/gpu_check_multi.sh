@@ -27,21 +27,10 @@ export NCCL_NVLS_ENABLE=0
 export PYCUDAC_BACKEND=cuda
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
-OUTDIR=${GPU_CHECK_OUTDIR:-$ROOT/bench/out/multi}
-mkdir -p "$OUTDIR" "$ROOT/bench/out"
-OUTDIR=$(cd "$OUTDIR" && pwd)
-BUDGET=${GPU_CHECK_BUDGET:-560}
-START=$(date +%s)
-STAGES="$OUTDIR/stages.txt"
-: > "$STAGES"
-rm -f "$OUTDIR"/*.jsonl "$OUTDIR"/*.log
-FAILED=""
-
-remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
-
-# run_stage NAME LIMIT CMD...: bench/stages.sh (10 s kept for the table)
+# run_stage NAME LIMIT CMD..., stages_init: bench/stages.sh (10 s kept for the table)
 STAGE_RESERVE=10
 . "$ROOT/bench/stages.sh"
+stages_init "$ROOT/bench/out/multi" 560
 
 # ---- 0. what is here --------------------------------------------------------
 {

@@ -1,7 +1,25 @@
-# bench/stages.sh — run_stage, shared by bench/gpu_check.sh and
-# bench/gpu_check_multi.sh (sourced; they set OUTDIR, STAGES, BUDGET, START,
-# FAILED and remaining() first; STAGE_RESERVE: seconds kept for the table).
+# bench/stages.sh — what bench/gpu_check.sh and bench/gpu_check_multi.sh
+# share (sourced after they cd to the tree's top and set ROOT):
 #
+# stages_init DEFAULT_OUTDIR DEFAULT_BUDGET: OUTDIR (GPU_CHECK_OUTDIR, made
+# and emptied of logs), BUDGET (GPU_CHECK_BUDGET seconds), START, STAGES (the
+# stage list), FAILED, and remaining() (seconds left of the budget).
+stages_init() {
+    OUTDIR=${GPU_CHECK_OUTDIR:-$1}
+    mkdir -p "$OUTDIR" "$ROOT/bench/out"
+    OUTDIR=$(cd "$OUTDIR" && pwd)
+    BUDGET=${GPU_CHECK_BUDGET:-$2}
+    START=$(date +%s)
+    STAGES="$OUTDIR/stages.txt"
+    : > "$STAGES"
+    rm -f "$OUTDIR"/*.jsonl "$OUTDIR"/*.log
+    # the stages that failed, timed out or could not run for lack of time
+    FAILED=""
+}
+
+remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
+
+# STAGE_RESERVE: seconds kept for the table.
 # run_stage NAME LIMIT_SECONDS CMD...: runs CMD with a time limit (cut to
 # what is left of the budget, keeping STAGE_RESERVE s (default 15) for the
 # table), logs it to

@@ -10,6 +10,9 @@ defines, for its own module:
                                                   state words S[w * T + t]
     unsigned int pcc_rng_u32(r)                   the next 32 random bits
     float pcc_rng_uf(r), double pcc_rng_ud(r)     the next uniform in (0, 1]
+                                                  (a quasi-random generator's
+                                                  own; PSEUDO makes them from
+                                                  pcc_rng_u32)
     pcc_rng_skip(r, aux, n) [, _seq, _subseq]     jump n draws [sequences ...]
 
 and a family (PSEUDO or QUASI) that says how normals and Poisson numbers
@@ -187,6 +190,14 @@ __device__ inline double pcc_poisson_inv(double u, double lam)
 # transformed rejection method for generating Poisson random variables",
 # 1993) from lam = 12 on, inversion below.
 PSEUDO = r"""
+/* A pseudo-random stream's uniforms: 32 bits for a float, 64 for a double. */
+__device__ inline float pcc_rng_uf(pcc_rng_t &r) { return pcc_rand_f(pcc_rng_u32(r)); }
+__device__ inline double pcc_rng_ud(pcc_rng_t &r)
+{
+    const unsigned int hi = pcc_rng_u32(r);
+    return pcc_rand_d(hi, pcc_rng_u32(r));
+}
+
 __device__ inline void pcc_rng_normal2_f(pcc_rng_t &r, float z[2])
 {
     const float u1 = pcc_rng_uf(r);

@@ -54,12 +54,6 @@ __device__ inline unsigned int pcc_rng_u32(pcc_rng_t &r)
     r.d += 362437u;
     return r.v[4] + r.d;
 }
-__device__ inline float pcc_rng_uf(pcc_rng_t &r) { return pcc_rand_f(pcc_rng_u32(r)); }
-__device__ inline double pcc_rng_ud(pcc_rng_t &r)
-{
-    const unsigned int hi = pcc_rng_u32(r);
-    return pcc_rand_d(hi, pcc_rng_u32(r));
-}
 
 __device__ inline void pcc_rng_seed(pcc_rng_t &r, unsigned int seed)
 {

@@ -91,27 +91,16 @@ def test_fixed_reductions_still_compute_the_sum(mod):
 # be another one (the suite's run named a neighbour 3.3 MiB below the far
 # write). These two run the case in a fresh process, where the planted
 # allocations are the only ones.
-CASE_CHILD = textwrap.dedent("""
-    import json, sys
-    sys.path.insert(0, sys.argv[1])
-    import planted_cases as planted
-    import pycudac.autoinit
-    import pycudac.driver as drv
-    from pycudac.compiler import SourceModule
-    with drv.sim_check("all"):
-        mod = SourceModule(planted.source())
-    case = planted.BY_NAME[sys.argv[2]]
-    with drv.sim_check("all", raise_errors=False) as chk:
-        case.run(mod, drv, case.kernel)
-    print(json.dumps(chk.reports))
-""")
-
-
 def reports_in_a_fresh_process(name):
-    env = dict(os.environ, PYCUDAC_BACKEND="sim",
-               PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    r = subprocess.run([sys.executable, "-c", CASE_CHILD, os.path.join(HERE, "sancheck"), name],
-                       capture_output=True, text=True, env=env, timeout=300)
+    r = _run(f"""
+        import json
+        with drv.sim_check("all"):
+            mod = SourceModule(cases.source())
+        case = cases.BY_NAME[{name!r}]
+        with drv.sim_check("all", raise_errors=False) as chk:
+            case.run(mod, drv, case.kernel)
+        print(json.dumps(chk.reports))
+    """)
     assert r.returncode == 0, r.stderr[-3000:]
     import json
     reports = json.loads(r.stdout.strip().splitlines()[-1])

@@ -43,15 +43,7 @@ QUICK=""
     command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
         --format=csv,noheader 2>&1
     echo "python: $(command -v "$PY") $("$PY" -V 2>&1)"
-    "$PY" - <<'EOF' 2>&1
-import importlib
-for name in ("numpy", "pytest", "cupy", "cuda.core", "torch", "setuptools", "hypothesis"):
-    try:
-        m = importlib.import_module(name)
-        print(f"{name}: {getattr(m, '__version__', 'present')}")
-    except Exception as exc:
-        print(f"{name}: missing ({type(exc).__name__})")
-EOF
+    versions numpy pytest cupy cuda.core torch setuptools hypothesis
     command -v nvcc > /dev/null && nvcc --version | tail -n 1
     command -v compute-sanitizer > /dev/null && echo "compute-sanitizer: $(command -v compute-sanitizer)"
     ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | head -n 3

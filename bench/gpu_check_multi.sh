@@ -40,15 +40,7 @@ stages_init "$ROOT/bench/out/multi" 560
     echo "python: $(command -v "$PY") $("$PY" -V 2>&1)"
     echo "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
     command -v mpiexec > /dev/null && mpiexec --version 2>&1 | head -n 2 || echo "mpiexec: none"
-    "$PY" - <<'EOF' 2>&1
-import importlib
-for name in ("numpy", "pytest", "mpi4py", "cupy", "cuda.core", "cuda.bindings", "nccl.core"):
-    try:
-        m = importlib.import_module(name)
-        print(f"{name}: {getattr(m, '__version__', 'present')}")
-    except Exception as exc:
-        print(f"{name}: missing ({type(exc).__name__}: {exc})")
-EOF
+    versions numpy pytest mpi4py cupy cuda.core cuda.bindings nccl.core
     ls "$ROOT"/.whl 2>/dev/null
 } > "$OUTDIR/env.log" 2>&1
 cat "$OUTDIR/env.log"

@@ -19,6 +19,19 @@ stages_init() {
 
 remaining() { echo $(( BUDGET - ($(date +%s) - START) )); }
 
+# versions MODULE...: each Python module's version, or why it is missing.
+versions() {
+    "$PY" - "$@" <<'EOF' 2>&1
+import importlib, sys
+for name in sys.argv[1:]:
+    try:
+        m = importlib.import_module(name)
+        print(f"{name}: {getattr(m, '__version__', 'present')}")
+    except Exception as exc:
+        print(f"{name}: missing ({type(exc).__name__}: {exc})")
+EOF
+}
+
 # STAGE_RESERVE: seconds kept for the table.
 # run_stage NAME LIMIT_SECONDS CMD...: runs CMD with a time limit (cut to
 # what is left of the budget, keeping STAGE_RESERVE s (default 15) for the

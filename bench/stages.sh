@@ -67,3 +67,26 @@ run_stage() {
     [ "$rc" -eq 0 ] || FAILED="$FAILED $name"
     return $rc
 }
+
+# run_stage_bg NAME LIMIT CMD...: run_stage in the background (its console
+# lines kept in $OUTDIR/NAME.console until wait_stages prints them), for
+# stages that can share the GPU; wait_stages waits for them all and adds
+# those that did not pass to FAILED (a background shell cannot).
+BG_STAGES=""
+run_stage_bg() {
+    BG_STAGES="$BG_STAGES $1"
+    run_stage "$@" > "$OUTDIR/$1.console" 2>&1 &
+}
+wait_stages() {
+    wait
+    local name line
+    for name in $BG_STAGES; do
+        cat "$OUTDIR/$name.console" 2>/dev/null
+        line=$(grep -h "^$name: " "$STAGES" | tail -n 1)
+        case "$line" in
+            "$name: ok "*|"$name: skipped"*) ;;
+            *) FAILED="$FAILED $name" ;;
+        esac
+    done
+    BG_STAGES=""
+}

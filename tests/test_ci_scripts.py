@@ -123,6 +123,7 @@ FAKE_PY = r"""#!/bin/sh
 # real; the gpuarray bench writes FAKE_ROWS (JSON lines) to its --json file.
 case "$*" in
     *bench/report.py*) exec "$REAL_PY" "$@" ;;
+    *_memory_in_use*) echo "${FAKE_PROBE:-}"; exit 0 ;;
 esac
 for what in $FAKE_FAIL; do
     case "$*" in *"$what"*) echo "fake: failing '$what'" >&2; exit 1 ;; esac
@@ -150,9 +151,10 @@ def fake_python(tmp_path):
     return str(path)
 
 
-def _gpu_check(tmp_path, fake_python, fail="", rows=""):
+def _gpu_check(tmp_path, fake_python, fail="", rows="", probe=""):
     out = tmp_path / "run"
     env = _env(PYTHON=fake_python, REAL_PY=sys.executable, FAKE_FAIL=fail, FAKE_ROWS=rows,
+               FAKE_PROBE=probe,
                GPU_CHECK_OUTDIR=str(out), GPU_CHECK_SKIP=SKIP, GPU_CHECK_BUDGET="200")
     r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu_check.sh")], env=env,
                        capture_output=True, text=True, timeout=180, cwd=ROOT)
@@ -179,9 +181,14 @@ def test_gpu_check_passes_when_every_stage_and_target_passes(tmp_path, fake_pyth
                                          ("tools/ci/shards.py", "pytest_all"),
                                          ("setup.py", "build"),
                                          ("bench/bench_launch.py", "bench_launch"),
-                                         ("bench/bench_sim.py", "bench_sim")])
-def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage):
-    r, stages = _gpu_check(tmp_path, fake_python, fail=fail, rows=PASSING_ROWS)
+                                         ("bench/bench_sim.py", "bench_sim"),
+                                         # the stages that run at once, in the background
+                                         ("examples/run_all.py", "examples"),
+                                         ("docs/check_code.py", "docs_code"),
+                                         ("tests/test_scale.py", "scale")])
+@pytest.mark.parametrize("probe", ["", "nvml"])  # scale alone, or beside the others
+def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, probe):
+    r, stages = _gpu_check(tmp_path, fake_python, fail=fail, rows=PASSING_ROWS, probe=probe)
     assert r.returncode == 1, r.stdout[-3000:]
     assert f"{stage}: rc=1" in stages
     assert "gpu-check: FAILED" in r.stdout and stage in r.stdout.splitlines()[-1]

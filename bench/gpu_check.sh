@@ -12,6 +12,7 @@
 # JSON go to $OUT when set (the device tool's output folder), else bench/out/.
 # Environment knobs: PYTHON (default python3), GPU_CHECK_BUDGET,
 # GPU_CHECK_SKIP="stage stage..." (names below), GPU_CHECK_QUICK=1 (benches --quick),
+# GPU_CHECK_SHARDS (pytest_all's processes), GPU_CHECK_SCALE_ARGS (scale's pytest arguments),
 # GPU_CHECK_OUTDIR (the logs' folder, default bench/out/run).
 #
 # Exit status: 0 only when every stage that was not skipped by name ran and
@@ -81,8 +82,10 @@ print(test_scale._memory_in_use(drv.Context.get_device())[0])" 2>/dev/null | tai
 echo "scale measures device memory by: ${SCALE_PROBE:-(probe failed)}"
 # issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
 # modules compiled and dropped (device memory, RSS and memory maps flat)
+# (GPU_CHECK_SCALE_ARGS: more pytest arguments, e.g. "-k modules" for one of its two tests)
+# shellcheck disable=SC2206
 SCALE_CMD=(env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest "${PYTEST_ARGS[@]}" -s
-    tests/test_scale.py)
+    ${GPU_CHECK_SCALE_ARGS:-} tests/test_scale.py)
 if [ "$SCALE_PROBE" = "nvml" ]; then
     run_stage_bg scale 480 "${SCALE_CMD[@]}"
 else

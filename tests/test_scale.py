@@ -33,6 +33,7 @@ N_MODULES = 10_000 if FULL else 16
 # hundreds of MiB on the GPU and 256 MiB on the simulator; a module at least
 # 2 MiB): far above what allocator pools keep.
 SLACK = 8 << 20
+RSS_SLACK = 24 << 20
 
 KERNEL = """
 __global__ void scale(float *x, float a, int n)
@@ -41,6 +42,14 @@ __global__ void scale(float *x, float a, int n)
     if (i < n) x[i] *= a;
 }
 """
+
+
+def _rss():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
 
 
 def _maps():
@@ -142,20 +151,29 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
     def make(i):
         return SourceModule(KERNEL.replace("x[i] *= a", f"x[i] = x[i] * a + {i}"))
 
-    make(-1)
+    workers = min(16, os.cpu_count() or 1)
+
+    def compile_all(ids, what=None):
+        # on several threads (NVRTC and the simulator's compiler run without
+        # the GIL): 10,000 compiles one after another take minutes
+        t0 = time.time()
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for i, _ in enumerate(pool.map(lambda i: make(i) and None, ids)):
+                if what:
+                    _progress(what, i, N_MODULES, t0)
+
+    # a first round on as many threads: what threads leave mapped for the
+    # next ones (the C library's cache of their stacks, its per-thread malloc
+    # arenas; 36 maps for 16 threads on the H100) is there before the count
+    compile_all(range(-1 - 2 * workers, 0))
     _settle()
     dev = ctx.get_device()
-    (how0, used0), maps0 = _memory_in_use(dev), _maps()
+    (how0, used0), maps0, rss0 = _memory_in_use(dev), _maps(), _rss()
     # the sweep comes when the memo reaches twice what it kept at the last
     # one: at most twice what it holds now, whatever ran before
     bound = 2 * max(len(compiler._memo), 64) + 2
     kept = make(0)
-    # compiled on several threads (NVRTC and the simulator's compiler run
-    # without the GIL): 10,000 compiles one after another take minutes
-    t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(min(16, os.cpu_count() or 1)) as pool:
-        for i, _ in enumerate(pool.map(lambda i: make(i) and None, range(1, N_MODULES))):
-            _progress("modules", i, N_MODULES, t0)
+    compile_all(range(1, N_MODULES), "modules")
     _settle()
     assert _live_memo() == 1  # the one still held
     assert len(compiler._memo) <= bound  # dead entries are swept as it grows
@@ -165,5 +183,11 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
     _settle()
     assert _live_memo() == 0
     how1, used1 = _memory_in_use(dev)
+    if FULL:
+        sys.__stderr__.write(f"test_scale: after {N_MODULES} modules: device memory "
+                             f"{(used1 - used0) / 2**20:+.1f} MiB ({how0}), RSS "
+                             f"{(_rss() - rss0) / 2**20:+.1f} MiB, maps {_maps() - maps0:+d}\n")
     assert how1 == how0 and used1 - used0 <= SLACK, f"{(used1 - used0) >> 20} MiB ({how0})"
     assert _maps() - maps0 <= 32, f"{_maps() - maps0} more memory maps"
+    # a module's image is kilobytes: one kept per module would be tens of MiB
+    assert _rss() - rss0 <= RSS_SLACK, f"RSS grew {(_rss() - rss0) >> 20} MiB"

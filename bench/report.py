@@ -142,6 +142,9 @@ def rows():
          ("cupy", "recreate_us"), "le", 1.0, "<= 1.0x cupy"),
         ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
+        # elementwise.CONTIG_UNROLL 2 against 1, paired (an experiment)
+        ("  y = 2*x, 2 loads per step TB/s", ("pycudac", "scale_u2_TBps"),
+         ("pycudac", "scale_TBps"), "info", None, "xp: against 1 per step"),
         ("z = x + y 2^28 f32 TB/s", ("pycudac", "add_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
         ("sum 2^28 f32 TB/s", ("pycudac", "sum_TBps"), ("dtod_ref",),

@@ -240,6 +240,33 @@ def test_vector_path_sizes_and_alignment(ga, n):
     check((a[1:n + 1] + a[:n]).get(), x[1:n + 1] + x[:n])  # misaligned operand
 
 
+@pytest.mark.parametrize("unroll", [2, 3])
+def test_vector_path_unrolled(ga, unroll):
+    """CONTIG_UNROLL (an experiment measured by bench_gpuarray): each thread
+    loads `unroll` 4-wide groups before it stores; past the unrolled steps
+    (the grid's threads at most 4 waves, so 2**21 elements run many), the
+    one-group steps and the scalar tail, on inputs aligned and not, in place too."""
+    from pycudac import elementwise, tools
+    old = elementwise.CONTIG_UNROLL
+    elementwise.CONTIG_UNROLL = unroll
+    tools.clear_context_caches()
+    try:
+        for n in (5, 4099, (1 << 21) + 7):
+            x = np.arange(n + 1, dtype=np.float32)
+            a = ga.to_gpu(x)
+            check((a[:n] * 2).get(), x[:n] * 2)
+            check((a[1:] + a[:n]).get(), x[1:] + x[:n])
+            a *= 3
+            check(a.get(), x * 3)
+        spec = elementwise.GROUPS["binary"]((("a", np.dtype(np.float32)),
+                                            ("s", np.dtype(int))), None)[0]
+        src = elementwise._render_map(spec, "contig")
+        assert src.count("pcc_pack<float, 4> p0") == unroll + 1  # unrolled loads + the rest
+    finally:
+        elementwise.CONTIG_UNROLL = old
+        tools.clear_context_caches()
+
+
 def test_inplace_ops(ga):
     x = sample(np.float32, seed=18)
     a = ga.to_gpu(x)

@@ -243,21 +243,28 @@ def test_vector_path_sizes_and_alignment(ga, n):
 @pytest.mark.parametrize("unroll", [2, 3])
 def test_vector_path_unrolled(ga, unroll):
     """CONTIG_UNROLL (an experiment measured by bench_gpuarray): each thread
-    loads `unroll` 4-wide groups before it stores; past the unrolled steps
-    (the grid's threads at most 4 waves, so 2**21 elements run many), the
-    one-group steps and the scalar tail, on inputs aligned and not, in place too."""
-    from pycudac import elementwise, tools
+    loads `unroll` 4-wide groups before it stores; past the unrolled steps,
+    the one-group steps and the scalar tail, on inputs aligned and not, in
+    place too. The largest size ends the unrolled steps one group short of
+    their bound (4-wide groups = 5T + 1, T the grid's threads), where a bound
+    off by one reads and writes a group past the end of an exact allocation."""
+    from pycudac import driver, elementwise, tools
     old = elementwise.CONTIG_UNROLL
     elementwise.CONTIG_UNROLL = unroll
     tools.clear_context_caches()
     try:
-        for n in (5, 4099, (1 << 21) + 7):
+        x = ga.to_gpu(np.arange(8, dtype=np.float32))
+        x *= 2
+        (_, blocks), = [e for k, e in elementwise._fn_cache.items() if k[2] == "multiply"]
+        threads = blocks * elementwise.CONTIG_WAVES * elementwise.BLOCK
+        for n in (5, 4099, 4 * (5 * threads + 1) + 3):
             x = np.arange(n + 1, dtype=np.float32)
             a = ga.to_gpu(x)
             check((a[:n] * 2).get(), x[:n] * 2)
             check((a[1:] + a[:n]).get(), x[1:] + x[:n])
-            a *= 3
-            check(a.get(), x * 3)
+            b = ga.to_gpu(x[:n], allocator=driver.mem_alloc)  # no slack after it
+            b *= 3
+            check(b.get(), x[:n] * 3)
         spec = elementwise.GROUPS["binary"]((("a", np.dtype(np.float32)),
                                             ("s", np.dtype(int))), None)[0]
         src = elementwise._render_map(spec, "contig")

@@ -1,7 +1,8 @@
 """GPUArray at memory bandwidth (issue 6), on 2^28 float32 (1 GiB) arrays:
 
   y = 2*x, z = x + y        effective TB/s (bytes read + written) vs device copy
-  y = 2*x, unrolled         elementwise.CONTIG_UNROLL = 2 against 1, paired round by round
+  y = 2*x, variants         elementwise.CONTIG_UNROLL 2 and 4, CONTIG_WAVES 8 and 2,
+                            each against the shipped values, paired round by round
   sum(x), max(x), dot(x,y)  effective read TB/s
   inclusive scan (int32)    TB/s (read + write) vs device copy
   to_gpu / get (pageable)   GB/s
@@ -61,33 +62,42 @@ def bench_pycudac(rec, quick):
     rec.guard("pycudac", ["scale_TBps"], measure, "scale_TBps", lambda: 2 * x, 2 * n * 4,
               lambda o: np.array_equal(o.get()[:k], 2 * xh[:k]))
 
-    def unroll_ab():
-        # CONTIG_UNROLL 2 (two 4-wide loads per thread before the stores)
-        # against 1, alternating round by round: the ratio of each round's
-        # medians, and its median (issue 25's y = 2*x target)
+    # Variants of the contiguous map for issue 25's y = 2*x target, each
+    # against the default (CONTIG_UNROLL, CONTIG_WAVES as shipped), paired
+    # round by round: (metric, unroll, waves)
+    variants = [("scale_u2_TBps", 2, None), ("scale_u4_TBps", 4, None),
+                ("scale_w8_TBps", 1, 8), ("scale_u2w2_TBps", 2, 2)]
+
+    def variants_ab():
         from pycudac import elementwise, tools
-        old = elementwise.CONTIG_UNROLL
+        default = (elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES)
         rounds = 3 if quick else 8
-        tp = {1: [], 2: []}
-        ratios = []
+        seen = {m: [] for m, *_ in variants}
+        ratios = {m: [] for m, *_ in variants}
+
+        def run(unroll, waves):
+            elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES = unroll, waves
+            tools.clear_context_caches()
+            out = 2 * x  # the module of this unrolling, loaded
+            if not np.array_equal(out.get()[:k], 2 * xh[:k]):
+                raise AssertionError(f"2*x (unroll {unroll}, waves {waves}) differs from NumPy")
+            del out
+            return median([tbps(2 * n * 4, timed(lambda: 2 * x)) for _ in range(reps)])
         try:
             for _ in range(rounds):
-                for u in (1, 2):
-                    elementwise.CONTIG_UNROLL = u
-                    tools.clear_context_caches()
-                    out = 2 * x  # the module of this unrolling, loaded
-                    if u == 2 and not np.array_equal(out.get()[:k], 2 * xh[:k]):
-                        raise AssertionError("unrolled 2*x differs from NumPy")
-                    del out
-                    tp[u].append(median([tbps(2 * n * 4, timed(lambda: 2 * x))
-                                         for _ in range(reps)]))
-                ratios.append(tp[2][-1] / tp[1][-1])
+                for metric, unroll, waves in variants:
+                    base = run(*default)
+                    v = run(unroll, waves or default[1])
+                    seen[metric].append(v)
+                    ratios[metric].append(v / base)
         finally:
-            elementwise.CONTIG_UNROLL = old
+            elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES = default
             tools.clear_context_caches()
-        rec.value("pycudac", "scale_u2_TBps", median(tp[2]), "TB/s", tp[2], elements=n,
-                  **paired(ratios))
-    rec.guard("pycudac", ["scale_u2_TBps"], unroll_ab)
+        for metric, unroll, waves in variants:
+            rec.value("pycudac", metric, median(seen[metric]), "TB/s", seen[metric],
+                      elements=n, unroll=unroll, waves=waves or default[1],
+                      **paired(ratios[metric]))
+    rec.guard("pycudac", [m for m, *_ in variants], variants_ab)
     rec.guard("pycudac", ["add_TBps"], measure, "add_TBps", lambda: x + y, 3 * n * 4,
               lambda o: np.array_equal(o.get()[:k], xh[:k] + yh[:k]))
     rec.guard("pycudac", ["sum_TBps"], measure, "sum_TBps", lambda: gpuarray.sum(x), n * 4,
@@ -246,13 +256,13 @@ def main():
     args = parse_args(__doc__.splitlines()[0])
     rec = Recorder(args)
     header(rec, "gpuarray")
-    metrics = ["scale_TBps", "scale_u2_TBps", "add_TBps", "sum_TBps", "max_TBps", "dot_TBps", "scan_TBps",
+    metrics = ["scale_TBps", "add_TBps", "sum_TBps", "max_TBps", "dot_TBps", "scan_TBps",
                "dtod_same_process_TBps", "to_gpu_GBps", "get_GBps", "small_scale_us"]
     rec.guard("pycudac", metrics, bench_pycudac, rec, args.quick)
     import gc
     gc.collect()
     rec.guard("cupy", [m for m in metrics if m not in ("dtod_same_process_TBps", "to_gpu_GBps",
-                                                        "get_GBps", "scale_u2_TBps")],
+                                                        "get_GBps")],
               bench_cupy, rec, args.quick)
     return 0
 

@@ -142,9 +142,16 @@ def rows():
          ("cupy", "recreate_us"), "le", 1.0, "<= 1.0x cupy"),
         ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
-        # elementwise.CONTIG_UNROLL 2 against 1, paired (an experiment)
-        ("  y = 2*x, 2 loads per step TB/s", ("pycudac", "scale_u2_TBps"),
-         ("pycudac", "scale_TBps"), "info", None, "xp: against 1 per step"),
+        # variants of the contiguous map, each paired with the shipped one
+        # (elementwise.CONTIG_UNROLL / CONTIG_WAVES: an experiment)
+        ("  y = 2*x, 2 loads a step TB/s", ("pycudac", "scale_u2_TBps"),
+         ("pycudac", "scale_TBps"), "info", None, "xp: against shipped"),
+        ("  y = 2*x, 4 loads a step TB/s", ("pycudac", "scale_u4_TBps"),
+         ("pycudac", "scale_TBps"), "info", None, "xp: against shipped"),
+        ("  y = 2*x, 8 waves TB/s", ("pycudac", "scale_w8_TBps"),
+         ("pycudac", "scale_TBps"), "info", None, "xp: against shipped"),
+        ("  y = 2*x, 2 loads, 2 waves TB/s", ("pycudac", "scale_u2w2_TBps"),
+         ("pycudac", "scale_TBps"), "info", None, "xp: against shipped"),
         ("z = x + y 2^28 f32 TB/s", ("pycudac", "add_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
         ("sum 2^28 f32 TB/s", ("pycudac", "sum_TBps"), ("dtod_ref",),

@@ -387,8 +387,9 @@ CONTIG_WAVES = 4
 # (the loop unrolled, every load first). An experiment, 1 (off) until a
 # paired run says otherwise: y = 2*x read 0.894x of copy bandwidth on the
 # H100 on 2026-11-28 where z = x + y, two loads per step, read 0.959x.
-# bench/bench_gpuarray.py measures 2 beside it (scale_u2_TBps). Read when a
-# kernel is rendered: tools.clear_context_caches() after changing it.
+# bench/bench_gpuarray.py measures 2 and 4 (and CONTIG_WAVES 8 and 2) beside
+# the shipped values (scale_u2_TBps...). Read when a kernel is rendered:
+# tools.clear_context_caches() after changing it.
 CONTIG_UNROLL = 1
 
 

@@ -240,7 +240,7 @@ def test_vector_path_sizes_and_alignment(ga, n):
     check((a[1:n + 1] + a[:n]).get(), x[1:n + 1] + x[:n])  # misaligned operand
 
 
-@pytest.mark.parametrize("unroll", [2, 3])
+@pytest.mark.parametrize("unroll", [2, 3, 4])
 def test_vector_path_unrolled(ga, unroll):
     """CONTIG_UNROLL (an experiment measured by bench_gpuarray): each thread
     loads `unroll` 4-wide groups before it stores; past the unrolled steps,

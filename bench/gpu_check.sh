@@ -13,7 +13,16 @@
 # Environment knobs: PYTHON (default python3), GPU_CHECK_BUDGET,
 # GPU_CHECK_SKIP="stage stage..." (names below), GPU_CHECK_QUICK=1 (benches --quick),
 # GPU_CHECK_SHARDS (pytest_all's processes), GPU_CHECK_SCALE_ARGS (scale's pytest arguments),
-# GPU_CHECK_OUTDIR (the logs' folder, default bench/out/run).
+# GPU_CHECK_OUTDIR (the logs' folder, default bench/out/run), GPU_CHECK_PART
+# (1 or 2: one of two halves, below).
+#
+# The whole check runs past one device call of 10 minutes (2026-11-28: the
+# long stages ~5 minutes at once, the suite 2.5, benchmarks and sanitizer
+# ~6), so it comes in two halves, each a call: GPU_CHECK_PART=1 the tests
+# (scale, PyCUDA's files, the gallery, the docs' code, the whole suite),
+# GPU_CHECK_PART=2 the rest (pytest -m gpu, the floor, the benchmarks,
+# compute-sanitizer). Both build first. `make gpu-check` has passed when both
+# halves pass.
 #
 # Exit status: 0 only when every stage that was not skipped by name ran and
 # passed and no target row of the table is FAIL; 1 when a stage failed, timed
@@ -35,6 +44,16 @@ PY=${PYTHON:-python3}
 stages_init "$ROOT/bench/out/run" 540
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
+PART1="scale scale_contexts scale_modules pycuda_tests examples docs_code pytest_all"
+PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_gpuarray
+    bench_sim ab_build ab_launch sanitizer_example sanitizer_planted sanitizer_pytest
+    sanitizer_leaks"
+case "${GPU_CHECK_PART:-}" in
+    "") PART_SKIP="" ;;
+    1) PART_SKIP=$(echo $PART2) ;;
+    2) PART_SKIP=$PART1 ;;
+    *) echo "gpu-check: GPU_CHECK_PART must be 1 or 2, got '$GPU_CHECK_PART'" >&2; exit 2 ;;
+esac
 
 
 # ---- 0. what is here --------------------------------------------------------
@@ -75,7 +94,8 @@ run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS
 # blocks). scale measures its own process's device memory through NVML
 # where NVML lists the process (then a neighbour's allocations do not count);
 # where it does not, scale runs first, alone.
-SCALE_PROBE=$(PYCUDAC_BACKEND=cuda timeout 60 "$PY" -c "
+SCALE_PROBE=""
+[ "${GPU_CHECK_PART:-}" = "2" ] || SCALE_PROBE=$(PYCUDAC_BACKEND=cuda timeout 60 "$PY" -c "
 import sys; sys.path.insert(0, 'tests')
 import pycudac.autoinit, pycudac.driver as drv, test_scale
 print(test_scale._memory_in_use(drv.Context.get_device())[0])" 2>/dev/null | tail -n 1)

@@ -43,6 +43,10 @@ run_stage() {
     case " ${GPU_CHECK_SKIP:-} " in *" $name "*)
         echo "$name: skipped (GPU_CHECK_SKIP)" >> "$STAGES"; return 0 ;;
     esac
+    # PART_SKIP: the stages of the other half (gpu_check.sh's GPU_CHECK_PART)
+    case " ${PART_SKIP:-} " in *" $name "*)
+        echo "$name: skipped (GPU_CHECK_PART=${GPU_CHECK_PART:-})" >> "$STAGES"; return 0 ;;
+    esac
     local left=$(( $(remaining) - ${STAGE_RESERVE:-15} ))
     if [ "$left" -lt 10 ]; then
         echo "== [$name] skipped: time budget spent"

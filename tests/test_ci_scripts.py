@@ -151,10 +151,10 @@ def fake_python(tmp_path):
     return str(path)
 
 
-def _gpu_check(tmp_path, fake_python, fail="", rows="", probe=""):
+def _gpu_check(tmp_path, fake_python, fail="", rows="", probe="", part=""):
     out = tmp_path / "run"
     env = _env(PYTHON=fake_python, REAL_PY=sys.executable, FAKE_FAIL=fail, FAKE_ROWS=rows,
-               FAKE_PROBE=probe,
+               FAKE_PROBE=probe, GPU_CHECK_PART=part,
                GPU_CHECK_OUTDIR=str(out), GPU_CHECK_SKIP=SKIP, GPU_CHECK_BUDGET="200")
     r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu_check.sh")], env=env,
                        capture_output=True, text=True, timeout=180, cwd=ROOT)
@@ -195,6 +195,32 @@ def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, 
     assert r.returncode == 1, r.stdout[-3000:]
     assert f"{stage}: rc=1" in stages
     assert "gpu-check: FAILED" in r.stdout and stage in r.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("part, runs, other", [
+    ("1", ["pytest_all", "scale", "pycuda_tests", "examples", "docs_code"],
+     ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"]),
+    ("2", ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"],
+     ["pytest_all", "scale", "examples", "docs_code"])])
+def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
+    """GPU_CHECK_PART: each half runs its stages (and the build), skips the
+    other half's, and a failure in the other half's stages cannot reach it."""
+    fail = {"1": "bench/bench_launch.py", "2": "tools/ci/shards.py"}[part]
+    r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part, fail=fail)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert "build: ok" in stages
+    for stage in runs:
+        assert f"{stage}: ok" in stages or (stage == "pycuda_tests" and "pycuda_tests:" in stages)
+    for stage in other:
+        assert f"{stage}: skipped (GPU_CHECK_PART={part})" in stages
+    r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part,
+                           fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py"}[part])
+    assert r.returncode == 1 and "gpu-check: FAILED" in r.stdout
+
+
+def test_gpu_check_refuses_an_unknown_part(tmp_path, fake_python):
+    r, _ = _gpu_check(tmp_path, fake_python, part="3")
+    assert r.returncode == 2 and "GPU_CHECK_PART must be 1 or 2" in r.stderr
 
 
 def test_gpu_check_fails_on_a_missed_target(tmp_path, fake_python):

@@ -37,14 +37,16 @@ Where things live (this module is the public face and re-exports them;
 each module of pycudac/_gpuarray/ imports only those before it):
     _gpuarray/layout.py  shapes, strides, view pointers, the memory pool
     _gpuarray/vec.py     the vec dtypes (float4 ...) and their component view
-    _gpuarray/array.py   the GPUArray class, constructors, foreign imports
+    _gpuarray/array.py   the GPUArray class
+    _gpuarray/create.py  constructors (empty, zeros, to_gpu ...), foreign imports
     _gpuarray/ops.py     operator dispatch onto elementwise map kernels, vec math
     _gpuarray/index.py   a[index] and a[index] = value
     _gpuarray/funcs.py   where, maximum, logical_and, concatenate, take, multi_put, sum ...
 """
-from pycudac._gpuarray.array import (
-    GPUArray, to_gpu, to_gpu_async, empty, zeros, ones, empty_like, zeros_like, ones_like, arange,
-    asarray, from_dlpack, is_gpuarray)
+from pycudac._gpuarray.array import GPUArray
+from pycudac._gpuarray.create import (
+    to_gpu, to_gpu_async, empty, zeros, ones, empty_like, zeros_like, ones_like, arange, asarray,
+    from_dlpack, is_gpuarray)
 from pycudac._gpuarray.funcs import (  # noqa: A004 (sum, min, max, any, all: PyCUDA's names)
     maximum, minimum, where, if_positive, logical_and, logical_or, logical_not, concatenate,
     stack, take, multi_take, multi_put, multi_take_put, dot, sum, min, max, any, all, subset_dot,

@@ -9,6 +9,7 @@ import numpy as np
 
 from pycudac import elementwise as _ew
 from pycudac._gpuarray import array as _ga
+from pycudac._gpuarray.create import to_gpu, zeros
 from pycudac import tools
 from pycudac._gpuarray.layout import norm_axis, prod
 from pycudac._gpuarray.ops import (
@@ -81,7 +82,7 @@ def _logical(name, xs, out, allocator, stream):
         _as_operand(x, f"{name}: x{k + 1}" if len(xs) > 1 else f"{name}: x")
     xs = list(xs)
     if not builtins.any(isinstance(x, _ga.GPUArray) for x in xs):
-        xs[0] = _ga.to_gpu(np.asarray(xs[0]))
+        xs[0] = to_gpu(np.asarray(xs[0]))
     arrays = [x for x in xs if isinstance(x, _ga.GPUArray)]
     try:
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
@@ -196,7 +197,7 @@ def take(a, indices, axis=None, out=None, stream=None):
     if not isinstance(a, _ga.GPUArray):
         raise TypeError(f"take: a must be a GPUArray, got {type(a).__name__}")
     if not isinstance(indices, _ga.GPUArray):
-        indices = _ga.to_gpu(np.asarray(indices))
+        indices = to_gpu(np.asarray(indices))
     if indices.dtype.kind not in "iu":
         raise TypeError(f"take: indices must be an integer array, got {indices.dtype}")
     if axis is None:
@@ -407,7 +408,7 @@ def _take_put(what, arrays, dest_indices, src_indices, dest_shape, out, src_offs
         raise ValueError(f"{what}: dest_shape is needed when out is not given")
     with _default_stream_work(stream):
         if out is None:
-            out = [_ga.zeros(dest_shape, a.dtype) for a in arrays]
+            out = [zeros(dest_shape, a.dtype) for a in arrays]
         for a, o, off in zip(arrays, out, src_offsets):
             src = a.reshape(-1)
             if src_indices is not None:

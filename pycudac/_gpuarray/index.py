@@ -38,6 +38,7 @@ import numpy as np
 
 from pycudac import elementwise as _ew
 from pycudac._gpuarray import array as _ga
+from pycudac._gpuarray.create import to_gpu
 from pycudac import tools
 from pycudac._gpuarray.layout import c_strides, prod
 from pycudac._gpuarray.ops import copy_into, same_memory, scalar_desc
@@ -398,7 +399,7 @@ def _resolve(a, index):
         total = host[0]
         for h in host[1:]:
             total = total + h
-        off = _ga.to_gpu(np.ascontiguousarray(np.broadcast_to(total, bshape)))
+        off = to_gpu(np.ascontiguousarray(np.broadcast_to(total, bshape)))
     elif len(dev) == 1 and dev[0][0] == "raw" and dev[0][1].shape == bshape:
         off, dev = dev[0][1], []     # a lone device mask: its offsets are the answer
     else:
@@ -571,7 +572,7 @@ def setitem(a, index, value):
             view.fill(host[()])
         else:
             tools.check_dtype(host.dtype, "setitem: value dtype")
-            view._assign_array(_ga.to_gpu(host.astype(view.dtype, copy=False)))
+            view._assign_array(to_gpu(host.astype(view.dtype, copy=False)))
 
 
 def _value_array(value, dtype, ctx):
@@ -591,14 +592,14 @@ def _value_array(value, dtype, ctx):
         # NumPy's own scalar assignment: OverflowError, TypeError alike
         one = np.empty((), dtype)
         one[()] = value if host is None else host[()]
-        return _ga.to_gpu(one)
+        return to_gpu(one)
     tools.check_dtype(host.dtype, "setitem: value dtype")
     if host.dtype != dtype:
         if host.dtype.fields is not None or dtype.fields is not None:
             raise TypeError(f"setitem: cannot assign an array of {host.dtype} to elements "
                             f"of {dtype}")
         host = host.astype(dtype)
-    return _ga.to_gpu(host)
+    return to_gpu(host)
 
 
 def _advanced_set(a, index, value):

@@ -13,6 +13,7 @@ import numpy as np
 
 from pycudac import elementwise as _ew
 from pycudac._gpuarray import array as _ga
+from pycudac._gpuarray.create import to_gpu
 from pycudac import tools
 from pycudac._gpuarray.layout import c_strides, default_pool, layout_of, pools, prod
 from pycudac._gpuarray.vec import components, vec_components, vec_name, vec_of
@@ -292,7 +293,7 @@ def _vec_operand(op, x, vdt, what):
             raise TypeError(f"{op}: cannot combine a {name} array with a "
                             f"{_vec_dtype_name(dtype)} scalar")
         base, _ = vec_components(vdt)
-        return _ga.to_gpu(np.frombuffer(np.asarray(x).tobytes(), base))
+        return to_gpu(np.frombuffer(np.asarray(x).tobytes(), base))
     desc = scalar_desc(x)
     kind = getattr(desc[1], "kind", None) if desc else None
     if desc is None or desc[1] is complex or kind == "c":
@@ -384,5 +385,5 @@ def vec_fill(ary, value, stream=None):
                         f"components or a {name} value, got {value!r}")
     if ary._layout is not None and stream is None and fill_memset(ary, one):
         return ary
-    copy_into(components(ary), _ga.to_gpu(one.reshape(1).view(base)), stream)
+    copy_into(components(ary), to_gpu(one.reshape(1).view(base)), stream)
     return ary

@@ -1,13 +1,12 @@
 /*
  * sim/driver.c — the CPU simulator's driver table: init, error names, the
  * simulated devices (how many: sim/devices.c), contexts (primary and created, a per-OS-thread
- * current-context stack), streams, events and the sticky-error state.
+ * current-context stack) and the sticky-error state.
  *
- * Memory lives in sim/memory.c, modules and launches in
- * sim/launch.c, the fibers that run a block's threads in
+ * Streams and events live in sim/stream.c, memory in sim/memory.c, modules
+ * and launches in sim/launch.c, the fibers that run a block's threads in
  * sim/fiber.c, stream capture in sim/capture.c and graphs in
- * sim/graph.c. All work is complete when a call returns, so streams
- * are trivially ordered and events record host time.
+ * sim/graph.c.
  */
 #include <sched.h>
 #include <stdarg.h>
@@ -413,7 +412,7 @@ CUcontext sim_current_ctx(void)
     return ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
 }
 
-static int ctx_valid(CUcontext c)
+int sim_ctx_valid(CUcontext c)
 {
     return c != NULL && c->magic == SIM_CTX_MAGIC;
 }
@@ -426,7 +425,7 @@ CUresult sim_enter(void)
     if (sticky != 0)
         return sticky;
     CUcontext c = sim_current_ctx();
-    if (!ctx_valid(c))
+    if (!sim_ctx_valid(c))
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Destroyed (or a primary context released to zero) while current. */
     if (!c->alive)
@@ -514,7 +513,7 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
 {
     if (!sim_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!ctx_valid(ctx) || ctx->primary || !ctx->alive)
+    if (!sim_ctx_valid(ctx) || ctx->primary || !ctx->alive)
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Remove it from this thread's stack. The struct is kept (marked dead),
      * so a stale handle on another thread's stack reads as invalid instead
@@ -534,7 +533,7 @@ static CUresult sim_cuCtxPushCurrent(CUcontext ctx)
 {
     if (!sim_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (!ctx_valid(ctx) || !ctx->alive)
+    if (!sim_ctx_valid(ctx) || !ctx->alive)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (ctx_depth >= SIM_CTX_STACK_MAX)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -564,7 +563,7 @@ static CUresult sim_cuCtxSetCurrent(CUcontext ctx)
             ctx_depth--;
         return CUDA_SUCCESS;
     }
-    if (!ctx_valid(ctx) || !ctx->alive)
+    if (!sim_ctx_valid(ctx) || !ctx->alive)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (ctx_depth == 0)
         ctx_stack[ctx_depth++] = ctx;
@@ -588,7 +587,7 @@ static CUresult sim_cuCtxGetDevice(CUdevice *device)
     if (!sim_initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     CUcontext c = sim_current_ctx();
-    if (!ctx_valid(c) || !c->alive)
+    if (!sim_ctx_valid(c) || !c->alive)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (device == NULL)
         return CUDA_ERROR_INVALID_VALUE;
@@ -603,187 +602,6 @@ static CUresult sim_cuCtxSynchronize(void)
         rc = sim_capture_ctx_sync();
     sim_flush_output();
     return rc;
-}
-
-/* ---- streams ------------------------------------------------------------------------ */
-
-/* What stream capture changes in the calls below is decided in
- * sim/capture.c: the sim_capture_* hooks. */
-
-int sim_stream_ok(CUstream s)
-{
-    return s == NULL || s == SIM_STREAM_LEGACY || s == SIM_STREAM_PER_THREAD ||
-           (s->magic == SIM_STREAM_MAGIC && ctx_valid(s->ctx));
-}
-
-static CUresult sim_cuStreamCreate(CUstream *ps, unsigned int flags)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (ps == NULL || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING) != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUstream s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    s->magic = SIM_STREAM_MAGIC;
-    s->flags = flags;
-    s->ctx = sim_current_ctx();
-    *ps = s;
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuStreamDestroy(CUstream s)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (s == NULL || s == SIM_STREAM_LEGACY || s == SIM_STREAM_PER_THREAD ||
-        s->magic != SIM_STREAM_MAGIC)
-        return CUDA_ERROR_INVALID_HANDLE;
-    sim_capture_stream_destroyed(s);
-    s->magic = 0;
-    free(s);
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuStreamSynchronize(CUstream s)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if ((rc = sim_capture_stream_sync(s)) != CUDA_SUCCESS)
-        return rc;
-    sim_flush_output();
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuStreamQuery(CUstream s)
-{
-    return sim_cuStreamSynchronize(s); /* all work is complete: ready */
-}
-
-static CUresult sim_cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!sim_stream_ok(s) || e == NULL || e->magic != SIM_EVENT_MAGIC)
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (flags != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    return sim_capture_stream_wait(s, e);
-}
-
-static CUresult sim_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *userData)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (fn == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_op op = {.type = CU_GRAPH_NODE_TYPE_HOST};
-    op.u.host.fn = fn;
-    op.u.host.data = userData;
-    if ((rc = sim_stream_submit(s, &op)) != SIM_RUN_NOW)
-        return rc;
-    fn(userData); /* everything queued before it has already run */
-    return CUDA_SUCCESS;
-}
-
-/* ---- events --------------------------------------------------------------------------- */
-
-static CUresult sim_cuEventCreate(CUevent *pe, unsigned int flags)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (pe == NULL || (flags & ~0x7u) != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    /* The driver requires DISABLE_TIMING with INTERPROCESS. */
-    if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING))
-        return CUDA_ERROR_INVALID_VALUE;
-    CUevent e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    e->magic = SIM_EVENT_MAGIC;
-    e->flags = flags;
-    *pe = e;
-    return CUDA_SUCCESS;
-}
-
-static int event_ok(CUevent e)
-{
-    return e != NULL && e->magic == SIM_EVENT_MAGIC;
-}
-
-static CUresult sim_cuEventDestroy(CUevent e)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!event_ok(e))
-        return CUDA_ERROR_INVALID_HANDLE;
-    sim_capture_event_destroyed(e);
-    e->magic = 0;
-    free(e);
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuEventRecord(CUevent e, CUstream s)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!event_ok(e) || !sim_stream_ok(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if ((rc = sim_capture_event_record(e, s)) != SIM_RUN_NOW)
-        return rc;
-    e->ns = sim_now_ns();
-    e->recorded = 1;
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuEventSynchronize(CUevent e)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!event_ok(e))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if ((rc = sim_capture_event_use(e, 1)) != CUDA_SUCCESS)
-        return rc;
-    sim_flush_output();
-    return CUDA_SUCCESS;
-}
-
-static CUresult sim_cuEventQuery(CUevent e)
-{
-    return sim_cuEventSynchronize(e);
-}
-
-static CUresult sim_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
-{
-    CUresult rc = sim_enter();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!event_ok(start) || !event_ok(end))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (ms == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    if ((rc = sim_capture_event_use(start, 0)) != CUDA_SUCCESS ||
-        (rc = sim_capture_event_use(end, 0)) != CUDA_SUCCESS)
-        return rc;
-    if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (!start->recorded || !end->recorded)
-        return CUDA_ERROR_NOT_READY;
-    *ms = (float)((double)(end->ns - start->ns) / 1e6);
-    return CUDA_SUCCESS;
 }
 
 /* ---- the table ------------------------------------------------------------------------- */
@@ -828,18 +646,7 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     t->cuCtxGetCurrent = sim_cuCtxGetCurrent;
     t->cuCtxGetDevice = sim_cuCtxGetDevice;
     t->cuCtxSynchronize = sim_cuCtxSynchronize;
-    t->cuStreamCreate = sim_cuStreamCreate;
-    t->cuStreamDestroy = sim_cuStreamDestroy;
-    t->cuStreamSynchronize = sim_cuStreamSynchronize;
-    t->cuStreamQuery = sim_cuStreamQuery;
-    t->cuStreamWaitEvent = sim_cuStreamWaitEvent;
-    t->cuLaunchHostFunc = sim_cuLaunchHostFunc;
-    t->cuEventCreate = sim_cuEventCreate;
-    t->cuEventDestroy = sim_cuEventDestroy;
-    t->cuEventRecord = sim_cuEventRecord;
-    t->cuEventSynchronize = sim_cuEventSynchronize;
-    t->cuEventQuery = sim_cuEventQuery;
-    t->cuEventElapsedTime = sim_cuEventElapsedTime;
+    sim_fill_stream_table(t);
     sim_fill_mem_table(t);
     sim_fill_launch_table(t);
     sim_fill_capture_table(t);

@@ -1,7 +1,8 @@
 /*
  * sim/sim.h — internals shared by the CPU simulator's runtime files:
- * src/sim/driver.c (init, device, contexts, streams, events, errors, the
- * table), src/sim/memory.c (allocation registry, memory and copies),
+ * src/sim/driver.c (init, device, contexts, errors, the table),
+ * src/sim/stream.c (streams and events),
+ * src/sim/memory.c (allocation registry, memory and copies),
  * src/sim/launch.c (modules, functions, launch, workers, faults),
  * src/sim/coop.c (cooperative launches: co-residency, the grid barrier),
  * src/sim/fiber.c (fibers, their scheduler, block barriers),
@@ -132,14 +133,19 @@ int sim_initialized(void);
  * current. Otherwise the code to return. */
 CUresult sim_enter(void);
 CUcontext sim_current_ctx(void);
-/* A stream handle passed to an async call: NULL, the legacy/per-thread
- * handles, or a live stream. */
-int sim_stream_ok(CUstream s);
+/* A context handle (live or destroyed) rather than garbage. */
+int sim_ctx_valid(CUcontext c);
 long long sim_now_ns(void);
 int sim_cpu_count(void);
 /* Records a sticky error with its description (first one wins). */
 void sim_set_sticky(CUresult code, const char *detail);
 CUresult sim_sticky_code(void);
+
+/* ---- sim/stream.c ---- */
+/* A stream handle passed to an async call: NULL, the legacy/per-thread
+ * handles, or a live stream. */
+int sim_stream_ok(CUstream s);
+void sim_fill_stream_table(pcc_driver_table *t);
 
 /* ---- sim/registry.c, sim/memory.c ---- */
 enum { SIM_ALLOC_DEVICE = 1, SIM_ALLOC_MANAGED, SIM_ALLOC_HOST, SIM_ALLOC_REGISTERED,

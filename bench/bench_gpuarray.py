@@ -79,7 +79,7 @@ def bench_pycudac(rec, quick):
             elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES = unroll, waves
             tools.clear_context_caches()
             out = 2 * x  # the module of this unrolling, loaded
-            if not np.array_equal(out.get()[:k], 2 * xh[:k]):
+            if not np.array_equal(out[:k].get(), 2 * xh[:k]):
                 raise AssertionError(f"2*x (unroll {unroll}, waves {waves}) differs from NumPy")
             del out
             return median([tbps(2 * n * 4, timed(lambda: 2 * x)) for _ in range(reps)])

@@ -11,7 +11,9 @@
 # a failing stage never stops the later ones (no `set -e`). Full logs and
 # JSON go to $OUT when set (the device tool's output folder), else bench/out/.
 # Environment knobs: PYTHON (default python3), GPU_CHECK_BUDGET,
-# GPU_CHECK_SKIP="stage stage..." (names below), GPU_CHECK_QUICK=1 (benches --quick),
+# GPU_CHECK_SKIP="stage stage..." (names below; a name also skips the stages
+# named it plus _..., so "scale" skips scale_contexts and scale_modules),
+# GPU_CHECK_QUICK=1 (benches --quick),
 # GPU_CHECK_SHARDS (pytest_all's processes), GPU_CHECK_SCALE_ARGS (scale's pytest arguments),
 # GPU_CHECK_OUTDIR (the logs' folder, default bench/out/run), GPU_CHECK_PART
 # (1 or 2: one of two halves, below).
@@ -44,7 +46,7 @@ PY=${PYTHON:-python3}
 stages_init "$ROOT/bench/out/run" 540
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
-PART1="scale scale_contexts scale_modules pycuda_tests examples docs_code pytest_all"
+PART1="scale_contexts scale_modules pycuda_tests examples docs_code pytest_all"
 PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_gpuarray
     bench_sim ab_build ab_launch sanitizer_example sanitizer_planted sanitizer_pytest
     sanitizer_leaks"
@@ -89,38 +91,53 @@ run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -
 # says where it was (PyCUDA's files stopped at 300 s on 2026-11-27, unexplained)
 PYTEST_ARGS=(-q -p no:cacheprovider --continue-on-collection-errors -o faulthandler_timeout=120)
 run_stage pytest_gpu 150 env PYCUDAC_BACKEND=cuda "$PY" -m pytest "${PYTEST_ARGS[@]}" -m gpu tests
+# the whole suite in parallel processes (cold compiles on a fresh host ran one
+# process past 420 s); the files that measure device-wide memory run alone after
+# (GPU_CHECK_SHARDS processes; default: 3/4 of the cores, 2 to 12). First: the
+# long stages below would otherwise leave it what their limits did not take.
+SHARDS_DEFAULT=$(( $(nproc 2>/dev/null || echo 8) * 3 / 4 ))
+[ "$SHARDS_DEFAULT" -lt 2 ] && SHARDS_DEFAULT=2
+[ "$SHARDS_DEFAULT" -gt 12 ] && SHARDS_DEFAULT=12
+TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py \
+    -n "${GPU_CHECK_SHARDS:-$SHARDS_DEFAULT}" \
+    --logs "$OUTDIR/shards" "${PYTEST_ARGS[@]}"
+
 # The long stages share the GPU, at once: issue 21's counts (scale), PyCUDA's
 # test files and the user-facing code (the gallery, the documentation's
 # blocks). scale measures its own process's device memory through NVML
-# where NVML lists the process (then a neighbour's allocations do not count);
-# where it does not, scale runs first, alone.
+# where NVML lists the process (then a neighbour's allocations do not count;
+# PYCUDAC_SCALE_MEMORY=nvml makes the test fail rather than measure otherwise);
+# where it does not, its two tests run first, alone, one after the other
+# (7.9 minutes on the H100: past one device call with the rest, so there
+# GPU_CHECK_BUDGET must be larger or the other stages skipped).
 SCALE_PROBE=""
 [ "${GPU_CHECK_PART:-}" = "2" ] || SCALE_PROBE=$(PYCUDAC_BACKEND=cuda timeout 60 "$PY" -c "
 import sys; sys.path.insert(0, 'tests')
 import pycudac.autoinit, pycudac.driver as drv, test_scale
 print(test_scale._memory_in_use(drv.Context.get_device())[0])" 2>/dev/null | tail -n 1)
 echo "scale measures device memory by: ${SCALE_PROBE:-(probe failed)}"
-# issue 21's counts: 1,000 contexts made, used and dropped; 10,000 distinct
-# modules compiled and dropped (device memory, RSS and memory maps flat).
-# With NVML its two tests run as two stages at once (4.6 and 3.2 minutes on
-# the H100 on 2026-11-28), else as one, alone.
-# (GPU_CHECK_SCALE_ARGS: more pytest arguments for them)
+# issue 21's counts: 1,000 contexts made, used and dropped (4.6 minutes on the
+# H100 on 2026-11-28); 10,000 distinct modules compiled and dropped (3.2
+# minutes); device memory, RSS and memory maps flat. GPU_CHECK_SCALE_ARGS:
+# more pytest arguments for them.
 # shellcheck disable=SC2206
-SCALE_CMD=(env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 "$PY" -m pytest "${PYTEST_ARGS[@]}" -s
-    ${GPU_CHECK_SCALE_ARGS:-} tests/test_scale.py)
+SCALE_CMD=(env PYCUDAC_BACKEND=cuda PYCUDAC_SCALE=1 PYCUDAC_SCALE_MEMORY="${SCALE_PROBE:-device}"
+    "$PY" -m pytest "${PYTEST_ARGS[@]}" -s ${GPU_CHECK_SCALE_ARGS:-} tests/test_scale.py)
 if [ "$SCALE_PROBE" = "nvml" ]; then
     run_stage_bg scale_contexts 480 "${SCALE_CMD[@]}" -k contexts
     run_stage_bg scale_modules 480 "${SCALE_CMD[@]}" -k modules
 else
-    run_stage scale 480 "${SCALE_CMD[@]}"
+    run_stage scale_contexts 480 "${SCALE_CMD[@]}" -k contexts
+    run_stage scale_modules 480 "${SCALE_CMD[@]}" -k modules
 fi
 # PyCUDA's own test_driver/test_gpuarray/test_cumath in one process through the
 # pycuda -> pycudac alias: its sdist travels in build/pycuda (tools/pycuda_compat);
-# the five 8-16 GB tests (minutes of NumPy on the host) in a second process
+# the five 8-16 GB tests (minutes of NumPy on the host) in a second process,
+# its output in pycuda_big.log as it comes (kept when the stage is cut)
 if [ -d build/pycuda/pycuda-2026.1/test ]; then
     TAIL_LINES=30 run_stage_bg pycuda_tests 480 env PYCUDAC_BACKEND=cuda "$PY" \
-        tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 --big-apart -v \
-        --durations=15 -o faulthandler_timeout=120
+        tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 \
+        --big-apart "$OUTDIR/pycuda_big.log" -v --durations=15 -o faulthandler_timeout=120
 else
     echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES"
 fi
@@ -132,13 +149,6 @@ TAIL_LINES=24 run_stage_bg examples 120 env PYCUDAC_BACKEND=cuda \
 # page per fresh interpreter, on the GPU (docs/check_code.py)
 TAIL_LINES=12 run_stage_bg docs_code 150 env PYCUDAC_BACKEND=cuda "$PY" docs/check_code.py
 wait_stages
-
-# the whole suite in parallel processes (cold compiles on a fresh host ran one
-# process past 420 s); the files that measure device-wide memory run alone after
-# (GPU_CHECK_SHARDS processes, default 6: a host with more cores takes more)
-TAIL_LINES=24 run_stage pytest_all 420 env PYCUDAC_BACKEND=cuda "$PY" tools/ci/shards.py \
-    -n "${GPU_CHECK_SHARDS:-6}" \
-    --logs "$OUTDIR/shards" "${PYTEST_ARGS[@]}"
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.

@@ -40,9 +40,12 @@ EOF
 run_stage() {
     local name=$1 limit=$2
     shift 2
-    case " ${GPU_CHECK_SKIP:-} " in *" $name "*)
-        echo "$name: skipped (GPU_CHECK_SKIP)" >> "$STAGES"; return 0 ;;
-    esac
+    local skip
+    for skip in ${GPU_CHECK_SKIP:-}; do
+        case "$name" in "$skip"|"$skip"_*)
+            echo "$name: skipped (GPU_CHECK_SKIP)" >> "$STAGES"; return 0 ;;
+        esac
+    done
     # PART_SKIP: the stages of the other half (gpu_check.sh's GPU_CHECK_PART)
     case " ${PART_SKIP:-} " in *" $name "*)
         echo "$name: skipped (GPU_CHECK_PART=${GPU_CHECK_PART:-})" >> "$STAGES"; return 0 ;;

@@ -174,7 +174,7 @@ def test_gpu_check_passes_when_every_stage_and_target_passes(tmp_path, fake_pyth
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "gpu-check: PASSED" in r.stdout
     assert "pytest_gpu: ok" in stages and "pytest_all: ok" in stages
-    assert "scale: ok" in stages
+    assert "scale_contexts: ok" in stages and "scale_modules: ok" in stages
     assert "targets: 1 PASS, 0 FAIL" in r.stdout
 
 
@@ -189,8 +189,8 @@ def test_gpu_check_passes_when_every_stage_and_target_passes(tmp_path, fake_pyth
                                          ("tests/test_scale.py", "scale")])
 @pytest.mark.parametrize("probe", ["", "nvml"])  # scale alone, or beside the others
 def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, probe):
-    if stage == "scale" and probe == "nvml":
-        stage = "scale_contexts"  # and scale_modules: the two tests, at once
+    if stage == "scale":
+        stage = "scale_contexts"  # and scale_modules: its two tests, at once with NVML
     r, stages = _gpu_check(tmp_path, fake_python, fail=fail, rows=PASSING_ROWS, probe=probe)
     assert r.returncode == 1, r.stdout[-3000:]
     assert f"{stage}: rc=1" in stages
@@ -198,10 +198,11 @@ def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, 
 
 
 @pytest.mark.parametrize("part, runs, other", [
-    ("1", ["pytest_all", "scale", "pycuda_tests", "examples", "docs_code"],
+    ("1", ["pytest_all", "scale_contexts", "scale_modules", "pycuda_tests", "examples",
+           "docs_code"],
      ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"]),
     ("2", ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"],
-     ["pytest_all", "scale", "examples", "docs_code"])])
+     ["pytest_all", "scale_contexts", "scale_modules", "examples", "docs_code"])])
 def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     """GPU_CHECK_PART: each half runs its stages (and the build), skips the
     other half's, and a failure in the other half's stages cannot reach it."""
@@ -216,6 +217,22 @@ def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part,
                            fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py"}[part])
     assert r.returncode == 1 and "gpu-check: FAILED" in r.stdout
+
+
+def test_gpu_check_skip_names_a_family(tmp_path, fake_python):
+    """GPU_CHECK_SKIP="scale" skips scale_contexts and scale_modules (the
+    name of 2026-11-27's runs), and nothing whose name merely starts so."""
+    out = tmp_path / "run"
+    env = _env(PYTHON=fake_python, REAL_PY=sys.executable, FAKE_FAIL="", FAKE_ROWS=PASSING_ROWS,
+               FAKE_PROBE="nvml", GPU_CHECK_OUTDIR=str(out), GPU_CHECK_SKIP=SKIP + " scale pytest",
+               GPU_CHECK_BUDGET="200")
+    r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu_check.sh")], env=env,
+                       capture_output=True, text=True, timeout=180, cwd=ROOT)
+    stages = (out / "stages.txt").read_text()
+    assert r.returncode == 0, r.stdout[-3000:]
+    for stage in ("scale_contexts", "scale_modules", "pytest_gpu", "pytest_all"):
+        assert f"{stage}: skipped (GPU_CHECK_SKIP)" in stages
+    assert "examples: ok" in stages
 
 
 def test_gpu_check_refuses_an_unknown_part(tmp_path, fake_python):

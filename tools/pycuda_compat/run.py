@@ -3,13 +3,14 @@ against pycudac, in one process, through the `pycuda` -> `pycudac` alias
 (issue 21): make gpu-check's `pycuda_tests` stage, and by hand on the
 simulator.
 
-    python tools/pycuda_compat/run.py [--tree DIR] [--big-apart] [pytest args]
+    python tools/pycuda_compat/run.py [--tree DIR] [--big-apart LOG] [pytest args]
 
---big-apart (the GPU stage): the five tests of differences.TOO_BIG, which
+--big-apart LOG (the GPU stage): the five tests of differences.TOO_BIG, which
 fill 8 and 16 GB arrays and check them with NumPy on the host (minutes of
 host time, most of it NumPy's), run in a second process beside the first,
-which runs every other test; the output of the second comes after the
-first's. Without it, one process runs all of them.
+which runs every other test; the second writes to LOG as it goes (so that a
+run cut by a time limit keeps it) and LOG is printed after the first's
+output. Without it, one process runs all of them.
 
 The known, deliberate differences (differences.py) are marked xfail with
 their reasons; every other failure fails the run (exit 1).
@@ -17,7 +18,6 @@ their reasons; every other failure fails the run (exit 1).
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -30,8 +30,13 @@ def main(argv):
     tree = None
     if argv[:1] == ["--tree"]:
         tree, argv = argv[1], argv[2:]
-    big_apart = "--big-apart" in argv
-    argv = [a for a in argv if a != "--big-apart"]
+    big_log = None
+    if "--big-apart" in argv:
+        k = argv.index("--big-apart")
+        if k + 1 >= len(argv):
+            print("run.py: --big-apart needs the path of its log", file=sys.stderr)
+            return 2
+        big_log, argv = argv[k + 1], argv[:k] + argv[k + 2:]
     if tree is None:
         out = subprocess.run([sys.executable, os.path.join(HERE, "fetch.py")],
                              capture_output=True, text=True)
@@ -45,10 +50,10 @@ def main(argv):
     cmd = [sys.executable, "-m", "pytest", "-c", os.path.join(HERE, "pytest.ini"),
            "--rootdir", test_dir, "-p", "pycuda_alias", "-p", "pycuda_differences",
            "-p", "no:cacheprovider", "-rfEX", *argv]
-    if not big_apart:
+    if big_log is None:
         return subprocess.run(cmd + list(FILES), cwd=test_dir, env=env).returncode
     big = sorted(TOO_BIG)
-    with tempfile.TemporaryFile("w+", errors="replace") as log:
+    with open(big_log, "w+", errors="replace") as log:
         second = subprocess.Popen(cmd + big, cwd=test_dir, env=env, stdout=log,
                                   stderr=subprocess.STDOUT)
         try:

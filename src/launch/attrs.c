@@ -97,8 +97,9 @@ static int parse_priority(PccFunction *f, PyObject *o, int *out)
     return 0;
 }
 
-/* Whether the current context's device launches clusters. 0 (with an
- * exception saying why not) or 1; -1 on a driver error. */
+/* Whether the current context's device launches clusters (asked after a
+ * failed launch, to say why). 0 (with an exception saying why not) or 1;
+ * -1 on a driver error. */
 static int device_clusters(PccFunction *f)
 {
     CUdevice dev;
@@ -156,11 +157,6 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
                      "cuLaunchKernelEx, which this driver lacks (CUDA 11.8 or later)", f->name);
         return -1;
     }
-    if (cluster != NULL) {
-        int can = device_clusters(f);
-        if (can <= 0)
-            return -1;
-    }
     CUlaunchConfig cfg = {g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, attrs, n};
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -175,6 +171,9 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
     }
     if (rc == CUDA_SUCCESS)
         return 0;
+    /* asked only now: a launch that works costs no query */
+    if (cluster != NULL && device_clusters(f) <= 0)
+        return -1;
     char call[400];
     snprintf(call, sizeof call, "cuLaunchKernelEx (kernel '%.200s', grid (%u, %u, %u), cluster "
              "(%u, %u, %u))", name_of(f), g[0], g[1], g[2], c[0], c[1], c[2]);

@@ -294,10 +294,11 @@ class Runner:
         typical value, which read every ratio ~1-2% high. That figure is kept
         as paired_ratio_min2. `round_medians` holds the raw rounds."""
         bench, metric = key
-        stem = "launch16" if metric.startswith("launch16") else "launch_empty"
+        stem = ("launch16" if metric.startswith("launch16") else
+                "launch_cluster" if metric.startswith("launch_cluster") else "launch_empty")
         mine = self.round_medians(key)
         out = {"round_medians": [round(x, 4) if x else None for x in mine]}
-        if metric.endswith("_again_us"):
+        if metric.endswith("_again_us") or stem == "launch_cluster":
             forms = ["extra"]
         elif bench == "floor-inproc":
             return out
@@ -344,6 +345,18 @@ def setup_floor(runner, args):
     # the same floor again, paired against its first copy: how far two
     # identical variants read apart in this run (the noise of every ratio)
     runner.add("floor-inproc", "launch_empty_extra_again_us", make(0, 1))
+
+    def cluster_batch(n):  # the empty kernel in one cluster of 2 (cuLaunchKernelEx)
+        us = lib.floor_launch_cluster_us(2, n, 1)
+        if us < 0:
+            raise RuntimeError(lib.floor_error().decode(errors="replace"))
+        return us
+    if getattr(lib, "floor_launch_cluster_us", None) is None:
+        runner.rec.na("floor-inproc", "launch_cluster_extra_us", "libfloor.so predates it")
+    else:
+        lib.floor_launch_cluster_us.argtypes = [ctypes.c_int] * 3
+        lib.floor_launch_cluster_us.restype = ctypes.c_double
+        runner.add("floor-inproc", "launch_cluster_extra_us", cluster_batch)
     return lib
 
 
@@ -363,6 +376,15 @@ def setup_pycudac(runner):
         return empty_loop(g, ptr, s)
     runner.add("pycudac", "launch_empty_call_us", call_of(f))
     add_python_floor(runner, "launch_empty_pyfloor_us", f, s, (ptr, 1000), call_of)
+
+    def cluster_loop(n):  # f(...) in one cluster of 2 blocks (issue 25's row)
+        f_, p, s_ = f, ptr, s
+        t0 = now()
+        for _ in repeat(None, n):
+            f_(p, 1000, block=(1, 1, 1), grid=(2, 1), stream=s_, cluster=(2, 1, 1))
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    runner.add("pycudac", "launch_cluster_call_us", cluster_loop)
 
     call_loop, no_cloop = load_callloop()
 

@@ -473,6 +473,52 @@ FLOOR_API double floor_launch_us(int kernel, int use_extra, int n, int batches)
     return median(launch_samples, batches);
 }
 
+/* The empty kernel in clusters of cx blocks (grid cx): n cuLaunchKernelEx
+ * with the cluster-dimension attribute, then one sync; median µs per launch
+ * over `batches` batches after a warm-up one (issue 25's cluster row). */
+FLOOR_API double floor_launch_cluster_us(int cx, int n, int batches)
+{
+    launch_args la;
+    if (!initialized) {
+        set_err("floor_init was not called");
+        return -1.0;
+    }
+    if (drv.cuLaunchKernelEx == NULL) {
+        set_err("this driver has no cuLaunchKernelEx");
+        return -1.0;
+    }
+    if (build_args(&la, 0) < 0)
+        return -1.0;
+    if (batches > 1024)
+        batches = 1024;
+    if (batches < 1 || n < 1 || cx < 1) {
+        set_err("cx, n and batches must be positive");
+        return -1.0;
+    }
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = (unsigned int)cx;
+    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg = {(unsigned int)cx, 1, 1, 1, 1, 1, 0, stream, &attr, 1};
+    for (int b = -1; b < batches; b++) {
+        double t0 = now_s();
+        for (int i = 0; i < n; i++) {
+            CUresult r = drv.cuLaunchKernelEx(&cfg, la.f, NULL, la.extra);
+            if (r != CUDA_SUCCESS) {
+                ck(r, "cuLaunchKernelEx");
+                return -1.0;
+            }
+        }
+        if (ck(drv.cuStreamSynchronize(stream), "cuStreamSynchronize") < 0)
+            return -1.0;
+        if (b >= 0)
+            launch_samples[b] = (now_s() - t0) * 1e6 / n;
+    }
+    launch_nsamples = batches;
+    return median(launch_samples, batches);
+}
+
 /* Size in bytes of the packed parameter buffer for kernel 0/1 (a check for
  * the Python side: pycudac's Function.pack must produce the same size). */
 FLOOR_API long floor_param_size(int kernel)

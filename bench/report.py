@@ -99,6 +99,10 @@ def rows():
          ("floor_best_launch16",), "info", None, "diagnostic"),
         ("  C floor vs itself µs", ("floor-inproc", "launch_empty_extra_again_us"),
          ("floor_best_launch_empty",), "info", None, "the noise (paired)"),
+        # issue 25: f(..., cluster=(2, 1, 1)) against the floor's
+        # cuLaunchKernelEx of the same kernel and cluster, paired by round
+        ("launch in a cluster of 2 µs", ("pycudac", "launch_cluster_call_us"),
+         ("floor-inproc", "launch_cluster_extra_us"), "le", 1.05, "<= 1.05x C floor"),
         ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),
          ("floor_best_launch_empty",), "info", None, "peer"),
         ("  cuda.core launch empty µs", ("cuda.core", "launch_empty_call_us"),

@@ -222,6 +222,47 @@ enum {
     CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
 };
 
+/* cuLaunchKernelEx (Driver API reference, "Execution Control"): a launch's
+ * configuration and its attributes, each a 4-byte id, padding to 8 and a
+ * 64-byte value; pycudac sets cooperative, the cluster's dimensions and
+ * the priority. */
+enum {
+    CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+    CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120
+};
+typedef union {
+    char pad[64];
+    int cooperative;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    int priority;
+    void *align_; /* CUDA's union holds pointers: 8-byte aligned */
+} CUlaunchAttributeValue;
+typedef struct {
+    int id;
+    char pad[4];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef struct {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute: CUDA's layout");
+_Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig: CUDA's layout");
+
 /* Values for the `extra` array of cuLaunchKernel. */
 #define PCC_LAUNCH_PARAM_END ((void *)0x00)
 #define PCC_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -376,6 +417,8 @@ typedef struct {
         (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,  \
          unsigned int by, unsigned int bz, unsigned int sharedMemBytes, CUstream s,        \
          void **kernelParams))                                                             \
+    OPT(CUresult, cuLaunchKernelEx, "cuLaunchKernelEx",                                    \
+        (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra))   \
     OPT(CUresult, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                \
         (CUfunction f, size_t index, size_t *offset, size_t *size))                        \
     OPT(CUresult, cuFuncGetParamCount, "cuFuncGetParamCount",                              \

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 5
+#define PCC_SIM_ABI_VERSION 6
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -89,6 +89,17 @@ typedef struct pcc_sim_api {
      * `addr`, PCC_SIM_CHK_* flags — with `pc`, the return address into that
      * code. May end the block (then it does not return). */
     void (*check)(pcc_sim_thread *t, const void *addr, size_t size, int flags, const void *pc);
+    /* Thread-block clusters (cooperative_groups::this_cluster(), since
+     * version 6): the launch's cluster dimensions in blocks (1, 1, 1 outside a
+     * cluster launch); cluster.sync(), which waits for every thread of the
+     * block's cluster; the address in the shared memory of the cluster's
+     * block `rank` that `addr` has in the caller's (map_shared_rank).
+     * `anchor`: the address of the module's __pcc_tls_anchor in the caller's
+     * thread, by which the runtime finds a __shared__ variable's offset. */
+    void (*cluster_dims)(pcc_sim_thread *t, unsigned int dims[3]);
+    void (*cluster_sync)(pcc_sim_thread *t, int line);
+    void *(*cluster_map)(pcc_sim_thread *t, const void *addr, unsigned int rank,
+                         const void *anchor);
 } pcc_sim_api;
 
 /* check's flags: a store (else a load); a store that reads first (an
@@ -115,6 +126,11 @@ typedef struct pcc_sim_kernel {
     const size_t *param_sizes;
     int uses_sync; /* 0: no barrier or warp op anywhere: run threads as a plain loop */
     int checked;   /* built for check mode: its accesses call the api's check */
+    /* __cluster_dims__(x, y, z) of its definition; 0, 0, 0 without (since 6) */
+    unsigned int cluster[3];
+    /* The address of the module's thread-local anchor in the calling thread:
+     * where this thread's copies of the module's __shared__ variables are */
+    void *(*tls_anchor)(void);
 } pcc_sim_kernel;
 
 /* Exported by every module under this name. Returns PCC_SIM_ABI_VERSION. */

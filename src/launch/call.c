@@ -1,7 +1,8 @@
 /*
  * launch/call.c — the call path of a Function.
  *
- * f(*args, block=, grid=, shared=, stream=, time_kernel=, cooperative=) is
+ * f(*args, block=, grid=, shared=, stream=, time_kernel=, cooperative=,
+ * cluster=, priority=) is
  * a vectorcall with two paths. do_launch is the common call, kept short: the keyword
  * tuple of the last call (its slots cached), the block and grid tuples the
  * last launch parsed, a Stream or none, and arguments pack_fast converts
@@ -166,7 +167,8 @@ static int parse_shared(PccFunction *f, PyObject *o, unsigned int *out)
 typedef struct {
     PyObject *grid, *block, *shared, *stream;
     int time_kernel;
-    int cooperative; /* only launch_general reads it */
+    int cooperative; /* only launch_general reads it, */
+    PyObject *cluster, *priority; /* and these (cuLaunchKernelEx: launch/attrs.c) */
 } launch_opts;
 
 /* cuLaunchKernel. A backend whose launch runs the whole kernel before it
@@ -330,7 +332,11 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    if (PCC_UNLIKELY(o->cooperative)) {
+    if (PCC_UNLIKELY(o->cluster != NULL || o->priority != NULL)) {
+        if (pcc_launch_ex((PyObject *)f, g, b, shared, stream, buf, o->cluster, o->priority,
+                          o->cooperative) < 0)
+            goto done;
+    } else if (PCC_UNLIKELY(o->cooperative)) {
         if (pcc_launch_cooperative((PyObject *)f, g, b, shared, stream, buf) < 0)
             goto done;
     } else if (PCC_UNLIKELY((rc = launch_kernel(f->fn, g, b, shared, stream,
@@ -461,7 +467,7 @@ static int kw_match(PyObject *key, PyObject *interned)
 }
 
 /* The launch keywords, in the order of their slots below. */
-#define N_LAUNCH_KW 7
+#define N_LAUNCH_KW 9
 
 /* Where each launch keyword is in `kwnames`, into at[] (in the order of
  * the slots above; -1: not given). 0, or -1 with a TypeError naming the
@@ -470,7 +476,8 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
 {
     PyObject *const names[N_LAUNCH_KW] = {pcc_st.str_block, pcc_st.str_grid, pcc_st.str_stream,
                                           pcc_st.str_shared, pcc_st.str_time_kernel,
-                                          pcc_st.str_texrefs, pcc_st.str_cooperative};
+                                          pcc_st.str_texrefs, pcc_st.str_cooperative,
+                                          pcc_st.str_cluster, pcc_st.str_priority};
     memset(at, -1, N_LAUNCH_KW);
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
@@ -480,7 +487,7 @@ static int kw_positions(PccFunction *f, PyObject *kwnames, signed char at[N_LAUN
         if (which < 0 || k >= N_LAUNCH_KW) {
             PyErr_Format(PyExc_TypeError, "kernel '%U' got an unexpected keyword argument "
                          "'%U' (expected block, grid, shared, stream, time_kernel, "
-                         "cooperative)",
+                         "cooperative, cluster, priority)",
                          f->name, key);
             return -1;
         }
@@ -507,8 +514,9 @@ static inline void opts_from_slots(PccFunction *f, launch_opts *o, PyObject *con
     o->stream = at[2] >= 0 ? kv[at[2]] : NULL;
 }
 
-/* time_kernel=, texrefs= and cooperative=, when given (their truth may
- * run Python code). */
+/* time_kernel=, texrefs=, cooperative=, cluster= and priority=, when given
+ * (their truth may run Python code; None for cluster or priority is not
+ * given). */
 static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
                                      const signed char at[N_LAUNCH_KW], launch_opts *o)
 {
@@ -516,6 +524,10 @@ static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
         return -1;
     if (at[6] >= 0 && (o->cooperative = PyObject_IsTrue(kv[at[6]])) < 0)
         return -1;
+    if (at[7] >= 0 && kv[at[7]] != Py_None)
+        o->cluster = kv[at[7]];
+    if (at[8] >= 0 && kv[at[8]] != Py_None)
+        o->priority = kv[at[8]];
     if (at[5] >= 0) {
         int t = PyObject_IsTrue(kv[at[5]]);
         if (t < 0)
@@ -548,7 +560,7 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
 static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
                                                  Py_ssize_t nargs, PyObject *kwnames)
 {
-    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0, NULL, NULL};
     if (kwnames) {
         /* a copy: a time_kernel's __bool__ may launch with other keywords */
         signed char at[N_LAUNCH_KW];
@@ -558,14 +570,16 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
             if (kw_positions(f, kwnames, at) < 0)
                 return NULL;
             memcpy(pcc_st.kw_cached_at, at, sizeof at);
-            pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0;
+            pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0 &&
+                                     at[7] < 0 && at[8] < 0;
             Py_INCREF(kwnames);
             Py_XSETREF(pcc_st.kw_cached, kwnames);
         }
         PyObject *const *kv = args + nargs;
         opts_from_slots(f, &o, kv, at);
         o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
-        if ((at[4] >= 0 || at[5] >= 0 || at[6] >= 0) && launch_flags(f, kv, at, &o) < 0)
+        if ((at[4] >= 0 || at[5] >= 0 || at[6] >= 0 || at[7] >= 0 || at[8] >= 0) &&
+            launch_flags(f, kv, at, &o) < 0)
             return NULL;
     } else {
         o.block = f->prepared_block;
@@ -581,7 +595,7 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
     if (PCC_UNLIKELY(!pcc_st.kw_cached_plain ||
                      (kwnames != pcc_st.kw_cached && !kw_same_names(kwnames))))
         return call_with_keywords(f, args, nargs, kwnames);
-    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, 0, 0, NULL, NULL};
     opts_from_slots(f, &o, args + nargs, pcc_st.kw_cached_at);
     return do_launch(f, args, nargs, &o);
 }
@@ -684,7 +698,7 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
 {
     PccFunction *f = (PccFunction *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    launch_opts o = {NULL, NULL, NULL, NULL, timed, 0};
+    launch_opts o = {NULL, NULL, NULL, NULL, timed, 0, NULL, NULL};
     Py_ssize_t fixed = 1 + (f->prepared_block ? 0 : 1) + (with_stream ? 1 : 0);
     if (nargs < fixed) {
         PyErr_Format(PyExc_TypeError, "%s() takes (grid, %s%s*args)", name,

@@ -33,6 +33,14 @@ PyObject *pcc_function_prepared_timed_call(PyObject *self, PyObject *const *args
  * the packed parameters `buf`. 0, or -1 with an exception. */
 int pcc_launch_cooperative(PyObject *func, const unsigned int g[3], const unsigned int b[3],
                            unsigned int shared, CUstream stream, char *buf);
+/* The launch of f(..., cluster=(x, y, z)) or f(..., priority=p)
+ * (src/launch/attrs.c): cuLaunchKernelEx with those attributes (and the
+ * cooperative one when `cooperative`), the packed parameters `buf` of
+ * f->argsize bytes. `cluster` and `priority` may be NULL. 0, or -1 with an
+ * exception naming the kernel. */
+int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[3],
+                  unsigned int shared, CUstream stream, char *buf, PyObject *cluster,
+                  PyObject *priority, int cooperative);
 /* max_active_blocks_per_multiprocessor(block_size, dynamic_smem=0) -> int. */
 PyObject *pcc_function_max_active_blocks(PyObject *self, PyObject *args, PyObject *kwds);
 

@@ -21,7 +21,7 @@ struct pcc_backend;
     /* launch keywords (launch/call.c) */                                                   \
     X(block, "block") X(grid, "grid") X(shared, "shared") X(stream, "stream")                \
     X(time_kernel, "time_kernel") X(texrefs, "texrefs") X(shared_size, "shared_size")        \
-    X(cooperative, "cooperative")                                                            \
+    X(cooperative, "cooperative") X(cluster, "cluster") X(priority, "priority")              \
     /* kernel signatures and layouts (launch/plan.c) */                                      \
     X(name, "name") X(ctype, "ctype") X(kind, "kind") X(size, "size") X(params, "params")    \
     X(pointee_dtype, "pointee_dtype") X(empty, "")                                                       \
@@ -75,7 +75,7 @@ typedef struct pcc_state {
     /* the launch keywords of the last call whose keywords all matched, held
      * strongly, and the place of each in them (launch/call.c) */
     PyObject *kw_cached;
-    signed char kw_cached_at[7];
+    signed char kw_cached_at[9];
     signed char kw_cached_plain; /* they name only block, grid and stream */
 } pcc_state;
 

@@ -171,7 +171,8 @@ void sim_coop_after_fork(void)
 
 void sim_grid_wait(const pcc_sim_thread *t, int line)
 {
-    unsigned long long n = sim_launch_nblocks();
+    unsigned long long n = sim_launch_group_blocks();
+    const char *what = sim_launch_group_sync();
     pthread_mutex_lock(&G.lock);
     if (!G.stopped) {
         unsigned long long gen = G.gen;
@@ -186,9 +187,9 @@ void sim_grid_wait(const pcc_sim_thread *t, int line)
             unsigned long long exited = G.exited;
             pthread_mutex_unlock(&G.lock);
             sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
-                     "grid.sync() at line %d can never complete: %llu of the grid's %llu blocks "
-                     "finished without reaching it (every thread of the grid must)",
-                     line, exited, n);
+                     "%s at line %d can never complete: %llu of the %llu blocks it waits for "
+                     "finished without reaching it (every thread of them must)",
+                     what, line, exited, n);
         }
         while (G.gen == gen && !G.stopped)
             pthread_cond_wait(&G.cond, &G.lock);
@@ -199,12 +200,12 @@ void sim_grid_wait(const pcc_sim_thread *t, int line)
     }
     pthread_mutex_unlock(&G.lock);
     /* the launch's error is the other block's: this text is not kept */
-    sim_fail(t, CUDA_ERROR_LAUNCH_FAILED, "grid.sync() at line %d: the launch stopped", line);
+    sim_fail(t, CUDA_ERROR_LAUNCH_FAILED, "%s at line %d: the launch stopped", what, line);
 }
 
 void sim_grid_block_done(pcc_sim_dim3 block)
 {
-    unsigned long long n = sim_launch_nblocks();
+    unsigned long long n = sim_launch_group_blocks();
     pthread_mutex_lock(&G.lock);
     G.exited++;
     unsigned long long waiting = G.arrived;
@@ -212,10 +213,11 @@ void sim_grid_block_done(pcc_sim_dim3 block)
     pthread_mutex_unlock(&G.lock);
     if (stuck)
         sim_launch_error(CUDA_ERROR_LAUNCH_FAILED,
-                         "kernel '%s', block (%u,%u,%u): finished while %llu of the grid's %llu "
-                         "blocks wait at grid.sync(), which can never complete (every thread "
-                         "of the grid must reach it)",
-                         sim_launch_kernel_name(), block.x, block.y, block.z, waiting, n);
+                         "kernel '%s', block (%u,%u,%u): finished while %llu of the %llu "
+                         "blocks wait at %s, which can never complete (every thread "
+                         "of them must reach it)",
+                         sim_launch_kernel_name(), block.x, block.y, block.z, waiting, n,
+                         sim_launch_group_sync());
 }
 
 void sim_grid_abort(void)

@@ -147,6 +147,8 @@ static const sim_errdesc errors[] = {
     {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
      "too many blocks in cooperative launch"},
     {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
+    {CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE",
+     "invalid cluster size"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
      "operation not permitted when stream is capturing"},
@@ -353,6 +355,7 @@ static int attribute_value(int attrib, int *ok)
     case 111: return SIM_SHARED_RESERVED; /* reserved shared memory per block */
     case 113: return 1;
     case 115: return 1;                 /* memory pools supported */
+    case 120: return 1;                 /* cluster launch (sim/cluster.c) */
     case 126: return 1;
     case 131: case 134: return -1;      /* NUMA ids */
     default:

@@ -561,9 +561,9 @@ _Noreturn static void partial_barrier(sim_block *b, const pcc_sim_thread *t)
 {
     if (b->bar_grid)
         sim_fail_sync(t,
-                      "grid.sync() (line %d) not reached by every thread of the block: %d of %d "
+                      "%s (line %d) not reached by every thread of the block: %d of %d "
                  "threads wait at the barrier while %d have already exited",
-                 b->bar_grid_line, b->bar_waiting, b->nthreads, b->exited);
+                 sim_launch_group_sync(), b->bar_grid_line, b->bar_waiting, b->nthreads, b->exited);
     sim_fail_sync(t,
                   "__syncthreads() not reached by every thread of the block: %d of %d threads wait "
              "at the barrier while %d have already exited",
@@ -591,9 +591,10 @@ static void block_barrier(pcc_sim_thread *t, int pred, int grid, int line)
     if (++b->bar_waiting == b->live) {
         if (b->bar_grid != 0 && b->bar_grid != b->bar_waiting)
             sim_fail_sync(t,
-                          "%d threads of the block wait at grid.sync() (line %d) and %d at "
+                          "%d threads of the block wait at %s (line %d) and %d at "
                      "__syncthreads(): every thread must reach the same barrier",
-                     b->bar_grid, b->bar_grid_line, b->bar_waiting - b->bar_grid);
+                     b->bar_grid, sim_launch_group_sync(), b->bar_grid_line,
+                     b->bar_waiting - b->bar_grid);
         if (b->bar_grid)
             sim_grid_wait(t, line); /* blocks this OS thread: the block's others are parked */
         b->bar_result = b->bar_acc;
@@ -663,6 +664,25 @@ static void api_grid_sync(pcc_sim_thread *t, int line)
         return;
     }
     block_barrier(t, 0, 1, line);
+}
+
+/* cluster.sync(): the cluster's blocks run at once (sim/launch.c), and wait
+ * for each other at the launch's group barrier as a cooperative grid's do;
+ * a cluster of one block is that block's barrier. */
+static void api_cluster_sync(pcc_sim_thread *t, int line)
+{
+    sim_fiber *f = t->runtime;
+    pcc_sim_dim3 c = sim_launch_cluster();
+    int alone = (unsigned long long)c.x * c.y * c.z == 1;
+    if (f->block == NULL) {
+        if (t->blockDim.x * t->blockDim.y * t->blockDim.z != 1)
+            sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                     "cluster.sync() ran in a kernel compiled without synchronization support");
+        if (!alone)
+            sim_grid_wait(t, line);
+        return;
+    }
+    block_barrier(t, 0, !alone, line);
 }
 
 /* ---- running a block --------------------------------------------------------------------- */
@@ -738,4 +758,5 @@ const pcc_sim_api sim_api_fiber = {
     api_grid_valid, api_grid_sync,
     NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
     NULL,                         /* check mode: sim/module.c adds it */
+    sim_api_cluster_dims, api_cluster_sync, sim_api_cluster_map,
 };

@@ -70,6 +70,10 @@ static struct {
     void *const *args;
     unsigned long long nblocks;
     int cooperative;
+    pcc_sim_dim3 cluster;              /* 1, 1, 1 outside a cluster launch */
+    unsigned long long cluster_size;   /* blocks in one cluster */
+    unsigned long long cluster_index;  /* the cluster that runs now */
+    void *member_shared[SIM_MAX_CLUSTER], *member_anchor[SIM_MAX_CLUSTER]; /* by rank */
     atomic_ullong next;
     atomic_int stop;
     CUresult err;
@@ -81,6 +85,41 @@ static _Thread_local sim_worker *tls_worker;
 int sim_launch_cooperative(void)
 {
     return L.cooperative;
+}
+
+pcc_sim_dim3 sim_launch_cluster(void)
+{
+    return L.cluster;
+}
+
+unsigned long long sim_launch_group_blocks(void)
+{
+    return L.cluster_size > 1 ? L.cluster_size : L.nblocks;
+}
+
+const char *sim_launch_group_sync(void)
+{
+    return L.cluster_size > 1 ? "cluster.sync()" : "grid.sync()";
+}
+
+void *sim_launch_member_shared(unsigned int rank)
+{
+    return rank < SIM_MAX_CLUSTER ? __atomic_load_n(&L.member_shared[rank], __ATOMIC_ACQUIRE) : NULL;
+}
+
+void *sim_launch_member_anchor(unsigned int rank)
+{
+    return rank < SIM_MAX_CLUSTER ? __atomic_load_n(&L.member_anchor[rank], __ATOMIC_ACQUIRE) : NULL;
+}
+
+unsigned int sim_launch_shared_bytes(void)
+{
+    return L.shared_bytes;
+}
+
+int sim_launch_stopped(void)
+{
+    return atomic_load_explicit(&L.stop, memory_order_relaxed);
 }
 
 unsigned long long sim_launch_nblocks(void)
@@ -254,7 +293,7 @@ void sim_launch_error(CUresult code, const char *fmt, ...)
     }
     pthread_mutex_unlock(&err_lock);
     atomic_store(&L.stop, 1);
-    if (L.cooperative)
+    if (L.cooperative || L.cluster_size > 1)
         sim_grid_abort(); /* blocks waiting in grid.sync() would wait forever */
 }
 
@@ -340,15 +379,34 @@ static void run_plain(sim_worker *w, pcc_sim_dim3 bidx, unsigned long long seed)
     }
 }
 
+/* The grid's linear block index of the block of rank `rank` in the
+ * cluster that runs now (clusters and ranks count x fastest). */
+static unsigned long long cluster_block(unsigned long long rank)
+{
+    unsigned long long cgx = L.grid.x / L.cluster.x, cgy = L.grid.y / L.cluster.y;
+    unsigned long long c = L.cluster_index;
+    unsigned long long x = c % cgx * L.cluster.x + rank % L.cluster.x;
+    unsigned long long y = c / cgx % cgy * L.cluster.y + rank / L.cluster.x % L.cluster.y;
+    unsigned long long z = c / (cgx * cgy) * L.cluster.z + rank / ((unsigned long long)L.cluster.x * L.cluster.y);
+    return x + L.grid.x * (y + (unsigned long long)L.grid.y * z);
+}
+
 /* Runs blocks on w until none are left or the launch stops; `only` >= 0:
- * that block alone (a cooperative launch's). Apart from run_blocks so that
+ * that block alone (a cooperative launch's; in a cluster launch, the block
+ * of that rank in the cluster that runs now). Apart from run_blocks so that
  * a longjmp out of a block leaves nothing of this frame to be read. */
 static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
 {
     unsigned long long gx = L.grid.x, gxy = gx * L.grid.y;
     while (!atomic_load_explicit(&L.stop, memory_order_relaxed)) {
         unsigned long long b;
-        if (only >= 0)
+        if (only >= 0 && L.cluster_size > 1) {
+            b = cluster_block((unsigned long long)only);
+            /* where this block's shared memory is, for map_shared_rank */
+            __atomic_store_n(&L.member_shared[only], w->shared, __ATOMIC_RELEASE);
+            __atomic_store_n(&L.member_anchor[only], L.k->tls_anchor ? L.k->tls_anchor() : NULL,
+                             __ATOMIC_RELEASE);
+        } else if (only >= 0)
             b = (unsigned long long)only;
         else if ((b = atomic_fetch_add_explicit(&L.next, 1, memory_order_relaxed)) >= L.nblocks)
             break;
@@ -362,7 +420,7 @@ static __attribute__((noinline)) void take_blocks(sim_worker *w, long long only)
         else
             run_plain(w, bidx, seed);
         sim_worker_set_in_kernel(w, 0);
-        if (L.cooperative)
+        if (L.cooperative || L.cluster_size > 1)
             sim_grid_block_done(bidx);
         if (only >= 0)
             break;
@@ -537,6 +595,22 @@ static CUresult run_launch(void)
     L.detail[0] = '\0';
     sim_check_launch_begin(L.f, L.args, L.shared_bytes);
     sim_stop_begin();
+    if (L.cluster_size > 1) { /* one cluster at a time, its blocks at once */
+        unsigned long long n = L.nblocks / L.cluster_size;
+        for (L.cluster_index = 0; L.cluster_index < n && !atomic_load(&L.stop); L.cluster_index++) {
+            memset(L.member_shared, 0, sizeof L.member_shared);
+            memset(L.member_anchor, 0, sizeof L.member_anchor);
+            if (sim_coop_start(L.cluster_size) < 0) {
+                sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
+                                 "for the %llu blocks of a cluster", L.k->name, L.cluster_size);
+                break;
+            }
+            run_blocks(workers[0], 0);
+            tls_worker = NULL;
+            sim_coop_finish();
+        }
+        return launch_result();
+    }
     if (L.cooperative) {
         if (sim_coop_start(L.nblocks) < 0) {
             sim_launch_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "kernel '%s': no OS threads "
@@ -636,6 +710,11 @@ CUresult sim_kernel_op(sim_op *op, CUfunction f, unsigned int gx, unsigned int g
     op->u.kernel.size = params_end(k);
     op->u.kernel.ctx = f->mod->ctx;
     op->u.kernel.cooperative = 0;
+    op->u.kernel.cluster = (pcc_sim_dim3){0, 0, 0};
+    /* a kernel of __cluster_dims__ runs in clusters of them: the grid must
+     * hold a whole number */
+    if (k->cluster[0] && (gx % k->cluster[0] || gy % k->cluster[1] || gz % k->cluster[2]))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     return CUDA_SUCCESS;
 }
 
@@ -699,6 +778,10 @@ CUresult sim_kernel_run(const sim_op *op)
     L.shared_bytes = op->u.kernel.shared;
     L.nblocks = (unsigned long long)L.grid.x * L.grid.y * L.grid.z;
     L.cooperative = op->u.kernel.cooperative;
+    L.cluster = op->u.kernel.cluster.x ? op->u.kernel.cluster
+                : k->cluster[0]        ? (pcc_sim_dim3){k->cluster[0], k->cluster[1], k->cluster[2]}
+                                       : (pcc_sim_dim3){1, 1, 1};
+    L.cluster_size = (unsigned long long)L.cluster.x * L.cluster.y * L.cluster.z;
     CUresult rc = run_launch();
     pthread_mutex_unlock(&sim_launch_lock);
     return rc;
@@ -727,4 +810,5 @@ void sim_fill_launch_table(pcc_driver_table *t)
     t->cuLaunchKernel = sim_cuLaunchKernel;
     sim_fill_module_table(t);
     sim_fill_coop_table(t);
+    sim_fill_cluster_table(t);
 }

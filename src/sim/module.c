@@ -432,7 +432,10 @@ static CUresult sim_cuFuncGetAttribute(int *pi, int attrib, CUfunction f)
     case 7: *pi = 0; break; /* CACHE_MODE_CA */
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
     case 9: *pi = f->carveout; break; /* PREFERRED_SHARED_MEMORY_CARVEOUT */
-    case 10: case 11: case 12: case 13: case 14: case 15: *pi = 0; break; /* clusters */
+    case 11: case 12: case 13: /* REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH: __cluster_dims__ */
+        *pi = (int)f->k->cluster[attrib - 11];
+        break;
+    case 10: case 14: case 15: *pi = 0; break; /* cluster size must be set, non-portable */
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;

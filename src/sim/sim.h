@@ -108,6 +108,7 @@ typedef struct sim_op {
             size_t size;        /* bytes of the packed form */
             CUcontext ctx;      /* the context of f's module */
             int cooperative;    /* cuLaunchCooperativeKernel: every block at once */
+            pcc_sim_dim3 cluster; /* cuLaunchKernelEx's cluster; 0s: the kernel's own */
         } kernel;
         struct {
             int dir; /* SIM_COPY_* */
@@ -333,6 +334,25 @@ void sim_worker_set_in_kernel(sim_worker *w, int v);
 void sim_launch_error(CUresult code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The launch in progress (its blocks read it): cooperative, and its size. */
 int sim_launch_cooperative(void);
+/* The launch's cluster dimensions (1, 1, 1 outside a cluster launch) and
+ * the blocks one barrier of the launch waits for: a cluster's in a cluster
+ * launch, the grid's in a cooperative one; what that barrier is called. */
+pcc_sim_dim3 sim_launch_cluster(void);
+unsigned long long sim_launch_group_blocks(void);
+const char *sim_launch_group_sync(void);
+/* A block of a cluster launch, by its rank in the cluster that runs now:
+ * its shared memory (dynamic, and the module's thread-local anchor of its
+ * thread), NULL until that block has started. */
+void *sim_launch_member_shared(unsigned int rank);
+void *sim_launch_member_anchor(unsigned int rank);
+unsigned int sim_launch_shared_bytes(void);
+int sim_launch_stopped(void);
+/* cuLaunchKernelEx (sim/cluster.c), into the driver table. */
+void sim_fill_cluster_table(pcc_driver_table *t);
+/* The kernel api's cluster calls (sim/cluster.c). */
+void sim_api_cluster_dims(pcc_sim_thread *t, unsigned int dims[3]);
+void *sim_api_cluster_map(pcc_sim_thread *t, const void *addr, unsigned int rank,
+                          const void *anchor);
 unsigned long long sim_launch_nblocks(void);
 const char *sim_launch_kernel_name(void);
 
@@ -360,6 +380,10 @@ void sim_stop_end(void);
 /* The most blocks a cooperative launch may have: each runs on an OS thread
  * of its own; sim_blocks_per_sm keeps to it. */
 #define SIM_MAX_COOP_BLOCKS 4096
+/* The largest cluster: 8 blocks is CUDA's portable size, 16 the most an H100
+ * takes (non-portable); the simulator takes 8 (CUDA_ERROR_INVALID_CLUSTER_SIZE past it). */
+#define SIM_MAX_CLUSTER 8
+#define CUDA_ERROR_INVALID_CLUSTER_SIZE 912
 /* A cooperative launch of nblocks blocks (launch lock held): readies the grid
  * barrier and the threads that run blocks 1..nblocks-1 and starts them; the
  * caller runs block 0, then sim_coop_finish. 0, or -1 when the threads

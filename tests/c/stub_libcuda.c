@@ -182,6 +182,7 @@ API CUresult cuDeviceGetAttribute(int *pi, int attr, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 232448; break;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *pi = 1; break;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
     default:
         if (attr <= 0 || attr > 200)
@@ -964,6 +965,37 @@ API size_t stub_last_launch(unsigned int dims[7], CUstream *stream, CUfunction *
     *func = last_launch.func;
     memcpy(bytes, last_launch.bytes, last_launch.nbytes < cap ? last_launch.nbytes : cap);
     return last_launch.nbytes;
+}
+
+/* cuLaunchKernelEx: the launch as cuLaunchKernel records it (dims, packed
+ * bytes), and its attributes, always recorded (stub_last_ex). */
+static struct {
+    int n;
+    int ids[8];
+    unsigned int values[8][3];
+} last_ex;
+
+API CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    last_ex.n = c->numAttrs < 8 ? (int)c->numAttrs : 8;
+    for (int i = 0; i < last_ex.n; i++) {
+        last_ex.ids[i] = c->attrs[i].id;
+        memcpy(last_ex.values[i], &c->attrs[i].value, sizeof last_ex.values[i]);
+    }
+    return cuLaunchKernel(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                          c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra);
+}
+
+/* The last cuLaunchKernelEx's attributes: ids[i] and the first 12 bytes
+ * of each value (a cluster's x, y, z; a priority or cooperative flag in
+ * [0]). Returns how many (at most 8). */
+API int stub_last_ex(int *ids, unsigned int (*values)[3])
+{
+    memcpy(ids, last_ex.ids, sizeof last_ex.ids);
+    memcpy(values, last_ex.values, sizeof last_ex.values);
+    return last_ex.n;
 }
 
 API CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,

@@ -305,6 +305,18 @@ static void sb_cstr(pcc_sbuf *b, const char *s)
     }
 }
 
+/* The rest of a kernel's registration: its __cluster_dims__ (the source's
+ * expressions, which the compiler evaluates there) and the closing paren. */
+static void sb_cluster(pcc_sbuf *out, const pcc_sim_analysis *A, const char *name)
+{
+    int k = pcc_sl_find(&A->kernel_names, name);
+    const char *dims = k >= 0 && k < A->kernel_clusters.n ? A->kernel_clusters.v[k] : "";
+    if (dims[0])
+        pcc_sb_printf(out, ", __pcc_cluster(dim3(%s))),\n", dims);
+    else
+        pcc_sb_puts(out, "),\n");
+}
+
 /* The generated tail: the dynamic-shared setter, the kernel table and the
  * module's init. */
 /* Entry lines carry #line markers so that a compiler error on one of them
@@ -325,17 +337,19 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
             e++;
         pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"", PCC_LINE_EXPR + i, e);
         sb_cstr(out, P->exprs.v[i]);
-        pcc_sb_printf(out, "\", %d),\n", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
+        pcc_sb_printf(out, "\", %d", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
+        sb_cluster(out, A, P->exprs.v[i]);
     }
     for (int i = 0; i < A->kernel_names.n; i++) {
         if (drop[i] || pcc_sl_find(&P->exprs, A->kernel_names.v[i]) >= 0)
             continue;
-        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"%s\", %d),\n", PCC_LINE_KERNEL + i,
+        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"%s\", %d", PCC_LINE_KERNEL + i,
                   A->kernel_exprs.v[i], A->kernel_names.v[i], pcc_sim_kernel_syncs(A, A->kernel_names.v[i]));
+        sb_cluster(out, A, A->kernel_names.v[i]);
     }
     pcc_sb_puts(out, "# 3000 \"<pycudac-sim-registration>\"\n");
     pcc_sb_puts(out,
-            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0}};\n"
+            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0, {0, 0, 0}, nullptr}};\n"
             "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\"))) int\n"
             "pcc_sim_module_init(const pcc_sim_api *api, const pcc_sim_kernel **kernels, int *count)\n"
             "{\n"

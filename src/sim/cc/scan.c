@@ -40,6 +40,7 @@ void pcc_sim_analysis_free(pcc_sim_analysis *A)
     pcc_sl_free(&A->sync_names);
     pcc_sl_free(&A->kernel_names);
     pcc_sl_free(&A->kernel_exprs);
+    pcc_sl_free(&A->kernel_clusters);
     pcc_sl_free(&A->dyn_names);
     pcc_sl_free(&A->dyn_setters);
     free(A->errors.p);
@@ -108,6 +109,7 @@ static int is_attr_word(const pcc_sim_tok *t)
            pcc_sim_tk_is(t, "__align__") || pcc_sim_tk_is(t, "alignas") ||
            pcc_sim_tk_is(t, "__declspec") || pcc_sim_tk_is(t, "__maxnreg__") ||
            pcc_sim_tk_is(t, "__cluster_dims__") || pcc_sim_tk_is(t, "__builtin_align__") ||
+           pcc_sim_tk_is(t, "__pcc_cluster_dims__") ||
            pcc_sim_tk_is(t, "decltype") || pcc_sim_tk_is(t, "noexcept") ||
            pcc_sim_tk_is(t, "throw") || pcc_sim_tk_is(t, "sizeof") || pcc_sim_tk_is(t, "alignof");
 }
@@ -294,7 +296,22 @@ static int body_follows(const pcc_sim_toks *T, int rp, int b)
     return 1;
 }
 
-static void add_kernel(pcc_sim_analysis *A, const pcc_sim_toks *T, int name, int q, const scope *st, int depth)
+/* The text between the parentheses of __cluster_dims__(...) in [a, q), or "". */
+static void cluster_text(const pcc_sim_toks *T, int a, int q, pcc_sbuf *out)
+{
+    for (int k = a; k < q; k++)
+        if (pcc_sim_tk_is(&T->v[k], "__pcc_cluster_dims__") && pcc_sim_tk_punct(T, k + 1, '(')) {
+            int close = pcc_sim_match_close(T, k + 1);
+            for (int r = k + 2; r < close; r++) {
+                pcc_sb_add(out, T->v[r].p, T->v[r].n);
+                pcc_sb_puts(out, " ");
+            }
+            return;
+        }
+}
+
+static void add_kernel(pcc_sim_analysis *A, const pcc_sim_toks *T, int a, int name, int q, const scope *st,
+                       int depth)
 {
     pcc_sbuf expr = {0};
     ns_path(st, depth, &expr);
@@ -304,8 +321,12 @@ static void add_kernel(pcc_sim_analysis *A, const pcc_sim_toks *T, int name, int
     char nm[256];
     snprintf(nm, sizeof nm, "%.*s", (int)T->v[name].n, T->v[name].p);
     if (!expr.oom && pcc_sl_find(&A->kernel_names, nm) < 0) {
+        pcc_sbuf dims = {0};
+        cluster_text(T, a, q, &dims);
         pcc_sl_adds(&A->kernel_names, nm);
         pcc_sl_adds(&A->kernel_exprs, expr.p);
+        pcc_sl_adds(&A->kernel_clusters, dims.p ? dims.p : "");
+        free(dims.p);
     }
     free(expr.p);
 }
@@ -349,7 +370,7 @@ static void on_function(pcc_sim_analysis *A, const pcc_sim_toks *T, int a, int l
             refuse_rule(A, &T->v[name], "a __global__ function must have a void return type (\"%s\")", nm);
         free(ret.p);
         if (!tmpl && !in_class && !pcc_sim_tk_punct(T, lp - 1, '>'))
-            add_kernel(A, T, name, q, st, depth);
+            add_kernel(A, T, a, name, q, st, depth);
     } else if (!device && !A->default_device) {
         if (host)
             refuse_rule(A, &T->v[name], "function \"%s\" is marked __host__ only: host functions are "
@@ -599,6 +620,12 @@ void pcc_sim_marker_edits(const pcc_sim_toks *T, const char *src, pcc_sim_edits 
             text = has_inline ? "__attribute__((always_inline))" : "inline __attribute__((always_inline))";
         } else if (pcc_sim_tk_is(t, "__pcc_noinline__"))
             text = "__attribute__((noinline))";
+        else if (pcc_sim_tk_is(t, "__pcc_cluster_dims__") && pcc_sim_tk_punct(T, i + 1, '(')) {
+            /* read by add_kernel: the registration carries the dimensions */
+            const pcc_sim_tok *close = &T->v[pcc_sim_match_close(T, i + 1)];
+            ed_add(E, at, (size_t)(close->p - src) + close->n, strdup(""));
+            continue;
+        }
         if (text)
             ed_add(E, at, at + t->n, strdup(text));
     }

@@ -110,6 +110,7 @@ typedef struct {
 /* What the scan found. */
 typedef struct {
     pcc_slist kernel_names, kernel_exprs; /* registered name, C++ expression of its address */
+    pcc_slist kernel_clusters; /* the text inside its __cluster_dims__(...), or "" */
     pcc_slist dyn_names, dyn_setters;     /* file-scope extern __shared__: qualified name, setter line */
     pcc_sbuf errors;                      /* refusals, one per line */
     int nerrors;

@@ -17,7 +17,8 @@ int pcc_sim_is_sync_token(const pcc_sim_tok *t)
     static const char *const prefixes[] = {
         "__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
         "__uni_sync", "__activemask", "__match", "__reduce_", "this_thread_block",
-        "tiled_partition", "coalesced_threads", "cooperative_groups"};
+        "tiled_partition", "coalesced_threads", "cooperative_groups", "this_cluster",
+        "cluster_group"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (pcc_sim_tk_starts(t, prefixes[i]))
             return 1;

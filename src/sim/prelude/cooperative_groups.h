@@ -14,6 +14,11 @@
  *                      binary_partition, tiled_partition(group, n)
  *   grid_group         this_grid(): its indices in any launch; sync() and
  *                      is_valid() need a cooperative launch
+ *   cluster_group      this_cluster(): the launch's thread-block cluster
+ *                      (cluster=, __cluster_dims__; one block outside a
+ *                      cluster launch), sync() and map_shared_rank (the
+ *                      runtime's cluster_* calls); query_shared_rank is not
+ *                      here: a kernel that calls it does not compile
  *   invoke_one(_broadcast); reduce and the scans are
  *   cooperative_groups_reduce.h and cooperative_groups_scan.h, as CUDA's
  *   <cooperative_groups/reduce.h> and <cooperative_groups/scan.h>.
@@ -265,6 +270,76 @@ class grid_group : public thread_group {
 };
 
 inline grid_group this_grid() { return grid_group(); }
+
+/* ---- cluster_group ---------------------------------------------------------------------- */
+
+class cluster_group {
+    friend cluster_group this_cluster();
+    cluster_group() {}
+    static dim3 dims()
+    {
+        unsigned int d[3];
+        PCC_SAVE;
+        __pcc_api->cluster_dims(__pcc_self, d);
+        PCC_RESTORE;
+        return dim3(d[0], d[1], d[2]);
+    }
+
+  public:
+    /* Every thread of the cluster's blocks; the line for the runtime's errors. */
+    static void sync(int __line = __builtin_LINE())
+    {
+        PCC_SAVE;
+        __pcc_api->cluster_sync(__pcc_self, __line);
+        PCC_RESTORE;
+    }
+    using arrival_token = struct {};
+    /* Arrival is taken at the wait (a stricter barrier, as thread_block's). */
+    static arrival_token barrier_arrive() { return arrival_token(); }
+    static void barrier_wait(int __line = __builtin_LINE()) { sync(__line); }
+    static void barrier_wait(arrival_token &&, int __line = __builtin_LINE()) { sync(__line); }
+    static dim3 dim_blocks() { return dims(); }
+    static unsigned int num_blocks()
+    {
+        dim3 d = dims();
+        return d.x * d.y * d.z;
+    }
+    static dim3 block_index()
+    {
+        dim3 d = dims();
+        return dim3(blockIdx.x % d.x, blockIdx.y % d.y, blockIdx.z % d.z);
+    }
+    static unsigned int block_rank()
+    {
+        dim3 d = dims(), i = block_index();
+        return i.x + d.x * (i.y + d.y * i.z);
+    }
+    static unsigned int num_threads() { return num_blocks() * details::cta_size(); }
+    static unsigned int size() { return num_threads(); }
+    static unsigned int thread_rank() { return block_rank() * details::cta_size() + details::cta_rank(); }
+    static dim3 dim_threads()
+    {
+        dim3 d = dims();
+        return dim3(d.x * blockDim.x, d.y * blockDim.y, d.z * blockDim.z);
+    }
+    static dim3 thread_index()
+    {
+        dim3 i = block_index();
+        return dim3(i.x * blockDim.x + threadIdx.x, i.y * blockDim.y + threadIdx.y,
+                    i.z * blockDim.z + threadIdx.z);
+    }
+    /* `addr` in the shared memory of the cluster's block `rank` */
+    template <class T> static T *map_shared_rank(T *addr, int rank)
+    {
+        PCC_SAVE;
+        void *p = __pcc_api->cluster_map(__pcc_self, (const void *)addr, (unsigned int)rank,
+                                         &__pcc_tls_anchor);
+        PCC_RESTORE;
+        return (T *)p;
+    }
+};
+
+inline cluster_group this_cluster() { return cluster_group(); }
 
 /* ---- coalesced_group -------------------------------------------------------------------- */
 

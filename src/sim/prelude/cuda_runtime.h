@@ -97,7 +97,7 @@ template <> struct limits<unsigned long long> { static constexpr unsigned long l
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __maxnreg__(n)
-#define __cluster_dims__(...)
+#define __cluster_dims__(...) __pcc_cluster_dims__(__VA_ARGS__) /* read by sim/cc/scan.c */
 #ifndef __restrict__
 #define __restrict__ __restrict
 #endif
@@ -368,14 +368,25 @@ template <class... A> struct __pcc_fn<void (*)(A...)> {
         call<F>(args, typename __pcc::make_seq<sizeof...(A)>::type{});
     }
 };
-template <auto F> static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int uses_sync)
+/* Where this OS thread's copies of the module's __shared__ variables are:
+ * the runtime maps one block's shared address to another's by its offset
+ * from this anchor (cluster.map_shared_rank). */
+static thread_local char __pcc_tls_anchor;
+static void *__pcc_tls_anchor_of_thread(void) { return &__pcc_tls_anchor; }
+/* __cluster_dims__(...) of a kernel, as dim3 takes them (1 to 3 values) */
+static constexpr pcc_sim_dim3 __pcc_cluster(dim3 d) { return pcc_sim_dim3{d.x, d.y, d.z}; }
+template <auto F>
+static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int uses_sync,
+                                             pcc_sim_dim3 cluster = pcc_sim_dim3{0, 0, 0})
 {
     typedef __pcc_fn<decltype(F)> fn;
     if constexpr (fn::is_kernel)
         return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync,
-                              __PCC_SIM_CHECKED};
+                              __PCC_SIM_CHECKED, {cluster.x, cluster.y, cluster.z},
+                              __pcc_tls_anchor_of_thread};
     else
-        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync, __PCC_SIM_CHECKED};
+        return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync, __PCC_SIM_CHECKED,
+                              {0, 0, 0}, nullptr};
 }
 static inline void *__pcc_dyn_smem(void) { return __pcc_cur->dynamic_shared; }
 

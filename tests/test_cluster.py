@@ -249,7 +249,9 @@ def test_cluster_kernels_compile_with_nvrtc():
 def test_what_the_cuda_backend_sends(stub_driver):
     """On the stub driver: cuLaunchKernelEx with the cluster-dimension and
     priority attributes (ids 4 and 8), cooperative (2) when asked, the
-    grid and block, and the packed parameters."""
+    grid and block, and the packed parameters; on every call of a call site
+    (whose keywords are cached after the first: the CUDA backend's fast
+    path must not take it)."""
     code = textwrap.dedent(f"""
         import ctypes, numpy as np
         import pycudac.autoinit, pycudac.driver as drv
@@ -267,6 +269,11 @@ def test_what_the_cuda_backend_sends(stub_driver):
           cooperative=True)
         n = stub.stub_last_ex(ids, vals)
         print("B", [ids[i] for i in range(n)], [vals[i][0] for i in range(n)])
+        stub.stub_ex_count.restype = ctypes.c_long
+        before = stub.stub_ex_count()
+        for _ in range(3):  # one call site: its keywords cached after the first
+            f(np.intp(0x1000), np.int32(7), block=(64, 1, 1), grid=(4, 1), cluster=(4,))
+        print("D", stub.stub_ex_count() - before)
         dims = (ctypes.c_uint * 7)()
         s, fn = ctypes.c_void_p(), ctypes.c_void_p()
         buf = (ctypes.c_ubyte * 64)()
@@ -279,7 +286,9 @@ def test_what_the_cuda_backend_sends(stub_driver):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    lines = dict(ln.split(" ", 1) for ln in r.stdout.splitlines() if ln[:2] in ("A ", "B ", "C "))
+    lines = dict(ln.split(" ", 1) for ln in r.stdout.splitlines()
+                 if ln[:2] in ("A ", "B ", "C ", "D "))
+    assert lines["D"] == "3"  # never the plain call's fast path
     assert lines["A"] == "[4, 8] [[2, 2, 1], [4294967295, 0, 0]]"
     assert lines["B"] == "[4, 2] [4, 1]"
     assert lines["C"] == "[4, 1, 1, 64, 1, 1, 0] " + (

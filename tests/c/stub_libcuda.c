@@ -974,11 +974,18 @@ static struct {
     int ids[8];
     unsigned int values[8][3];
 } last_ex;
+static long ex_count; /* cuLaunchKernelEx calls so far */
+
+API long stub_ex_count(void)
+{
+    return ex_count;
+}
 
 API CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
     if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
         return CUDA_ERROR_INVALID_VALUE;
+    ex_count++;
     last_ex.n = c->numAttrs < 8 ? (int)c->numAttrs : 8;
     for (int i = 0; i < last_ex.n; i++) {
         last_ex.ids[i] = c->attrs[i].id;

@@ -738,4 +738,5 @@ const pcc_sim_api sim_api_fiber = {
     api_grid_valid, api_grid_sync,
     NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
     NULL,                         /* check mode: sim/module.c adds it */
+    NULL, NULL,                   /* textures and surfaces: sim/module.c adds them */
 };

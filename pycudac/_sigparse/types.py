@@ -111,6 +111,10 @@ KEEP_NAME = {"size_t", "ptrdiff_t", "ssize_t", "intptr_t", "uintptr_t", "int8_t"
 
 # CUDA vector types: element kind, element size, and alignment for 1..4
 # components (vector_types.h).
+# the texture and surface object types: a source's typedef of them (cuda.h
+# declares CUtexObject as unsigned long long) does not make them integers
+HANDLE_TYPES = frozenset(k for k, v in SCALARS.items() if v[0] in ("tex", "surf"))
+
 _VEC_BASES = {
     "char": ("i8", 1, (1, 2, 1, 4)), "uchar": ("u8", 1, (1, 2, 1, 4)),
     "short": ("i16", 2, (2, 4, 2, 8)), "ushort": ("u16", 2, (2, 4, 2, 8)),

@@ -282,6 +282,10 @@ class SurfaceObject:
     @property
     def source(self) -> Any: ...
 
+def _memcpy3d(src: tuple[int, Any, int, int, int, int, int],
+              dst: tuple[int, Any, int, int, int, int, int], width_in_bytes: int, height: int,
+              depth: int, /) -> None: ...
+
 # ---- modules and kernels ---------------------------------------------------------
 
 @final

@@ -1,7 +1,7 @@
 """CUDA arrays, texture objects and surface objects (pycudac.driver's
 Array, ArrayDescriptor, ArrayDescriptor3D, array_format, array3d_flags,
 address_mode, filter_mode, np_to_array, gpuarray_to_array, matrix_to_array,
-array_to_np, TextureObject, SurfaceObject).
+array_to_np, Memcpy2D, Memcpy3D, TextureObject, SurfaceObject).
 
 PyCUDA's names for arrays and their descriptors; texture and surface
 *objects* as CuPy and the CUDA runtime have them (PyCUDA's texture
@@ -362,3 +362,68 @@ class SurfaceObject(_driver.SurfaceObject):
             raise ValueError("SurfaceObject: layered surfaces are not supported "
                              "(surf1DLayered/surf2DLayered)")
         return super().__new__(cls, array)
+
+
+class Memcpy2D:
+    """PyCUDA's 2D copy between host, device and array memory: set a source
+    and a destination (set_src_host/device/array, set_dst_...), their
+    x_in_bytes, y and pitch, then width_in_bytes and height, and call it.
+    A pitch of 0 means width_in_bytes. Runs cuMemcpy3D; with a stream it
+    waits for that stream first (the copy itself is synchronous)."""
+
+    _fields = ("x_in_bytes", "y", "z", "lod", "pitch", "height")
+
+    def __init__(self):
+        for side in ("src", "dst"):
+            for f in self._fields:
+                setattr(self, f"{side}_{f}", 0)
+            setattr(self, f"_{side}", None)
+        self.width_in_bytes = self.height = 0
+        self.depth = 1
+
+    def _set(self, side, kind, obj):
+        setattr(self, f"_{side}", (kind, obj))
+
+    def set_src_host(self, buf):
+        self._set("src", 1, buf)
+
+    def set_src_device(self, ptr):
+        self._set("src", 2, int(ptr))
+
+    def set_src_array(self, ary):
+        self._set("src", 3, ary)
+
+    def set_dst_host(self, buf):
+        self._set("dst", 1, buf)
+
+    def set_dst_device(self, ptr):
+        self._set("dst", 2, int(ptr))
+
+    def set_dst_array(self, ary):
+        self._set("dst", 3, ary)
+
+    set_src_unified, set_dst_unified = set_src_host, set_dst_host
+
+    def _side(self, side):
+        where = getattr(self, f"_{side}")
+        if where is None:
+            raise ValueError(f"{type(self).__name__}: no {side} set (set_{side}_host, "
+                             f"set_{side}_device or set_{side}_array)")
+        if getattr(self, f"{side}_lod", 0):
+            raise ValueError(f"{type(self).__name__}: {side}_lod must be 0 (no mipmaps)")
+        kind, obj = where
+        return (kind, obj) + tuple(int(getattr(self, f"{side}_{f}", 0))
+                                   for f in ("x_in_bytes", "y", "z", "pitch", "height"))
+
+    def __call__(self, stream_or_aligned=None):
+        if stream_or_aligned is not None and not isinstance(stream_or_aligned, bool):
+            stream_or_aligned.synchronize()
+        if int(self.width_in_bytes) <= 0:
+            raise ValueError(f"{type(self).__name__}: width_in_bytes must be positive")
+        _driver._memcpy3d(self._side("src"), self._side("dst"), int(self.width_in_bytes),
+                          int(self.height) or 1, int(self.depth) or 1)
+
+
+class Memcpy3D(Memcpy2D):
+    """PyCUDA's 3D copy: Memcpy2D's fields with src_z, dst_z, src_height,
+    dst_height (rows of a slice of linear memory) and depth."""

@@ -238,6 +238,130 @@ static PyType_Spec array_spec = {
     .slots = array_slots,
 };
 
+/* ---- Memcpy2D / Memcpy3D (pycudac/_textures.py) ------------------------------------------- */
+
+/* One side of _memcpy3d: kind 1 host (a buffer), 2 device (an int), 3 an
+ * Array, with its origin and, for linear memory, pitch and height. */
+typedef struct {
+    int kind;
+    PyObject *obj;
+    unsigned long long x, y, z, pitch, height;
+} copy_side;
+
+static int side_arg(PyObject *t, copy_side *s)
+{
+    return PyArg_ParseTuple(t, "iOKKKKK", &s->kind, &s->obj, &s->x, &s->y, &s->z, &s->pitch,
+                            &s->height);
+}
+
+/* Fills one side of c; a host side's buffer into *view (released by the
+ * caller when view->obj is set). Host memory is checked against the box:
+ * the driver would read or write past a short buffer. */
+static int side_fill(const copy_side *s, int dst, CUDA_MEMCPY3D *c, Py_buffer *view,
+                     const char *which)
+{
+    size_t w = c->WidthInBytes, h = c->Height, d = c->Depth;
+    size_t *xp = dst ? &c->dstXInBytes : &c->srcXInBytes, *yp = dst ? &c->dstY : &c->srcY,
+           *zp = dst ? &c->dstZ : &c->srcZ, *pp = dst ? &c->dstPitch : &c->srcPitch,
+           *hp = dst ? &c->dstHeight : &c->srcHeight;
+    int *type = dst ? &c->dstMemoryType : &c->srcMemoryType;
+    *xp = (size_t)s->x;
+    *yp = (size_t)s->y;
+    *zp = (size_t)s->z;
+    *pp = (size_t)s->pitch;
+    *hp = (size_t)s->height;
+    if (s->kind == CU_MEMORYTYPE_ARRAY) {
+        if (!PyObject_TypeCheck(s->obj, pcc_st.Array) || live_array((PccArray *)s->obj, which) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "%s: expected an Array", which);
+            return -1;
+        }
+        *type = CU_MEMORYTYPE_ARRAY;
+        if (dst)
+            c->dstArray = ((PccArray *)s->obj)->array;
+        else
+            c->srcArray = ((PccArray *)s->obj)->array;
+        return 0;
+    }
+    size_t pitch = *pp ? *pp : w, rows = *hp ? *hp : h;
+    if (pitch < w || (d > 1 && rows < h)) {
+        PyErr_Format(PyExc_ValueError, "%s: the pitch (%zu) must be at least width_in_bytes "
+                     "(%zu), and the height (%zu) at least height (%zu)", which, pitch, w, rows, h);
+        return -1;
+    }
+    *pp = pitch;
+    *hp = rows;
+    if (s->kind == CU_MEMORYTYPE_DEVICE) {
+        *type = CU_MEMORYTYPE_DEVICE;
+        unsigned long long p = PyLong_AsUnsignedLongLong(s->obj);
+        if (PyErr_Occurred())
+            return -1;
+        if (dst)
+            c->dstDevice = p;
+        else
+            c->srcDevice = p;
+        return 0;
+    }
+    if (PyObject_GetBuffer(s->obj, view, PyBUF_SIMPLE | (dst ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    size_t end = (*zp + d - 1) * pitch * rows + (*yp + h - 1) * pitch + *xp + w;
+    if (end > (size_t)view->len) {
+        PyErr_Format(PyExc_ValueError, "%s: the copy reaches byte %zu of a %zd-byte host buffer",
+                     which, end, view->len);
+        return -1;
+    }
+    *type = CU_MEMORYTYPE_HOST;
+    if (dst)
+        c->dstHost = view->buf;
+    else
+        c->srcHost = view->buf;
+    return 0;
+}
+
+/* _memcpy3d(src, dst, width_in_bytes, height, depth): src and dst are
+ * (kind, obj, x_in_bytes, y, z, pitch, height) tuples. */
+static PyObject *memcpy3d(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *st, *dt;
+    unsigned long long w, h, d;
+    copy_side src, dst;
+    if (!PyArg_ParseTuple(args, "O!O!KKK:_memcpy3d", &PyTuple_Type, &st, &PyTuple_Type, &dt, &w,
+                          &h, &d) ||
+        !side_arg(st, &src) || !side_arg(dt, &dst) || pcc_ready() < 0 ||
+        need((void *)pcc_drv.cuMemcpy3D, "cuMemcpy3D") < 0)
+        return NULL;
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.WidthInBytes = (size_t)w;
+    c.Height = (size_t)(h ? h : 1);
+    c.Depth = (size_t)(d ? d : 1);
+    Py_buffer sv = {0}, dv = {0};
+    PyObject *ret = NULL;
+    if (side_fill(&src, 0, &c, &sv, "Memcpy (source)") < 0 ||
+        side_fill(&dst, 1, &c, &dv, "Memcpy (destination)") < 0)
+        goto done;
+    CUresult rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = pcc_drv.cuMemcpy3D(&c);
+    Py_END_ALLOW_THREADS
+    if (pcc_check(rc, "cuMemcpy3D") < 0)
+        goto done;
+    ret = Py_None;
+    Py_INCREF(ret);
+done:
+    if (sv.obj)
+        PyBuffer_Release(&sv);
+    if (dv.obj)
+        PyBuffer_Release(&dv);
+    return ret;
+}
+
+static PyMethodDef module_functions[] = {
+    {"_memcpy3d", memcpy3d, METH_VARARGS,
+     "_memcpy3d(src, dst, width_in_bytes, height, depth): cuMemcpy3D (Memcpy2D/3D's call)."},
+    {NULL, NULL, 0, NULL}};
+
 /* ---- TextureObject, SurfaceObject -------------------------------------------------------------- */
 
 /* A 3- or 4-tuple of numbers into out (n of them). */
@@ -470,7 +594,8 @@ int pcc_array_init(PyObject *module)
         return -1;
     if (PyModule_AddObjectRef(module, "Array", (PyObject *)pcc_st.Array) < 0 ||
         PyModule_AddObjectRef(module, "TextureObject", (PyObject *)pcc_st.TextureObject) < 0 ||
-        PyModule_AddObjectRef(module, "SurfaceObject", (PyObject *)pcc_st.SurfaceObject) < 0)
+        PyModule_AddObjectRef(module, "SurfaceObject", (PyObject *)pcc_st.SurfaceObject) < 0 ||
+        PyModule_AddFunctions(module, module_functions) < 0)
         return -1;
     return 0;
 }

@@ -270,6 +270,20 @@ def matrix_to_array(matrix, order="C", allow_double_hack=False):
     return np_to_array(ary, order)
 
 
+def make_multichannel_2d_array(ndarray, order):
+    """A 2D Array of 2 or 4 channels (PyCUDA's): shape (height, width,
+    channels) for order 'C', (channels, width, height) for 'F'."""
+    ary = np.asarray(ndarray)
+    if ary.ndim != 3:
+        raise ValueError(f"make_multichannel_2d_array: expected 3 dimensions, got shape "
+                         f"{ary.shape}")
+    if order == "F":
+        ary = ary.transpose(2, 1, 0)
+    elif order != "C":
+        raise ValueError(f"make_multichannel_2d_array: order must be 'C' or 'F', got {order!r}")
+    return np_to_array(ary, "C", num_channels=ary.shape[-1])
+
+
 def array_to_np(array):
     """The Array's contents as a new ndarray (Array.get())."""
     return array.get()

@@ -451,6 +451,24 @@ def test_fortran_order_and_matrix_to_array():
     np.testing.assert_array_equal(f.get(), m.T)
 
 
+def test_make_multichannel_2d_array():
+    data = np.arange(3 * 5 * 4, dtype=np.uint8).reshape(3, 5, 4)
+    a = drv.make_multichannel_2d_array(data, "C")
+    assert (a.width, a.height, a.num_channels) == (5, 3, 4)
+    np.testing.assert_array_equal(a.get(), data)
+    f = drv.make_multichannel_2d_array(data.transpose(2, 1, 0), "F")
+    np.testing.assert_array_equal(f.get(), data)
+
+
+def test_the_simulator_names_the_texture_functions_it_does_not_run():
+    if drv.get_backend() != "sim":
+        pytest.skip("a GPU runs them")
+    from pycudac.compiler import SourceModule
+    with pytest.raises(drv.CompileError, match="`tex2DLod`"):
+        SourceModule("__global__ void k(cudaTextureObject_t t, float *o)"
+                     "{ o[0] = tex2DLod<float>(t, 0.f, 0.f, 0.f); }")
+
+
 def test_gpuarray_to_array_and_array_descriptor(ga):
     data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     arr = drv.gpuarray_to_array(ga.to_gpu(data))

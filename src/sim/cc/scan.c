@@ -101,9 +101,13 @@ void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T)
                  nx->kind == PCC_TK_PUNCT && nx->p[0] == '<')
             refuse(A, t, pcc_sim_tk_is(t, "texture") ? "a texture reference (`texture<...>`)"
                                                      : "a surface reference (`surface<...>`)");
-        else if (unsupported_texture_call(t))
-            refuse(A, t, "this texture or surface function (the simulator runs tex1Dfetch, "
-                         "tex1D/2D/3D, tex1DLayered/tex2DLayered and surf1D/2D/3D read and write)");
+        else if (unsupported_texture_call(t)) {
+            char what[256];
+            snprintf(what, sizeof what, "`%.*s` (of texture and surface functions the simulator "
+                     "runs tex1Dfetch, tex1D/2D/3D, tex1DLayered/tex2DLayered and surf1D/2D/3D "
+                     "read and write)", (int)(t->n < 64 ? t->n : 64), t->p);
+            refuse(A, t, what);
+        }
         else if (pcc_sim_tk_is(t, "wmma") || pcc_sim_tk_is(t, "mma_sync") ||
                  pcc_sim_tk_is(t, "load_matrix_sync") || pcc_sim_tk_is(t, "store_matrix_sync") ||
                  pcc_sim_tk_starts(t, "__hmma") || pcc_sim_tk_starts(t, "__imma") ||

@@ -246,6 +246,46 @@ class Event:
     @staticmethod
     def from_ipc_handle(handle: bytes | bytearray) -> Event: ...
 
+# ---- CUDA arrays, texture and surface objects ---------------------------------------
+
+@disjoint_base
+class Array:
+    width: int
+    height: int
+    depth: int
+    format: int
+    num_channels: int
+    flags: int
+    itemsize: int
+    def __new__(cls, width: int, height: int, depth: int, format: int, num_channels: int,
+                flags: int = 0) -> Array: ...
+    @property
+    def handle(self) -> int: ...
+    def free(self) -> None: ...
+    def _copy(self, to_array: bool, obj: Any, /) -> None: ...
+
+@disjoint_base
+class TextureObject:
+    def __new__(cls, source: Any, address_modes: tuple[int, int, int], filter_mode: int,
+                flags: int, border_color: tuple[float, float, float, float],
+                linear: tuple[int, int, int, int] | None = None) -> TextureObject: ...
+    @property
+    def handle(self) -> int: ...
+    @property
+    def source(self) -> Any: ...
+
+@disjoint_base
+class SurfaceObject:
+    def __new__(cls, array: Array) -> SurfaceObject: ...
+    @property
+    def handle(self) -> int: ...
+    @property
+    def source(self) -> Any: ...
+
+def _memcpy3d(src: tuple[int, Any, int, int, int, int, int],
+              dst: tuple[int, Any, int, int, int, int, int], width_in_bytes: int, height: int,
+              depth: int, /) -> None: ...
+
 # ---- modules and kernels ---------------------------------------------------------
 
 @final

@@ -41,6 +41,11 @@ __all__ = [
     "Stream", "Event", "stream_flags", "event_flags",
     "Graph", "GraphExec", "GraphNode", "graph_node_type", "capture_status", "capture_mode",
     "update_capture_dependencies_flags",
+    # CUDA arrays, texture and surface objects
+    "Array", "ArrayDescriptor", "ArrayDescriptor3D", "array_format", "array3d_flags",
+    "address_mode", "filter_mode", "dtype_to_array_format", "np_to_array",
+    "gpuarray_to_array", "matrix_to_array", "array_to_np", "TextureObject", "SurfaceObject",
+    "Memcpy2D", "Memcpy3D", "make_multichannel_2d_array",
     # NVRTC, profiling
     "nvrtc_version", "nvrtc_supported_archs", "start_profiler", "stop_profiler",
 ]
@@ -51,6 +56,11 @@ from pycudac._driver import (  # noqa: F401
 )
 from pycudac._args import In, Out, InOut, ArgumentHandler  # noqa: F401
 from pycudac._driver import _host_alloc, _host_register, _managed_alloc  # noqa: F401
+from pycudac._textures import (  # noqa: F401
+    Array, ArrayDescriptor, ArrayDescriptor3D, array_format, array3d_flags, address_mode,
+    filter_mode, dtype_to_array_format, np_to_array, gpuarray_to_array, matrix_to_array,
+    array_to_np, TextureObject, SurfaceObject, Memcpy2D, Memcpy3D, make_multichannel_2d_array,
+)
 from pycudac._simcheck import (  # noqa: F401
     sim_check, check_report, sim_profile, Profile, ProfileRow, format_profile,
 )

@@ -105,6 +105,7 @@ __global__ void floats(float f, double d, __half h) { }
 __global__ void flags(bool b) { }
 __global__ void vecs(float4 a, int2 b, double2 c, float2 d) { }
 __global__ void structs(Pair p) { }
+__global__ void handles(cudaTextureObject_t t, cudaSurfaceObject_t s) { }
 __global__ void scale(float *y, const float *x, float a, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -368,6 +369,18 @@ def test_struct_arguments(mod):
     rec = np.array((1.5, -7), dt)
     for arg in (rec[()], rec, struct.pack("<fi", 2.0, 3), bytearray(8), memoryview(b"12345678")):
         check_no_leak(lambda: f(arg, block=(1, 1, 1)), arg, n=300, warm=10)
+
+
+def test_texture_and_surface_objects(mod):
+    """Passed to a kernel, refused there, and made and dropped."""
+    f = mod.get_function("handles")
+    arr = drv.np_to_array(np.zeros((4, 4), np.float32), allowSurfaceBind=True)
+    tex, surf = drv.TextureObject(arr), drv.SurfaceObject(arr)
+    check_no_leak(lambda: f(tex, surf, block=(1, 1, 1)), tex, surf, arr)
+    check_no_leak(lambda: raises(TypeError, f, surf, tex, block=(1, 1, 1)), tex, surf,
+                  n=300, warm=10)
+    check_no_leak(lambda: (drv.TextureObject(arr), drv.SurfaceObject(arr)), arr, n=300, warm=10)
+    check_no_leak(lambda: drv.np_to_array(np.ones(64, np.float32)).get(), n=300, warm=10)
 
 
 def test_by_value_refusals_release_what_they_made(mod):

@@ -305,6 +305,106 @@ typedef struct {
     CUcontext ctx;
 } CUDA_KERNEL_NODE_PARAMS;
 
+/* CUDA arrays, texture and surface objects (Driver API reference, "Array
+ * Management", "Texture Object Management", "Surface Object Management").
+ * The structs below keep cuda.h's layout (the _v2 descriptors and copies,
+ * the v1 resource and texture descriptors): the driver reads them as bytes. */
+typedef struct CUarray_st *CUarray;
+typedef unsigned long long CUtexObject;
+typedef unsigned long long CUsurfObject;
+
+enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CUDA_ARRAY3D_LAYERED = 0x01,
+    CUDA_ARRAY3D_SURFACE_LDST = 0x02,
+    CU_MEMORYTYPE_ARRAY = 3,
+    CU_RESOURCE_TYPE_ARRAY = 0,
+    CU_RESOURCE_TYPE_LINEAR = 2,
+    CU_TR_ADDRESS_MODE_WRAP = 0,
+    CU_TR_ADDRESS_MODE_CLAMP = 1,
+    CU_TR_ADDRESS_MODE_MIRROR = 2,
+    CU_TR_ADDRESS_MODE_BORDER = 3,
+    CU_TR_FILTER_MODE_POINT = 0,
+    CU_TR_FILTER_MODE_LINEAR = 1,
+    CU_TRSF_READ_AS_INTEGER = 0x01,
+    CU_TRSF_NORMALIZED_COORDINATES = 0x02
+};
+
+/* cuArrayCreate's descriptor (1D and 2D: Height 0 for 1D). */
+typedef struct {
+    size_t Width, Height;
+    int Format; /* CU_AD_FORMAT_* */
+    unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+/* cuArray3DCreate's: Height and Depth 0 where the array has fewer
+ * dimensions; Depth counts layers of a LAYERED array. */
+typedef struct {
+    size_t Width, Height, Depth;
+    int Format;
+    unsigned int NumChannels;
+    unsigned int Flags; /* CUDA_ARRAY3D_* */
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+/* cuMemcpy3D: a box of WidthInBytes x Height x Depth between host, device
+ * and array memory. Pitch and height describe linear memory (a row's
+ * bytes and a slice's rows); the reserved pointers must be NULL. */
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType; /* CU_MEMORYTYPE_* */
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
+
+/* What a texture or surface object reads: an array, or linear memory
+ * (tex1Dfetch). 32 ints of union, as in cuda.h, then the flags. */
+typedef struct {
+    int resType; /* CU_RESOURCE_TYPE_* */
+    union {
+        struct {
+            CUarray hArray;
+        } array;
+        struct {
+            CUdeviceptr devPtr;
+            int format;
+            unsigned int numChannels;
+            size_t sizeInBytes;
+        } linear;
+        int reserved[32];
+    } res;
+    unsigned int flags;
+} CUDA_RESOURCE_DESC;
+
+/* How a texture object samples (no mipmaps: those fields stay 0). */
+typedef struct {
+    int addressMode[3]; /* CU_TR_ADDRESS_MODE_* per dimension */
+    int filterMode;     /* CU_TR_FILTER_MODE_* */
+    unsigned int flags; /* CU_TRSF_* */
+    unsigned int maxAnisotropy;
+    int mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+} CUDA_TEXTURE_DESC;
+
 /*
  * The driver table as an X-macro: X(return type, our name, versioned symbol
  * to resolve in libcuda, (parameter list)). Entries marked OPT are looked up
@@ -516,7 +616,22 @@ typedef struct {
     OPT(CUresult, cuGraphDebugDotPrint, "cuGraphDebugDotPrint",                                \
         (CUgraph graph, const char *path, unsigned int flags))                                 \
     OPT(CUresult, cuProfilerStart, "cuProfilerStart", (void))                                  \
-    OPT(CUresult, cuProfilerStop, "cuProfilerStop", (void))
+    OPT(CUresult, cuProfilerStop, "cuProfilerStop", (void))                                    \
+    OPT(CUresult, cuArrayCreate, "cuArrayCreate_v2",                                           \
+        (CUarray * arr, const CUDA_ARRAY_DESCRIPTOR *desc))                                    \
+    OPT(CUresult, cuArray3DCreate, "cuArray3DCreate_v2",                                       \
+        (CUarray * arr, const CUDA_ARRAY3D_DESCRIPTOR *desc))                                  \
+    OPT(CUresult, cuArrayDestroy, "cuArrayDestroy", (CUarray arr))                             \
+    OPT(CUresult, cuArray3DGetDescriptor, "cuArray3DGetDescriptor_v2",                         \
+        (CUDA_ARRAY3D_DESCRIPTOR * desc, CUarray arr))                                         \
+    OPT(CUresult, cuMemcpy3D, "cuMemcpy3D_v2", (const CUDA_MEMCPY3D *copy))                    \
+    OPT(CUresult, cuTexObjectCreate, "cuTexObjectCreate",                                      \
+        (CUtexObject * obj, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,       \
+         const void *view))                                                                    \
+    OPT(CUresult, cuTexObjectDestroy, "cuTexObjectDestroy", (CUtexObject obj))                 \
+    OPT(CUresult, cuSurfObjectCreate, "cuSurfObjectCreate",                                    \
+        (CUsurfObject * obj, const CUDA_RESOURCE_DESC *res))                                   \
+    OPT(CUresult, cuSurfObjectDestroy, "cuSurfObjectDestroy", (CUsurfObject obj))
 
 #define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
 

@@ -100,7 +100,25 @@ typedef struct pcc_sim_api {
     void (*cluster_sync)(pcc_sim_thread *t, int line);
     void *(*cluster_map)(pcc_sim_thread *t, const void *addr, unsigned int rank,
                          const void *anchor);
+    /* Texture objects (sim/texture.c): a fetch of `shape` (PCC_SIM_TEX_*)
+     * at coordinates x, y, z (ix: tex1Dfetch's index) of `layer`, as the
+     * hardware addresses and filters them, into out: four 32-bit words,
+     * float bits when the texture returns floats, else the integer values.
+     * want_float: what the caller's type holds (a mismatch ends the launch,
+     * as does a handle that is no live texture object). */
+    void (*tex_fetch)(pcc_sim_thread *t, unsigned long long obj, int shape, int want_float,
+                      int ix, float x, float y, float z, int layer, unsigned int out[4]);
+    /* Surface objects: `size` bytes at byte column x, row y, slice z of a
+     * surface of `dims` dimensions, read into or written from buf;
+     * boundary: PCC_SIM_SURF_ZERO/CLAMP/TRAP (cudaSurfaceBoundaryMode). */
+    void (*surf_access)(pcc_sim_thread *t, unsigned long long obj, int dims, int x, int y,
+                        int z, void *buf, size_t size, int write, int boundary);
 } pcc_sim_api;
+
+/* tex_fetch's shapes; surf_access's boundary modes (CUDA's values) */
+enum { PCC_SIM_TEX_FETCH = 0, PCC_SIM_TEX_1D, PCC_SIM_TEX_2D, PCC_SIM_TEX_3D,
+       PCC_SIM_TEX_1D_LAYERED, PCC_SIM_TEX_2D_LAYERED };
+enum { PCC_SIM_SURF_ZERO = 0, PCC_SIM_SURF_CLAMP = 1, PCC_SIM_SURF_TRAP = 2 };
 
 /* check's flags: a store (else a load); a store that reads first (an
  * atomic read-modify-write); atomic; of a type aligned to its size (the

@@ -11,7 +11,8 @@ import re
 
 from pycudac._sigparse.tokens import Tok, tokenize
 from pycudac._sigparse.types import (ALIASES, BUILTIN_WORDS, CV, IGNORED_QUALS, KEEP_NAME,
-                                     KEYWORDS, PAREN_ATTRS, SCALARS, TAGS, Param)
+                                     KEYWORDS, PAREN_ATTRS, SCALARS, TAGS, Param,
+                                     HANDLE_TYPES)
 
 
 class Unresolvable(Exception):
@@ -193,6 +194,8 @@ def _resolve_base(words, name_toks, env, tparams, depth=0):
                 r = _resolve_type_tokens(under, env, tparams, depth + 1)
                 return simple, r[1], r[2], r[3]
             return simple, "i32", 4, 4
+        if simple in HANDLE_TYPES:  # the driver API's are typedefs of unsigned long long
+            return (simple,) + SCALARS[simple]
         if simple in env.typedefs and depth < 16:
             r = _resolve_type_tokens(env.typedefs[simple], env, tparams, depth + 1)
             if r[4]:  # typedef of a pointer type

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
 KINDS = ("ptr", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32",
-         "f64", "bool", "vec", "struct")
+         "f64", "bool", "vec", "struct", "tex", "surf")
 
 
 class Param(NamedTuple):
@@ -87,6 +87,10 @@ SCALARS = {
     "__half2": ("vec", 4, 4), "__nv_bfloat162": ("vec", 4, 4),
     "dim3": ("vec", 12, 4), "cuFloatComplex": ("vec", 8, 8), "cuDoubleComplex": ("vec", 16, 16),
     "cuComplex": ("vec", 8, 8),
+    # texture and surface objects: 64-bit handles, passed as TextureObject /
+    # SurfaceObject (the runtime's and the driver API's names)
+    "cudaTextureObject_t": ("tex", 8, 8), "CUtexObject": ("tex", 8, 8),
+    "cudaSurfaceObject_t": ("surf", 8, 8), "CUsurfObject": ("surf", 8, 8),
 }
 
 ALIASES = {
@@ -107,6 +111,10 @@ KEEP_NAME = {"size_t", "ptrdiff_t", "ssize_t", "intptr_t", "uintptr_t", "int8_t"
 
 # CUDA vector types: element kind, element size, and alignment for 1..4
 # components (vector_types.h).
+# the texture and surface object types: a source's typedef of them (cuda.h
+# declares CUtexObject as unsigned long long) does not make them integers
+HANDLE_TYPES = frozenset(k for k, v in SCALARS.items() if v[0] in ("tex", "surf"))
+
 _VEC_BASES = {
     "char": ("i8", 1, (1, 2, 1, 4)), "uchar": ("u8", 1, (1, 2, 1, 4)),
     "short": ("i16", 2, (2, 4, 2, 8)), "ushort": ("u16", 2, (2, 4, 2, 8)),

@@ -22,6 +22,7 @@
 #include "module/npy_compat.h" /* numpy/arrayobject.h, on NumPy 1.x and 2.x */
 #include <numpy/arrayscalars.h>
 
+#include "core/array.h"
 #include "core/memory.h"
 
 
@@ -671,6 +672,25 @@ PCC_HOT int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf
     return 0;
 }
 
+/* A texture or surface object's handle: only that object is taken (an int
+ * would launch with whatever handle it happens to be). */
+static int conv_handle(PccFunction *f, int i, PyObject *arg, char *dst, int texture)
+{
+    PyTypeObject *want = texture ? pcc_st.TextureObject : pcc_st.SurfaceObject;
+    if (!PyObject_TypeCheck(arg, want))
+        return pcc_arg_error(f, i, PyExc_TypeError, "expected a %s, got %s",
+                             texture ? "TextureObject" : "SurfaceObject", Py_TYPE(arg)->tp_name);
+    const PccTexObject *t = (const PccTexObject *)arg;
+    if (t->handle == 0)
+        return pcc_arg_error(f, i, pcc_st.LogicError, "the %s was freed",
+                             texture ? "TextureObject" : "SurfaceObject");
+    if (PCC_UNLIKELY(pcc_st.multi_device && t->context != f->context))
+        return pcc_arg_error(f, i, PyExc_ValueError, "the %s was made in another context",
+                             texture ? "TextureObject" : "SurfaceObject");
+    memcpy(dst, &t->handle, sizeof t->handle);
+    return 0;
+}
+
 /* The general conversion: every argument pack_fast does not take (kept out
  * of line: pcc_pack_args stays a short loop). */
 static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf,
@@ -688,6 +708,9 @@ static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf
         return conv_bytes(f, i, arg, dst, "a numpy scalar (structured dtype) or buffer");
     case PK_UNTYPED:
         return conv_untyped(f, i, arg, dst, cs);
+    case PK_TEX:
+    case PK_SURF:
+        return conv_handle(f, i, arg, dst, p->kind == PK_TEX);
     default:
         break;
     }

@@ -18,16 +18,16 @@
 
 static const char *kind_names[] = {"untyped", "ptr", "i8",   "u8",  "i16", "u16",
                                    "i32",     "u32", "i64",  "u64", "f16", "bf16",
-                                   "f32",     "f64", "bool", "vec", "struct"};
+                                   "f32",     "f64", "bool", "vec", "struct", "tex", "surf"};
 
 const char *pcc_kind_name(int kind)
 {
-    return (kind >= 0 && kind <= PK_STRUCT) ? kind_names[kind] : "?";
+    return (kind >= 0 && kind <= PK_SURF) ? kind_names[kind] : "?";
 }
 
 static int kind_from_name(const char *s)
 {
-    for (int k = 1; k <= PK_STRUCT; k++)
+    for (int k = 1; k <= PK_SURF; k++)
         if (strcmp(s, kind_names[k]) == 0)
             return k;
     return -1;
@@ -36,7 +36,7 @@ static int kind_from_name(const char *s)
 size_t pcc_kind_size(int kind)
 {
     switch (kind) {
-    case PK_PTR: case PK_I64: case PK_U64: case PK_F64:
+    case PK_PTR: case PK_I64: case PK_U64: case PK_F64: case PK_TEX: case PK_SURF:
         return 8;
     case PK_I32: case PK_U32: case PK_F32:
         return 4;
@@ -528,8 +528,8 @@ static int prepared_type(PyObject *item, char code, int *kind, size_t *size)
 
 static int kind_class(int k)
 {
-    if (k == PK_PTR || (k >= PK_I8 && k <= PK_U64))
-        return 1; /* integers and pointers: PyCUDA passes pointers as numpy.intp */
+    if (k == PK_PTR || (k >= PK_I8 && k <= PK_U64) || k == PK_TEX || k == PK_SURF)
+        return 1; /* integers, pointers and handles: PyCUDA passes pointers as numpy.intp */
     if (k >= PK_F16 && k <= PK_F64)
         return 2;
     if (k == PK_BOOL)

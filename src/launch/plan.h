@@ -30,7 +30,9 @@ enum {
     PK_F64,
     PK_BOOL,
     PK_VEC,
-    PK_STRUCT
+    PK_STRUCT,
+    PK_TEX, /* cudaTextureObject_t / CUtexObject: a TextureObject's 64-bit handle */
+    PK_SURF /* cudaSurfaceObject_t / CUsurfObject: a SurfaceObject's */
 };
 
 typedef struct {

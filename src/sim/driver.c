@@ -655,6 +655,7 @@ const pcc_backend *pcc_sim_backend(pcc_driver_table *t)
     sim_fill_capture_table(t);
     sim_fill_graph_table(t);
     sim_fill_limit_table(t);
+    sim_fill_texture_table(t);
     sim_fill_multi_table(t); /* last: it wraps some of the entries above */
     return &sim_backend;
 }

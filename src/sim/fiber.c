@@ -759,4 +759,5 @@ const pcc_sim_api sim_api_fiber = {
     NULL, NULL, NULL, NULL, NULL, /* heap and rounding: sim/module.c adds them */
     NULL,                         /* check mode: sim/module.c adds it */
     sim_api_cluster_dims, api_cluster_sync, sim_api_cluster_map,
+    NULL, NULL,                   /* textures and surfaces: sim/module.c adds them */
 };

@@ -32,6 +32,8 @@ static void api_fill(void)
     api_table.dround = sim_api_dround;
     api_table.iround = sim_api_iround;
     api_table.check = sim_api_check;
+    api_table.tex_fetch = sim_api_tex_fetch;
+    api_table.surf_access = sim_api_surf_access;
 }
 
 static const pcc_sim_api *module_api(void)

@@ -308,6 +308,15 @@ void *sim_api_malloc(pcc_sim_thread *t, size_t n);
 int sim_heap_owns(uintptr_t addr);
 void sim_api_free(pcc_sim_thread *t, void *p);
 
+/* ---- sim/texture.c ---- */
+/* CUDA arrays, cuMemcpy3D, texture and surface objects, and the kernel's
+ * fetches and surface accesses through the api. */
+void sim_fill_texture_table(pcc_driver_table *t);
+void sim_api_tex_fetch(pcc_sim_thread *t, unsigned long long obj, int shape, int want_float,
+                       int ix, float x, float y, float z, int layer, unsigned int out[4]);
+void sim_api_surf_access(pcc_sim_thread *t, unsigned long long obj, int dims, int x, int y,
+                         int z, void *buf, size_t size, int write, int boundary);
+
 /* ---- sim/rounding.c ---- */
 /* Floating-point operations in a directed rounding mode (PCC_SIM_FOP_*,
  * PCC_SIM_RN ...), for __fadd_rd & co. */

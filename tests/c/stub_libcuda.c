@@ -1087,3 +1087,59 @@ API size_t stub_last_coop(unsigned int dims[7], long *offsets, unsigned char *by
     memcpy(bytes, last_coop.bytes, last_coop.nbytes < cap ? last_coop.nbytes : cap);
     return last_coop.nbytes;
 }
+
+/* CUDA arrays, texture and surface objects: the stub has no texture unit. */
+API CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR *desc)
+{
+    (void)arr, (void)desc;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+API CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+    (void)arr, (void)desc;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+API CUresult cuArrayDestroy(CUarray arr)
+{
+    (void)arr;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *desc, CUarray arr)
+{
+    (void)desc, (void)arr;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *copy)
+{
+    (void)copy;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+API CUresult cuTexObjectCreate(CUtexObject *obj, const CUDA_RESOURCE_DESC *res,
+                               const CUDA_TEXTURE_DESC *tex, const void *view)
+{
+    (void)obj, (void)res, (void)tex, (void)view;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+API CUresult cuTexObjectDestroy(CUtexObject obj)
+{
+    (void)obj;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+API CUresult cuSurfObjectCreate(CUsurfObject *obj, const CUDA_RESOURCE_DESC *res)
+{
+    (void)obj, (void)res;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+API CUresult cuSurfObjectDestroy(CUsurfObject obj)
+{
+    (void)obj;
+    return CUDA_ERROR_INVALID_HANDLE;
+}

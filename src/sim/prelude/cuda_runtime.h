@@ -6,8 +6,8 @@
  * runtime (src/sim/) loads; sim_abi.h is the contract.
  *
  * One header per CUDA header it stands for, as in HIP-CPU: this file (with
- * vector_types.h, device_atomic_functions.h, math_functions.h and check
- * mode's pcc_check.h, which it includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
+ * vector_types.h, device_atomic_functions.h, math_functions.h,
+ * texture_indirect_functions.h and check mode's pcc_check.h, which it includes), assert.h, math_constants.h, cuda_fp16.h, cuda_bf16.h and
  * cooperative_groups.h (with cooperative_groups_reduce.h and _scan.h). The
  * compiler writes them into its private directory and maps CUDA's header
  * names onto them (src/sim/cc/cxx.c).
@@ -327,6 +327,7 @@ template <class T> static inline void __stwt(T *p, T v) { *p = v; }
 
 #include "device_atomic_functions.h"
 #include "math_functions.h"
+#include "texture_indirect_functions.h"
 
 /* ---- what the generated registration code uses --------------------------- */
 template <class A> static inline A __pcc_arg(void *p)

@@ -1,7 +1,7 @@
 /*
  * sim/launch.c — the simulator's kernel launches, the worker
  * threads that run blocks, the kernel-facing api that is not about fibers
- * (trap, printf, clock) and the fault handler.
+ * (trap; printf and clock are sim/print.c's) and the fault handler.
  *
  * cuLaunchKernel runs every block before it returns: blocks are handed out
  * by an atomic counter to a pool of worker threads (one per CPU core, the
@@ -48,7 +48,6 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SIM_MAX_WORKERS 256
 static sim_worker *workers[SIM_MAX_WORKERS]; /* [0]: the launching thread */
@@ -169,13 +168,6 @@ int sim_worker_in_kernel_on(sim_worker *w, pthread_t self)
            pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), self);
 }
 
-void sim_flush_output(void)
-{
-    pthread_mutex_lock(&print_lock);
-    fflush(stdout);
-    pthread_mutex_unlock(&print_lock);
-}
-
 /* ---- kernel-facing api shared by both modes ------------------------------------------------ */
 
 _Noreturn void sim_fail(const pcc_sim_thread *t, CUresult code, const char *fmt, ...)
@@ -198,41 +190,6 @@ void sim_api_trap(pcc_sim_thread *t, int code, const char *what)
 {
     sim_fail(t, code ? code : CUDA_ERROR_ILLEGAL_INSTRUCTION, "%s",
              what && *what ? what : (code == CUDA_ERROR_ASSERT ? "assertion failed" : "__trap()"));
-}
-
-/* Device printf. Formatted first, outside any lock, so that a fault while
- * formatting (a bad %s pointer) leaves no lock held; then written whole,
- * so lines of different threads do not interleave. */
-int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
-{
-    (void)t;
-    char small[1024];
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    char *text = small;
-    if (n >= (int)sizeof small) {
-        text = malloc((size_t)n + 1);
-        if (text)
-            vsnprintf(text, (size_t)n + 1, fmt, again);
-        else
-            text = small; /* truncated */
-    }
-    va_end(again);
-    if (n > 0) {
-        pthread_mutex_lock(&print_lock);
-        size_t len = text == small && n >= (int)sizeof small ? sizeof small - 1 : (size_t)n;
-        fwrite(text, 1, len, stdout); /* fwrite: "%c" may print a NUL */
-        pthread_mutex_unlock(&print_lock);
-    }
-    if (text != small)
-        free(text);
-    return n;
-}
-
-long long sim_api_clock64(void)
-{
-    return sim_now_ns();
 }
 
 /* Turns what the worker recorded into the launch's error text (first wins). */
@@ -503,7 +460,7 @@ static void pool_after_fork(void)
     pthread_mutex_init(&sim_launch_lock, NULL);
     pthread_mutex_init(&pool_lock, NULL);
     pthread_mutex_init(&err_lock, NULL);
-    pthread_mutex_init(&print_lock, NULL);
+    sim_print_after_fork();
     pthread_cond_init(&pool_wake, NULL);
     pthread_cond_init(&pool_done, NULL);
     sim_coop_after_fork();

@@ -290,6 +290,7 @@ char *sim_kernel_pack(const sim_op *op);
 CUresult sim_kernel_run(const sim_op *op);
 /* Flushes device printf output (called at synchronizing points). */
 void sim_flush_output(void);
+void sim_print_after_fork(void); /* sim/print.c */
 
 /* The context of the launch running now (NULL between launches). */
 CUcontext sim_launch_ctx(void);

@@ -218,6 +218,25 @@ MUTATIONS = [
       """    if (pcc_st.poison_code && is_sticky(rc)) {""",
       """    if (0 && pcc_st.poison_code && is_sticky(rc)) {""",
       T_POISON, "a second sticky error replaces the first one's message"),
+    # ---- thread-block clusters (issue 25) ---------------------------------------------
+    M("CL1", "src/launch/call.c",
+      "pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0 &&\n"
+      "                                     at[7] < 0 && at[8] < 0;",
+      "pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0 &&\n"
+      "                                     at[8] < 0;",
+      ["tests/test_cluster.py"], "a call site's second cluster= launch takes the plain fast path"),
+    M("CL2", "src/sim/launch.c",
+      "    unsigned long long x = c % cgx * L.cluster.x + rank % L.cluster.x;",
+      "    unsigned long long x = c % cgx * L.cluster.x + rank / L.cluster.y % L.cluster.x;",
+      ["tests/test_cluster.py"], "a cluster's ranks map to the wrong blocks in x"),
+    M("CL3", "src/sim/cluster.c",
+      "    if (mine != NULL && p >= mine && p < mine + bytes)",
+      "    if (mine != NULL && p >= mine && p <= mine)",
+      ["tests/test_cluster.py"], "map_shared_rank takes dynamic shared memory for static"),
+    M("CL4", "src/sim/launch.c",
+      "    return L.cluster_size > 1 ? L.cluster_size : L.nblocks;",
+      "    return L.nblocks;",
+      ["tests/test_cluster.py"], "cluster.sync() waits for the whole grid"),
     # ---- texture objects on the simulator (issue 25) -----------------------------------
     M("TX1", "src/sim/texture.c",
       "    return rintf((xb - fl) * 256.0f) / 256.0f;",

@@ -301,6 +301,15 @@ def _mode_tuple(mode, what):
                          f"(WRAP, CLAMP, MIRROR, BORDER), got {mode!r}") from None
 
 
+def _texture_alignment():
+    """The current device's TEXTURE_ALIGNMENT: where linear memory for a
+    texture object must start (512 bytes on an H100; the simulator's
+    allocation alignment, 256, there)."""
+    from pycudac import driver
+    return driver.Context.get_device().get_attribute(
+        driver.device_attribute.TEXTURE_ALIGNMENT)
+
+
 class TextureObject(_driver.TextureObject):
     """A texture object over an Array (tex1D/2D/3D, tex1DLayered/2DLayered)
     or a 1D contiguous GPUArray (tex1Dfetch), passed to a kernel for its
@@ -343,7 +352,14 @@ class TextureObject(_driver.TextureObject):
             if normalized_coords:
                 raise ValueError(f"{what}: normalized_coords does not apply to linear memory "
                                  f"(tex1Dfetch takes an integer index)")
-            linear = (int(source.gpudata), int(fmt), nch, int(source.nbytes))
+            ptr = int(source.gpudata)
+            align = _texture_alignment()
+            if ptr % align:
+                raise ValueError(f"{what}: linear memory must start on the device's "
+                                 f"TEXTURE_ALIGNMENT ({align} bytes); this GPUArray starts "
+                                 f"{ptr % align} bytes past it (a view inside an "
+                                 f"allocation): give a copy (.copy())")
+            linear = (ptr, int(fmt), nch, int(source.nbytes))
         else:
             raise TypeError(f"{what}: source must be an Array or a GPUArray (linear memory, "
                             f"for tex1Dfetch), got {type(source).__name__}")

@@ -154,8 +154,11 @@ def test_cluster_dims_of_the_kernel(mod):
     with pytest.raises(drv.Error):
         f(drv.Out(info[:5]), block=BLOCK, grid=(5, 1))
         drv.Context.synchronize()
-    with pytest.raises(drv.Error, match="cluster"):
-        f(drv.Out(info), block=BLOCK, grid=(6, 1), cluster=(3, 1, 1))
+    if drv.get_backend() == "sim":
+        # the simulator refuses a launch-time cluster unlike the kernel's own;
+        # what the H100's driver does with one is not yet measured
+        with pytest.raises(drv.Error, match="cluster"):
+            f(drv.Out(info), block=BLOCK, grid=(6, 1), cluster=(3, 1, 1))
     f(drv.Out(info), block=BLOCK, grid=(6, 1))  # still usable
     np.testing.assert_array_equal(info, [2, 12, 2, 12, 2, 12])
 

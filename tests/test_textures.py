@@ -207,7 +207,9 @@ def _coords(rng, shape, dims, norm, layered):
             v[:6] = [0, 0.5, s - 0.5, s, -0.7, s + 0.7]
         cols.append(v.astype(np.float32))
     if layered:
-        cols.append(rng.integers(-1, shape[0] + 1, n).astype(np.int32))
+        # layers in range: PTX takes the index unsigned, so -1 is a huge
+        # layer there, and one past the end is undefined on the GPU
+        cols.append(rng.integers(0, shape[0], n).astype(np.int32))
     return cols
 
 
@@ -234,7 +236,11 @@ def test_fetch_matches_the_hardware_rule(mod, shape_name, mode, filt, norm):
         want = reference_layered(data, points, modes, filt, norm)
     else:
         want = reference(data, points, modes, filt, norm)
-    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # the simulator is the reference's rule exactly; a GPU may round its 8-bit
+    # weights and coordinates otherwise (not yet measured): one weight step
+    # of the data's range (8 / 256) there
+    atol = 8 / 256 if drv.get_backend() != "sim" and filt == FM.LINEAR else 1e-5
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=atol)
 
 
 def test_mixed_address_modes_and_a_border_colour(mod):
@@ -640,6 +646,95 @@ def test_objects_dropped_with_a_kernel_queued_keep_working_and_are_freed(mod):
     assert refs[0]() is None and refs[1]() is None
     if drv.get_backend() == "sim":  # the GPU's free memory moves with others' work
         assert drv.mem_get_info()[0] >= free0 - 3 * 4 * 4096 - 4096
+
+
+def test_an_array_a_texture_reads_cannot_be_freed():
+    """Array.free() under a live texture or surface object let the next
+    kernel read freed memory (a sticky 700 on the simulator): it is refused
+    until the last object is gone, and the context stays usable."""
+    arr = drv.np_to_array(np.arange(8, dtype=np.float32), allowSurfaceBind=True)
+    tex = drv.TextureObject(arr)
+    surf = drv.SurfaceObject(arr)
+    with pytest.raises(drv.LogicError, match=r"Array.free: 2 texture or surface object"):
+        arr.free()
+    del tex
+    gc.collect()
+    with pytest.raises(drv.LogicError, match=r"Array.free: 1 texture or surface object"):
+        arr.free()
+    del surf
+    gc.collect()
+    arr.free()
+    assert not drv.is_poisoned() if hasattr(drv, "is_poisoned") else True
+
+
+def test_objects_collected_during_a_capture_are_destroyed_after_it(mod, ga):
+    """A texture, a surface and an array the collector freed during a stream
+    capture were destroyed at once, with a context synchronize first, which
+    invalidated the user's capture (901). They wait for its end."""
+    s = drv.Stream()
+    x = ga.to_gpu(np.arange(4, dtype=np.float32))
+    doomed = [drv.TextureObject(drv.np_to_array(np.zeros(4, np.float32))),
+              drv.SurfaceObject(drv.np_to_array(np.zeros(4, np.float32), allowSurfaceBind=True)),
+              drv.np_to_array(np.zeros(4, np.float32))]
+    s.begin_capture()
+    x.fill(2.0, stream=s)
+    del doomed
+    gc.collect()
+    assert s.is_capturing() == drv.capture_status.ACTIVE
+    graph = s.end_capture()
+    graph.instantiate().launch(s)
+    s.synchronize()
+    np.testing.assert_array_equal(x.get(), 2.0)
+
+
+def test_copies_to_arrays_work_in_a_thread_with_no_context_current():
+    """Memcpy2D/3D in a new thread failed with 201: they enter the array's
+    context (np_to_array and TextureObject already worked there)."""
+    import threading
+    arr = drv.np_to_array(np.zeros((3, 4), np.float32))
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+    errors = []
+
+    def work():
+        try:
+            c = drv.Memcpy2D()
+            c.set_src_host(src)
+            c.set_dst_array(arr)
+            c.width_in_bytes = c.src_pitch = 16
+            c.height = 3
+            c()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert not errors, errors
+    np.testing.assert_array_equal(arr.get(), src)
+
+
+def test_memcpy_refuses_a_pitch_short_of_x_plus_width():
+    """The driver's rule (pitch >= x + width, height >= y + height): pycudac
+    defaulted the pitch to the width, ignoring the offsets."""
+    arr = drv.np_to_array(np.zeros((2, 2), np.float32))
+    c = drv.Memcpy2D()
+    c.set_src_host(np.zeros(16, np.float32))
+    c.set_dst_array(arr)
+    c.src_x_in_bytes = 8
+    c.src_pitch = 12
+    c.width_in_bytes = 8
+    c.height = 2
+    with pytest.raises(ValueError, match=r"pitch \(12\) must be at least x \+ width_in_bytes \(16\)"):
+        c()
+
+
+def test_linear_textures_start_on_the_texture_alignment(ga):
+    """A view inside an allocation is refused before the driver's bare
+    'invalid argument' (the H100 wants 512 bytes; the simulator 256)."""
+    g = ga.to_gpu(np.arange(1024, dtype=np.float32))
+    align = drv.Context.get_device().get_attribute(drv.device_attribute.TEXTURE_ALIGNMENT)
+    with pytest.raises(ValueError, match=rf"TEXTURE_ALIGNMENT \({align} bytes\)"):
+        drv.TextureObject(g[4:])
+    assert drv.TextureObject(g[align // 4:]).handle != 0
 
 
 def test_the_texture_keeps_its_array_alive():

@@ -11,6 +11,7 @@
  */
 #include "core/array.h"
 
+#include "core/capture.h"
 #include "driver/loader.h"
 #include "structmember.h"
 
@@ -93,12 +94,27 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* pcc_deferred's release for an array the collector freed during a capture. */
+static void array_release_deferred(pcc_deferred *d)
+{
+    CUresult rc = CUDA_SUCCESS;
+    PCC_FREE_IN_CONTEXT(d->context, rc, pcc_drv.cuArrayDestroy((CUarray)d->ptr));
+    (void)rc;
+}
+
+/* Frees the array in its context; from the collector during a stream
+ * capture (which cuArrayDestroy would break), once the capture is over. */
 static void array_release(PyObject *op)
 {
     PccArray *self = (PccArray *)op;
     CUresult rc = CUDA_SUCCESS;
-    if (self->array != NULL)
-        PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuArrayDestroy(self->array));
+    if (self->array != NULL && !pcc_skip_free()) {
+        pcc_deferred *d = pcc_capture_defer(array_release_deferred, self->context);
+        if (d != NULL)
+            d->ptr = self->array;
+        else
+            PCC_FREE_IN_CONTEXT(self->context, rc, pcc_drv.cuArrayDestroy(self->array));
+    }
     (void)rc; /* never raise from dealloc */
     self->array = NULL;
 }
@@ -111,6 +127,14 @@ static void array_dealloc(PyObject *op)
 static PyObject *array_free(PyObject *op, PyObject *unused)
 {
     (void)unused;
+    PccArray *self = (PccArray *)op;
+    if (self->users > 0) {
+        /* a kernel would read freed memory through them (a sticky 700) */
+        PyErr_Format(pcc_st.LogicError, "Array.free: %zd texture or surface object(s) still "
+                     "read this array; drop them first (the array is freed with the last)",
+                     self->users);
+        return NULL;
+    }
     array_release(op);
     Py_RETURN_NONE;
 }
@@ -283,14 +307,18 @@ static int side_fill(const copy_side *s, int dst, CUDA_MEMCPY3D *c, Py_buffer *v
             c->srcArray = ((PccArray *)s->obj)->array;
         return 0;
     }
-    size_t pitch = *pp ? *pp : w, rows = *hp ? *hp : h;
-    if (pitch < w || (d > 1 && rows < h)) {
-        PyErr_Format(PyExc_ValueError, "%s: the pitch (%zu) must be at least width_in_bytes "
-                     "(%zu), and the height (%zu) at least height (%zu)", which, pitch, w, rows, h);
+    /* the driver's rules: pitch >= x + width; a height (needed from the
+     * second slice on, else 0 may stay) >= y + height */
+    size_t pitch = *pp ? *pp : *xp + w, rows = *hp ? *hp : *yp + h;
+    if (pitch < *xp + w || ((d > 1 || *zp > 0) && rows < *yp + h)) {
+        PyErr_Format(PyExc_ValueError, "%s: the pitch (%zu) must be at least x + width_in_bytes "
+                     "(%zu), and the height (%zu) at least y + height (%zu)", which, pitch,
+                     *xp + w, rows, *yp + h);
         return -1;
     }
     *pp = pitch;
-    *hp = rows;
+    if (d > 1 || *zp > 0)
+        *hp = rows;
     if (s->kind == CU_MEMORYTYPE_DEVICE) {
         *type = CU_MEMORYTYPE_DEVICE;
         unsigned long long p = PyLong_AsUnsignedLongLong(s->obj);
@@ -338,6 +366,21 @@ static PyObject *memcpy3d(PyObject *mod, PyObject *args)
     c.Depth = (size_t)(d ? d : 1);
     Py_buffer sv = {0}, dv = {0};
     PyObject *ret = NULL;
+    /* in an array's context (the copy's), else the thread's own (autoinit) */
+    PyObject *ctx = src.kind == CU_MEMORYTYPE_ARRAY && PyObject_TypeCheck(src.obj, pcc_st.Array)
+                        ? ((PccArray *)src.obj)->context
+                    : dst.kind == CU_MEMORYTYPE_ARRAY && PyObject_TypeCheck(dst.obj, pcc_st.Array)
+                        ? ((PccArray *)dst.obj)->context
+                        : NULL;
+    pcc_ctx_guard g;
+    int entered = 0;
+    if (ctx != NULL) {
+        if (pcc_ctx_enter(ctx, &g) < 0)
+            return NULL;
+        entered = 1;
+    } else if (pcc_context_ensure() < 0) {
+        return NULL;
+    }
     if (side_fill(&src, 0, &c, &sv, "Memcpy (source)") < 0 ||
         side_fill(&dst, 1, &c, &dv, "Memcpy (destination)") < 0)
         goto done;
@@ -350,6 +393,8 @@ static PyObject *memcpy3d(PyObject *mod, PyObject *args)
     ret = Py_None;
     Py_INCREF(ret);
 done:
+    if (entered)
+        pcc_ctx_leave(&g);
     if (sv.obj)
         PyBuffer_Release(&sv);
     if (dv.obj)
@@ -382,6 +427,44 @@ static int numbers(PyObject *seq, int n, int as_int, int *iout, float *fout, con
             return -1;
     }
     return 0;
+}
+
+/* A texture (tex != NULL) or surface object over res, made in the context
+ * of the Array it reads (else the current one), holding `source`; an Array
+ * source counts it among its users. */
+static PyObject *obj_new(PyTypeObject *type, PyObject *source, const CUDA_RESOURCE_DESC *res,
+                         const CUDA_TEXTURE_DESC *tex)
+{
+    int is_array = PyObject_TypeCheck(source, pcc_st.Array);
+    PyObject *ctx;
+    if (is_array)
+        ctx = Py_NewRef(((PccArray *)source)->context);
+    else if ((ctx = pcc_ctx_for_new()) == NULL)
+        return NULL;
+    pcc_ctx_guard g;
+    if (pcc_ctx_enter(ctx, &g) < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    unsigned long long h = 0;
+    CUresult rc = tex ? pcc_drv.cuTexObjectCreate(&h, res, tex, NULL)
+                      : pcc_drv.cuSurfObjectCreate(&h, res);
+    pcc_ctx_leave(&g);
+    if (pcc_check(rc, tex ? "cuTexObjectCreate" : "cuSurfObjectCreate") < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    PccTexObject *self = (PccTexObject *)pcc_handle_alloc(type, ctx);
+    if (self == NULL) {
+        PCC_FREE_IN_CONTEXT(ctx, rc, tex ? pcc_drv.cuTexObjectDestroy(h)
+                                         : pcc_drv.cuSurfObjectDestroy(h));
+        return NULL;
+    }
+    self->handle = h;
+    self->source = Py_NewRef(source);
+    if (is_array)
+        ((PccArray *)source)->users++;
+    return (PyObject *)self;
 }
 
 static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -426,27 +509,9 @@ static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         res.res.linear.numChannels = nch;
         res.res.linear.sizeInBytes = (size_t)bytes;
     }
-    PyObject *ctx = pcc_ctx_for_new();
-    if (ctx == NULL)
+    if (need((void *)pcc_drv.cuTexObjectCreate, "cuTexObjectCreate") < 0)
         return NULL;
-    if (need((void *)pcc_drv.cuTexObjectCreate, "cuTexObjectCreate") < 0) {
-        Py_DECREF(ctx);
-        return NULL;
-    }
-    CUtexObject h = 0;
-    if (pcc_check(pcc_drv.cuTexObjectCreate(&h, &res, &tex, NULL), "cuTexObjectCreate") < 0) {
-        Py_DECREF(ctx);
-        return NULL;
-    }
-    PccTexObject *self = (PccTexObject *)pcc_handle_alloc(type, ctx);
-    if (self == NULL) {
-        pcc_drv.cuTexObjectDestroy(h);
-        return NULL;
-    }
-    self->handle = h;
-    Py_INCREF(source);
-    self->source = source;
-    return (PyObject *)self;
+    return obj_new(type, source, &res, &tex);
 }
 
 static PyObject *surf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -461,27 +526,9 @@ static PyObject *surf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&res, 0, sizeof res);
     res.resType = CU_RESOURCE_TYPE_ARRAY;
     res.res.array.hArray = ((PccArray *)source)->array;
-    PyObject *ctx = pcc_ctx_for_new();
-    if (ctx == NULL)
+    if (need((void *)pcc_drv.cuSurfObjectCreate, "cuSurfObjectCreate") < 0)
         return NULL;
-    if (need((void *)pcc_drv.cuSurfObjectCreate, "cuSurfObjectCreate") < 0) {
-        Py_DECREF(ctx);
-        return NULL;
-    }
-    CUsurfObject h = 0;
-    if (pcc_check(pcc_drv.cuSurfObjectCreate(&h, &res), "cuSurfObjectCreate") < 0) {
-        Py_DECREF(ctx);
-        return NULL;
-    }
-    PccTexObject *self = (PccTexObject *)pcc_handle_alloc(type, ctx);
-    if (self == NULL) {
-        pcc_drv.cuSurfObjectDestroy(h);
-        return NULL;
-    }
-    self->handle = h;
-    Py_INCREF(source);
-    self->source = source;
-    return (PyObject *)self;
+    return obj_new(type, source, &res, NULL);
 }
 
 /* The driver does not promise to wait for kernels still queued that read
@@ -496,25 +543,59 @@ static CUresult sync_then(CUresult (*destroy)(unsigned long long), unsigned long
     return destroy(h);
 }
 
-static void tex_release_with(PyObject *op, CUresult (*destroy)(unsigned long long))
+/* The source no longer read by one object: an Array's users count. */
+static void drop_source(PyObject *source)
+{
+    if (source != NULL && PyObject_TypeCheck(source, pcc_st.Array))
+        ((PccArray *)source)->users--;
+    Py_XDECREF(source);
+}
+
+/* pcc_deferred's release: an object the collector freed during a capture
+ * (kind 0 texture, 1 surface), destroyed once no capture is in progress;
+ * d->keep is its source, held until then. */
+static void obj_release_deferred(pcc_deferred *d)
+{
+    CUresult rc = CUDA_SUCCESS;
+    PCC_FREE_IN_CONTEXT(d->context, rc,
+                        sync_then(d->kind ? pcc_drv.cuSurfObjectDestroy : pcc_drv.cuTexObjectDestroy,
+                                  (unsigned long long)d->dptr));
+    (void)rc;
+    drop_source(d->keep);
+    d->keep = NULL;
+}
+
+static void tex_release_with(PyObject *op, CUresult (*destroy)(unsigned long long), int kind)
 {
     PccTexObject *self = (PccTexObject *)op;
     CUresult rc = CUDA_SUCCESS;
-    if (self->handle != 0 && destroy != NULL)
-        PCC_FREE_IN_CONTEXT(self->context, rc, sync_then(destroy, self->handle));
+    if (self->handle != 0 && destroy != NULL && !pcc_skip_free()) {
+        /* a context synchronize and a destroy break a stream capture */
+        pcc_deferred *d = pcc_capture_defer(obj_release_deferred, self->context);
+        if (d != NULL) {
+            d->dptr = self->handle;
+            d->kind = kind;
+            d->keep = self->source; /* its reference moves to d */
+            self->source = NULL;
+        } else {
+            PCC_FREE_IN_CONTEXT(self->context, rc, sync_then(destroy, self->handle));
+        }
+    }
     (void)rc;
     self->handle = 0;
-    Py_CLEAR(self->source); /* after the object: it reads the source */
+    PyObject *source = self->source; /* after the object: it reads the source */
+    self->source = NULL;
+    drop_source(source);
 }
 
 static void tex_release(PyObject *op)
 {
-    tex_release_with(op, pcc_drv.cuTexObjectDestroy);
+    tex_release_with(op, pcc_drv.cuTexObjectDestroy, 0);
 }
 
 static void surf_release(PyObject *op)
 {
-    tex_release_with(op, pcc_drv.cuSurfObjectDestroy);
+    tex_release_with(op, pcc_drv.cuSurfObjectDestroy, 1);
 }
 
 static void tex_dealloc(PyObject *op)

@@ -13,6 +13,7 @@ typedef struct {
     CUarray array; /* NULL once freed */
     CUDA_ARRAY3D_DESCRIPTOR desc;
     size_t esize; /* bytes of an element (all channels) */
+    Py_ssize_t users; /* texture and surface objects that read it (free() refuses) */
 } PccArray;
 
 /* A texture or surface object: its handle and what it reads (an Array, or

@@ -294,7 +294,7 @@ static int attribute_value(int attrib, int *ok)
     case 11: return 2147483647;         /* max pitch */
     case 12: return 65536;              /* registers per block */
     case 13: return 1000000;            /* clock rate, kHz */
-    case 14: return 512;                /* texture alignment */
+    case 14: return 256;                /* texture alignment: its allocations' (sim/memory.c) */
     case 15: return 1;                  /* gpu overlap */
     case 16: return sim_cpu_count();    /* multiprocessors: one per CPU core */
     case 19: return 1;                  /* can map host memory */

@@ -327,7 +327,7 @@ static CUresult resource(const CUDA_RESOURCE_DESC *r, sim_texobj *o)
         size_t fs = format_size(r->res.linear.format);
         unsigned int n = r->res.linear.numChannels;
         if (fs == 0 || (n != 1 && n != 2 && n != 4) || r->res.linear.devPtr == 0 ||
-            r->res.linear.sizeInBytes == 0 || r->res.linear.devPtr % 16 != 0)
+            r->res.linear.sizeInBytes == 0 || r->res.linear.devPtr % 256 != 0)
             return CUDA_ERROR_INVALID_VALUE;
         if (sim_registry_check_range(r->res.linear.devPtr, r->res.linear.sizeInBytes) !=
             CUDA_SUCCESS)

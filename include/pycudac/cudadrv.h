@@ -337,6 +337,19 @@ enum {
     CU_TRSF_NORMALIZED_COORDINATES = 0x02
 };
 
+/* Bytes of one channel of an array format (0: not a format). */
+static inline size_t pcc_array_format_bytes(int format)
+{
+    switch (format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+        return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+        return 4;
+    default: return 0;
+    }
+}
+
 /* cuArrayCreate's descriptor (1D and 2D: Height 0 for 1D). */
 typedef struct {
     size_t Width, Height;

@@ -25,18 +25,6 @@ static int need(void *fn, const char *name)
     return -1;
 }
 
-static size_t format_bytes(int format)
-{
-    switch (format) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
-        return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
-        return 4;
-    default: return 0;
-    }
-}
-
 /* ---- Array ---------------------------------------------------------------------------------- */
 
 static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -48,7 +36,7 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "nnniI|I:Array", kwlist, &w, &h, &d, &format,
                                      &nch, &flags))
         return NULL;
-    if (format_bytes(format) == 0) {
+    if (pcc_array_format_bytes(format) == 0) {
         PyErr_Format(PyExc_ValueError, "Array: format must be an array_format, got %d", format);
         return NULL;
     }
@@ -90,7 +78,7 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->array = a;
     self->desc = desc;
-    self->esize = format_bytes(format) * nch;
+    self->esize = pcc_array_format_bytes(format) * nch;
     return (PyObject *)self;
 }
 

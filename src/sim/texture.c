@@ -58,18 +58,6 @@ static pthread_rwlock_t tex_lock = PTHREAD_RWLOCK_INITIALIZER;
 static sim_texobj *table;
 static size_t table_len;
 
-static size_t format_size(int format)
-{
-    switch (format) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
-        return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
-        return 4;
-    default: return 0;
-    }
-}
-
 static int valid_array(CUarray a)
 {
     return a != NULL && a->magic == SIM_ARRAY_MAGIC;
@@ -84,7 +72,7 @@ static CUresult sim_cuArray3DCreate(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR 
         return rc;
     if (out == NULL || d == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    size_t fs = format_size(d->Format);
+    size_t fs = pcc_array_format_bytes(d->Format);
     int layered = (d->Flags & CUDA_ARRAY3D_LAYERED) != 0;
     if (fs == 0 || (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4) ||
         d->Width == 0 || (d->Flags & ~(unsigned)(CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST)) ||
@@ -324,7 +312,7 @@ static CUresult resource(const CUDA_RESOURCE_DESC *r, sim_texobj *o)
         return CUDA_SUCCESS;
     }
     if (r->resType == CU_RESOURCE_TYPE_LINEAR) {
-        size_t fs = format_size(r->res.linear.format);
+        size_t fs = pcc_array_format_bytes(r->res.linear.format);
         unsigned int n = r->res.linear.numChannels;
         if (fs == 0 || (n != 1 && n != 2 && n != 4) || r->res.linear.devPtr == 0 ||
             r->res.linear.sizeInBytes == 0 || r->res.linear.devPtr % 256 != 0)

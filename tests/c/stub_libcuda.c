@@ -1173,6 +1173,7 @@ API CUresult cuSurfObjectDestroy(CUsurfObject obj)
 struct CUgraphicsResource_st {
     unsigned char mem[256]; /* first: calloc's alignment */
     unsigned int name, is_image, mapped;
+    CUcontext ctx; /* current at registration */
 };
 static char gl_text[8192];
 static size_t gl_len;
@@ -1211,8 +1212,15 @@ static CUresult gl_register(CUgraphicsResource *res, unsigned int name, unsigned
         return CUDA_ERROR_OUT_OF_MEMORY;
     r->name = name;
     r->is_image = is_image;
+    r->ctx = ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
     *res = r;
     return CUDA_SUCCESS;
+}
+
+/* 1 when the context current now is the one `r` was registered in. */
+static int gl_same_ctx(CUgraphicsResource r)
+{
+    return ctx_depth > 0 && ctx_stack[ctx_depth - 1] == r->ctx;
 }
 
 API CUresult cuGraphicsGLRegisterBuffer(CUgraphicsResource *res, unsigned int buffer,
@@ -1231,7 +1239,7 @@ API CUresult cuGraphicsGLRegisterImage(CUgraphicsResource *res, unsigned int ima
 
 API CUresult cuGraphicsUnregisterResource(CUgraphicsResource r)
 {
-    gl_log("unregister %u mapped=%u", r->name, r->mapped);
+    gl_log("unregister %u mapped=%u own_ctx=%d", r->name, r->mapped, gl_same_ctx(r));
     free(r);
     return CUDA_SUCCESS;
 }
@@ -1239,7 +1247,8 @@ API CUresult cuGraphicsUnregisterResource(CUgraphicsResource r)
 static CUresult gl_map(unsigned int n, CUgraphicsResource *res, CUstream s, unsigned int map)
 {
     for (unsigned int i = 0; i < n; i++) {
-        gl_log("%s %u stream=%s", map ? "map" : "unmap", res[i]->name, s ? "S" : "0");
+        gl_log("%s %u stream=%s%s", map ? "map" : "unmap", res[i]->name, s ? "S" : "0",
+               gl_same_ctx(res[i]) ? "" : " (another context)");
         if (res[i]->mapped == map)
             return map ? CUDA_ERROR_ALREADY_MAPPED : CUDA_ERROR_NOT_MAPPED;
         res[i]->mapped = map;

@@ -73,14 +73,23 @@ def _gl_name(x, what):
     return n
 
 
-def _map_flags(flags, what):
+# cuGraphicsGLRegisterImage's further register flags (cuda.h's
+# CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST and _TEXTURE_GATHER), for images only
+_IMAGE_FLAGS = 0x4 | 0x8
+
+
+def _map_flags(flags, what, image=False):
     if isinstance(flags, bool) or not isinstance(flags, int):
         raise TypeError(f"{what}: flags must be a graphics_map_flags value, not "
                         f"{type(flags).__name__}")
-    if int(flags) not in (0, 1, 2):
+    base, extra = int(flags) & ~_IMAGE_FLAGS if image else int(flags), 0
+    if image:
+        extra = int(flags) & _IMAGE_FLAGS
+    if base not in (0, 1, 2):
+        more = " (images may add 4: surface load/store, 8: texture gather)" if image else ""
         raise ValueError(f"{what}: flags must be graphics_map_flags.NONE, READ_ONLY or "
-                         f"WRITE_DISCARD, got {int(flags)}")
-    return int(flags)
+                         f"WRITE_DISCARD{more}, got {int(flags)}")
+    return base | extra
 
 
 class RegisteredObject:
@@ -142,13 +151,14 @@ class RegisteredImage(RegisteredObject):
     GL texture or renderbuffer named `texture` of `target` (GL_TEXTURE_2D,
     GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY, GL_TEXTURE_CUBE_MAP,
     GL_TEXTURE_RECTANGLE, GL_RENDERBUFFER: ints), registered with CUDA
-    (cuGraphicsGLRegisterImage); mapped, it is CUDA arrays."""
+    (cuGraphicsGLRegisterImage); mapped, it is CUDA arrays. flags may add
+    4 (the arrays can back a SurfaceObject) and 8 (texture gather)."""
 
     def __init__(self, texture, target, flags=graphics_map_flags.NONE):
         self._gl = _gl_name(texture, "RegisteredImage(texture)")
         self._target = _gl_name(target, "RegisteredImage(target)")
         self._resource = _driver.GraphicsResource(
-            True, self._gl, self._target, _map_flags(flags, "RegisteredImage"))
+            True, self._gl, self._target, _map_flags(flags, "RegisteredImage", image=True))
 
     def __repr__(self):
         return f"<RegisteredImage of GL texture {self._gl}, target {self._target:#x}>"

@@ -200,16 +200,22 @@ static PyObject *map_or_unmap(PccGraphics *self, PyObject *args, PyObject *kwds,
     if (pcc_ctx_use(self->context, &g, map ? "GraphicsResource.map" : "GraphicsResource.unmap") <
         0)
         return NULL;
-    if (!map)
+    if (!map) {
+        /* unmapped before the GIL goes: another thread must not take an
+         * array of a mapping that is ending */
         forget_arrays(self);
+        self->mapped = 0;
+    }
     CUresult rc;
     Py_BEGIN_ALLOW_THREADS
     rc = map ? pcc_drv.cuGraphicsMapResources(1, &self->res, s)
              : pcc_drv.cuGraphicsUnmapResources(1, &self->res, s);
     Py_END_ALLOW_THREADS
     pcc_ctx_leave(&g);
-    if (pcc_check(rc, map ? "cuGraphicsMapResources" : "cuGraphicsUnmapResources") < 0)
+    if (pcc_check(rc, map ? "cuGraphicsMapResources" : "cuGraphicsUnmapResources") < 0) {
+        self->mapped = !map; /* still as it was */
         return NULL;
+    }
     self->mapped = map;
     if (!map)
         Py_RETURN_NONE;
@@ -294,11 +300,12 @@ static PyObject *graphics_array(PccGraphics *self, PyObject *args)
     return arr;
 }
 
-/* set_map_flags(flags): how CUDA will use the next mapping. */
+/* set_map_flags(flags): how CUDA will use the next mapping (the driver
+ * takes it while mapped too). */
 static PyObject *graphics_set_map_flags(PccGraphics *self, PyObject *arg)
 {
     unsigned int flags;
-    if (gl_uint(arg, &flags, "flags") < 0 || state(self, 0, "set_map_flags") < 0)
+    if (gl_uint(arg, &flags, "flags") < 0 || state(self, -1, "set_map_flags") < 0)
         return NULL;
     if (flags > CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD) {
         PyErr_Format(PyExc_ValueError, "set_map_flags: flags must be a graphics_map_flags value "

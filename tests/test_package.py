@@ -41,7 +41,7 @@ def test_py_typed_ships_with_the_package():
 
 
 @pytest.mark.parametrize("name", ["driver", "compiler", "gpuarray", "elementwise", "reduction",
-                                  "scan", "cumath", "curandom", "tools", "profile"])
+                                  "scan", "cumath", "curandom", "tools", "profile", "gl"])
 def test_public_modules_say_what_is_public(name):
     import importlib
     mod = importlib.import_module(f"pycudac.{name}")

@@ -97,6 +97,9 @@ typedef struct pcc_backend {
     const char *(*fault_detail)(void);
     /* Why device code cannot be linked when the table has no cuLink*. */
     const char *no_linker;
+    /* Why OpenGL interop cannot work when the table has no
+     * cuGraphicsGLRegister*; NULL: an old driver, named as such. */
+    const char *no_gl;
     /* Check mode (the simulator; NULL on a GPU, where compute-sanitizer
      * does this). configure sets the checks ("memcheck,racecheck,initcheck,
      * synccheck", "all", "" for none), the schedule ("", "forward",

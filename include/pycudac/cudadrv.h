@@ -97,6 +97,9 @@ enum {
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
     CUDA_ERROR_MAP_FAILED = 205,
     CUDA_ERROR_ALREADY_MAPPED = 208,
+    CUDA_ERROR_NOT_MAPPED = 211,
+    CUDA_ERROR_NOT_MAPPED_AS_ARRAY = 212,
+    CUDA_ERROR_NOT_MAPPED_AS_POINTER = 213,
     CUDA_ERROR_UNSUPPORTED_LIMIT = 215,
     CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
     CUDA_ERROR_INVALID_PTX = 218,
@@ -418,6 +421,24 @@ typedef struct {
     int reserved[12];
 } CUDA_TEXTURE_DESC;
 
+/* OpenGL interop (Driver API reference, "Graphics Interoperability" and
+ * "OpenGL Interoperability"): a GL buffer or texture registered as a
+ * graphics resource, mapped for CUDA to a device pointer or an array.
+ * GL names are GLuint and targets GLenum: unsigned int here. */
+typedef struct CUgraphicsResource_st *CUgraphicsResource;
+
+enum {
+    CU_GRAPHICS_REGISTER_FLAGS_NONE = 0x00,
+    CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY = 0x01,
+    CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD = 0x02,
+    CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST = 0x04,
+    CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER = 0x08,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE = 0x00,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY = 0x01,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD = 0x02,
+    CU_GL_DEVICE_LIST_ALL = 0x01
+};
+
 /*
  * The driver table as an X-macro: X(return type, our name, versioned symbol
  * to resolve in libcuda, (parameter list)). Entries marked OPT are looked up
@@ -644,7 +665,26 @@ typedef struct {
     OPT(CUresult, cuTexObjectDestroy, "cuTexObjectDestroy", (CUtexObject obj))                 \
     OPT(CUresult, cuSurfObjectCreate, "cuSurfObjectCreate",                                    \
         (CUsurfObject * obj, const CUDA_RESOURCE_DESC *res))                                   \
-    OPT(CUresult, cuSurfObjectDestroy, "cuSurfObjectDestroy", (CUsurfObject obj))
+    OPT(CUresult, cuSurfObjectDestroy, "cuSurfObjectDestroy", (CUsurfObject obj))            \
+    OPT(CUresult, cuGraphicsGLRegisterBuffer, "cuGraphicsGLRegisterBuffer",                    \
+        (CUgraphicsResource * res, unsigned int buffer, unsigned int flags))                   \
+    OPT(CUresult, cuGraphicsGLRegisterImage, "cuGraphicsGLRegisterImage",                      \
+        (CUgraphicsResource * res, unsigned int image, unsigned int target,                    \
+         unsigned int flags))                                                                  \
+    OPT(CUresult, cuGraphicsUnregisterResource, "cuGraphicsUnregisterResource",                \
+        (CUgraphicsResource res))                                                              \
+    OPT(CUresult, cuGraphicsMapResources, "cuGraphicsMapResources",                            \
+        (unsigned int count, CUgraphicsResource *res, CUstream s))                             \
+    OPT(CUresult, cuGraphicsUnmapResources, "cuGraphicsUnmapResources",                        \
+        (unsigned int count, CUgraphicsResource *res, CUstream s))                             \
+    OPT(CUresult, cuGraphicsResourceGetMappedPointer, "cuGraphicsResourceGetMappedPointer_v2", \
+        (CUdeviceptr * dptr, size_t *size, CUgraphicsResource res))                            \
+    OPT(CUresult, cuGraphicsSubResourceGetMappedArray, "cuGraphicsSubResourceGetMappedArray",  \
+        (CUarray * arr, CUgraphicsResource res, unsigned int index, unsigned int level))       \
+    OPT(CUresult, cuGraphicsResourceSetMapFlags, "cuGraphicsResourceSetMapFlags_v2",           \
+        (CUgraphicsResource res, unsigned int flags))                                          \
+    OPT(CUresult, cuGLGetDevices, "cuGLGetDevices_v2",                                         \
+        (unsigned int *count, CUdevice *devices, unsigned int max, int which))
 
 #define PCC_DRV_FIELD(ret, name, sym, args) ret(*name) args;
 

@@ -96,7 +96,7 @@ static void array_release(PyObject *op)
 {
     PccArray *self = (PccArray *)op;
     CUresult rc = CUDA_SUCCESS;
-    if (self->array != NULL && !pcc_skip_free()) {
+    if (self->array != NULL && !self->borrowed && !pcc_skip_free()) {
         pcc_deferred *d = pcc_capture_defer(array_release_deferred, self->context);
         if (d != NULL)
             d->ptr = self->array;
@@ -105,6 +105,33 @@ static void array_release(PyObject *op)
     }
     (void)rc; /* never raise from dealloc */
     self->array = NULL;
+}
+
+PyObject *pcc_array_borrow(PyTypeObject *type, PyObject *context, CUarray a)
+{
+    if (!PyType_IsSubtype(type, pcc_st.Array)) {
+        Py_DECREF(context);
+        PyErr_Format(PyExc_TypeError, "an Array type was expected, got %.100s", type->tp_name);
+        return NULL;
+    }
+    if (need((void *)pcc_drv.cuArray3DGetDescriptor, "cuArray3DGetDescriptor") < 0) {
+        Py_DECREF(context);
+        return NULL;
+    }
+    CUDA_ARRAY3D_DESCRIPTOR desc;
+    memset(&desc, 0, sizeof desc);
+    if (pcc_check(pcc_drv.cuArray3DGetDescriptor(&desc, a), "cuArray3DGetDescriptor") < 0) {
+        Py_DECREF(context);
+        return NULL;
+    }
+    PccArray *self = (PccArray *)pcc_handle_alloc(type, context);
+    if (self == NULL)
+        return NULL;
+    self->array = a;
+    self->desc = desc;
+    self->esize = pcc_array_format_bytes(desc.Format) * desc.NumChannels;
+    self->borrowed = 1;
+    return (PyObject *)self;
 }
 
 static void array_dealloc(PyObject *op)
@@ -131,7 +158,8 @@ static int live_array(PccArray *self, const char *what)
 {
     if (self->array != NULL)
         return 0;
-    PyErr_Format(pcc_st.LogicError, "Array.%s: the array was freed", what);
+    PyErr_Format(pcc_st.LogicError, "Array.%s: the array was freed (or, for an array of a "
+                 "mapped graphics resource, unmapped)", what);
     return -1;
 }
 

@@ -31,7 +31,7 @@ PyMODINIT_FUNC PyInit__driver(void)
         return NULL;
     if (pcc_state_init(m) < 0 || pcc_errors_init(m) < 0 || pcc_loader_init(m) < 0 || pcc_device_init(m) < 0 ||
         pcc_context_init(m) < 0 || pcc_convert_init(m) < 0 || pcc_memory_init(m) < 0 || pcc_stream_init(m) < 0 ||
-        pcc_event_init(m) < 0 || pcc_array_init(m) < 0 || pcc_profile_init(m) < 0 || pcc_peer_init(m) < 0 || pcc_ipc_init(m) < 0 ||
+        pcc_event_init(m) < 0 || pcc_array_init(m) < 0 || pcc_graphics_init(m) < 0 || pcc_profile_init(m) < 0 || pcc_peer_init(m) < 0 || pcc_ipc_init(m) < 0 ||
         pcc_pool_init(m) < 0 || pcc_module_init(m) < 0 || pcc_compile_init(m) < 0 ||
         pcc_cache_init(m) < 0 || pcc_sha256_init(m) < 0 || pcc_cache_key_init(m) < 0 ||
         pcc_crc32c_init(m) < 0 || pcc_cache_warm_init(m) < 0 || pcc_function_init(m) < 0 ||

@@ -54,7 +54,8 @@ typedef struct pcc_state {
     /* types, each made by its component's init */
     PyTypeObject *Device, *Context, *DeviceAllocation, *ManagedAllocation, *HostAllocation,
         *Stream, *Event, *Module, *Function, *ArrayBase, *ParamLayout, *Graph, *GraphNode,
-        *GraphExec, *IPCMemoryHandle, *MemoryPool, *Array, *TextureObject, *SurfaceObject;
+        *GraphExec, *IPCMemoryHandle, *MemoryPool, *Array, *TextureObject, *SurfaceObject,
+        *GraphicsResource;
     /* set once contexts of two devices have existed (core/peer.c): launches
      * then check that pointer arguments are on the kernel's device */
     int multi_device;

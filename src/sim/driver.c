@@ -619,6 +619,7 @@ static const pcc_backend sim_backend = {
     .fault_detail = fault_detail,
     .no_linker = "linking device code (DynamicModule, DynamicSourceModule) needs a CUDA "
                  "GPU: the simulator has no linker and runs no device-side launches",
+    .no_gl = "OpenGL interop needs a GPU and its driver; the simulator has no OpenGL",
     .check_configure = sim_check_configure,
     .check_config = sim_check_config,
     .check_reports = sim_report_copy,

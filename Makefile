@@ -150,9 +150,9 @@ gpu-check-multi:
 
 # pycudac's own host time per launch, on the CPU: a stub libcuda that does
 # nothing (tests/c/stub_libcuda.c) under bench/launch_overhead.py.
-bench/out/libstub_cuda.so: tests/c/stub_libcuda.c include/pycudac/cudadrv.h
+bench/out/libstub_cuda.so: $(wildcard tests/c/stub_*.c) include/pycudac/cudadrv.h
 	mkdir -p bench/out
-	$(CC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude $< -o $@
+	$(CC) -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude $(wildcard tests/c/stub_*.c) -o $@
 
 launch-overhead: build bench/out/libstub_cuda.so
 	$(VPY) bench/launch_overhead.py

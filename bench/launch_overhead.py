@@ -32,6 +32,7 @@ pycudac's own cost then includes the cache misses its path takes afterwards
 (130-180 ns a call on the H100 host against ~21 ns with a stub that evicts
 nothing).
 """
+import glob
 import os
 import subprocess
 import sys
@@ -44,7 +45,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
-STUB_SRC = os.path.join(ROOT, "tests", "c", "stub_libcuda.c")
+STUB_SRC = sorted(glob.glob(os.path.join(ROOT, "tests", "c", "stub_*.c")))
 STUB_LIB = os.path.join(OUT, "libstub_cuda.so")
 
 NOOP_SRC = r"""
@@ -139,10 +140,10 @@ def stale(target, *sources):
 
 def build():
     os.makedirs(OUT, exist_ok=True)
-    if stale(STUB_LIB, STUB_SRC, os.path.join(ROOT, "include", "pycudac", "cudadrv.h")):
+    if stale(STUB_LIB, *STUB_SRC, os.path.join(ROOT, "include", "pycudac", "cudadrv.h")):
         subprocess.check_call([cc(), "-O2", "-Wall", "-Wextra", "-fPIC", "-shared",
                                "-fvisibility=hidden", "-I" + os.path.join(ROOT, "include"),
-                               STUB_SRC, "-o", STUB_LIB])
+                               *STUB_SRC, "-o", STUB_LIB])
     return build_noop()
 
 

@@ -14,6 +14,7 @@ child-by-child quotients. With no tool, B/A should be 1 within the noise
 (the range costs one load and one branch per general launch).
 """
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -62,8 +63,9 @@ def stub():
     cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
     out = os.path.join(HERE, "out", "libstub_cuda.so")
     os.makedirs(os.path.dirname(out), exist_ok=True)
+    sources = sorted(glob.glob(os.path.join(ROOT, "tests", "c", "stub_*.c")))
     subprocess.check_call([cc, "-O2", "-fPIC", "-shared", "-I", os.path.join(ROOT, "include"),
-                           os.path.join(ROOT, "tests", "c", "stub_libcuda.c"), "-o", out])
+                           *sources, "-o", out])
     return out
 
 

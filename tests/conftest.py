@@ -1,6 +1,7 @@
 """Shared test set-up: the backend is chosen once per process by
 PYCUDAC_BACKEND (CI: the simulator; `make gpu-check`: cuda). Tests marked
 `gpu` need real hardware and are skipped, with the reason, elsewhere."""
+import glob
 import os
 import subprocess
 import sysconfig
@@ -73,13 +74,14 @@ def ga(autoinit):
 
 @pytest.fixture(scope="session")
 def stub_driver(tmp_path_factory):
-    """tests/c/stub_libcuda.c built into a temporary directory: a driver that
-    answers every call, so the CUDA backend's code runs without a GPU."""
+    """tests/c/stub_*.c (stub_libcuda.c and its graphics part) built into a
+    temporary directory: a driver that answers every call, so the CUDA
+    backend's code runs without a GPU."""
     cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
     out = tmp_path_factory.mktemp("stub") / "libstub_cuda.so"
+    sources = sorted(glob.glob(os.path.join(ROOT, "tests", "c", "stub_*.c")))
     r = subprocess.run([cc, "-O1", "-fPIC", "-shared", "-I" + os.path.join(ROOT, "include"),
-                        os.path.join(ROOT, "tests", "c", "stub_libcuda.c"), "-o", str(out)],
-                       capture_output=True, text=True)
+                        *sources, "-o", str(out)], capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip(f"no C compiler to build the stub driver: {r.stderr[-300:]}")
     return str(out)

@@ -1481,15 +1481,18 @@ def test_a_cooperative_grid_larger_than_the_device_holds(coop):
     assert per_sm >= 1 and f.max_active_blocks_per_multiprocessor(128, 40000) <= per_sm
     a = np.zeros(100, np.int32)
     da, db = drv.to_device(a), drv.mem_alloc(a.nbytes)
-    with pytest.raises(drv.LaunchError) as info:
-        f(da, db, np.int32(100), np.int32(2), block=(128, 1, 1), grid=(limit + 1, 1),
-          cooperative=True)
-    e = info.value
-    assert e.code == 720 and e.name == "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"
-    for part in ("kernel 'relax'", f"grid ({limit + 1}, 1, 1) has {limit + 1} blocks",
-                 f"at most {limit} such blocks", f"{per_sm} per multiprocessor x {sms} "
-                 "multiprocessors"):
-        assert part in str(e), (part, str(e))
+    # the same with a priority (cuLaunchKernelEx, launch/attrs.c), which
+    # skipped the check and its words
+    for extra in ({}, {"priority": 0}):
+        with pytest.raises(drv.LaunchError) as info:
+            f(da, db, np.int32(100), np.int32(2), block=(128, 1, 1), grid=(limit + 1, 1),
+              cooperative=True, **extra)
+        e = info.value
+        assert e.code == 720 and e.name == "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"
+        for part in ("kernel 'relax'", f"grid ({limit + 1}, 1, 1) has {limit + 1} blocks",
+                     f"at most {limit} such blocks", f"{per_sm} per multiprocessor x {sms} "
+                     "multiprocessors"):
+            assert part in str(e), (part, str(e))
     # refused before anything ran: the context goes on, and the largest grid fits
     f(da, db, np.int32(100), np.int32(2), block=(128, 1, 1), grid=(limit, 1), cooperative=True)
     drv.Context.synchronize()

@@ -12,7 +12,8 @@
  * which is raised naming the kernel and the cluster.
  * priority=: the launch's priority, as a stream's (lower is higher: 0 down to
  * -5 on an H100; the driver clamps it to the device's range).
- * cooperative=True with either: the cooperative attribute too.
+ * cooperative=True with either: the cooperative attribute too, after the
+ * grid-fits check of cooperative=True alone (launch/cooperative.c).
  */
 #include "launch/call.h"
 #include "launch/plan.h"
@@ -148,7 +149,9 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
             return -1;
         attrs[n++].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
     }
-    if (cooperative) {
+    if (cooperative) { /* the same check, and words, as cooperative=True alone */
+        if (pcc_cooperative_fits(func, g, b, shared) < 0)
+            return -1;
         attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
         attrs[n++].value.cooperative = 1;
     }

@@ -33,6 +33,10 @@ PyObject *pcc_function_prepared_timed_call(PyObject *self, PyObject *const *args
  * the packed parameters `buf`. 0, or -1 with an exception. */
 int pcc_launch_cooperative(PyObject *func, const unsigned int g[3], const unsigned int b[3],
                            unsigned int shared, CUstream stream, char *buf);
+/* Whether a cooperative launch of grid g fits on the device at once: 0, or
+ * -1 with CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE saying what fits. */
+int pcc_cooperative_fits(PyObject *func, const unsigned int g[3], const unsigned int b[3],
+                         unsigned int shared);
 /* The launch of f(..., cluster=(x, y, z)) or f(..., priority=p)
  * (src/launch/attrs.c): cuLaunchKernelEx with those attributes (and the
  * cooperative one when `cooperative`), the packed parameters `buf` of

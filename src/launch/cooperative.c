@@ -72,22 +72,43 @@ static int too_large(PccFunction *f, const unsigned int g[3], const unsigned int
     return pcc_raise_detail(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, call, detail);
 }
 
+/* The grid holds at once on the device (0), else -1 with the error that
+ * says what would fit; *per_sm and *sms: what the device holds. */
+static int fits(PccFunction *f, const unsigned int g[3], const unsigned int b[3],
+                unsigned int shared, int *per_sm, int *sms)
+{
+    if (pcc_drv.cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL) {
+        PyErr_Format(pcc_st.LogicError, "kernel '%U': cooperative=True needs "
+                     "cuOccupancyMaxActiveBlocksPerMultiprocessor, which this driver lacks",
+                     f->name);
+        return -1;
+    }
+    if (coresident(f, (int)(b[0] * b[1] * b[2]), shared, per_sm, sms) < 0)
+        return -1;
+    if ((unsigned long long)g[0] * g[1] * g[2] > (unsigned long long)*per_sm * (unsigned)*sms)
+        return too_large(f, g, b, shared, *per_sm, *sms);
+    return 0;
+}
+
+int pcc_cooperative_fits(PyObject *func, const unsigned int g[3], const unsigned int b[3],
+                         unsigned int shared)
+{
+    int per_sm = 0, sms = 0;
+    return fits((PccFunction *)func, g, b, shared, &per_sm, &sms);
+}
+
 int pcc_launch_cooperative(PyObject *func, const unsigned int g[3], const unsigned int b[3],
                            unsigned int shared, CUstream stream, char *buf)
 {
     PccFunction *f = (PccFunction *)func;
-    if (pcc_drv.cuLaunchCooperativeKernel == NULL ||
-        pcc_drv.cuOccupancyMaxActiveBlocksPerMultiprocessor == NULL) {
+    if (pcc_drv.cuLaunchCooperativeKernel == NULL) {
         PyErr_Format(pcc_st.LogicError, "kernel '%U': cooperative=True needs "
-                     "cuLaunchCooperativeKernel and cuOccupancyMaxActiveBlocksPerMultiprocessor, "
-                     "which this driver lacks", f->name);
+                     "cuLaunchCooperativeKernel, which this driver lacks", f->name);
         return -1;
     }
     int per_sm = 0, sms = 0;
-    if (coresident(f, (int)(b[0] * b[1] * b[2]), shared, &per_sm, &sms) < 0)
+    if (fits(f, g, b, shared, &per_sm, &sms) < 0)
         return -1;
-    if ((unsigned long long)g[0] * g[1] * g[2] > (unsigned long long)per_sm * (unsigned)sms)
-        return too_large(f, g, b, shared, per_sm, sms);
     void *small[16], **params = small;
     if (f->nparams > 16 && (params = PyMem_Malloc((size_t)f->nparams * sizeof *params)) == NULL) {
         PyErr_NoMemory();

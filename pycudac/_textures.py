@@ -40,7 +40,9 @@ class array3d_flags(_enum.IntFlag):
 
 class address_mode(_enum.IntEnum):
     """CUaddress_mode. WRAP and MIRROR need normalized coordinates; without
-    them they act as CLAMP. BORDER reads the border colour (0 unless given)."""
+    them they are CLAMP (pycudac asks the driver for CLAMP then: CUDA
+    documents no other behaviour for them). BORDER reads the border colour
+    (0 unless given)."""
     WRAP = 0
     CLAMP = 1
     MIRROR = 2
@@ -373,7 +375,15 @@ class TextureObject(_driver.TextureObject):
                              f"as integers)")
         flags = (_NORMALIZED_COORDINATES if normalized_coords else 0) | \
             (_READ_AS_INTEGER if is_int and not read_as_float else 0)
-        return super().__new__(cls, source, modes, int(filt), flags, border, linear)
+        if not normalized_coords:
+            # cuTexObjectCreate: without normalized coordinates "the only
+            # supported address mode is CLAMP" (BORDER works too); WRAP and
+            # MIRROR would be the driver's to refuse or to clamp
+            modes = tuple(int(_AddressMode.CLAMP) if m in (_AddressMode.WRAP, _AddressMode.MIRROR)
+                          else m for m in modes)
+        self = super().__new__(cls, source, modes, int(filt), flags, border, linear)
+        self.address_modes = tuple(_AddressMode(m) for m in modes)  # as the driver got them
+        return self
 
 
 class SurfaceObject(_driver.SurfaceObject):

@@ -648,6 +648,19 @@ def test_objects_dropped_with_a_kernel_queued_keep_working_and_are_freed(mod):
         assert drv.mem_get_info()[0] >= free0 - 3 * 4 * 4096 - 4096
 
 
+def test_wrap_and_mirror_without_normalized_coordinates_are_asked_as_clamp():
+    """cuTexObjectCreate supports only CLAMP (and in practice BORDER) for
+    texel coordinates: pycudac asks for CLAMP where WRAP or MIRROR was given
+    (what they do there), not a mode the driver may refuse."""
+    arr = drv.np_to_array(np.zeros((2, 3), np.float32))
+    AM = drv.address_mode
+    t = drv.TextureObject(arr, address_mode=(AM.WRAP, AM.MIRROR, AM.BORDER))
+    assert t.address_modes == (AM.CLAMP, AM.CLAMP, AM.BORDER)
+    t = drv.TextureObject(arr, address_mode=(AM.WRAP, AM.MIRROR, AM.BORDER),
+                          normalized_coords=True)
+    assert t.address_modes == (AM.WRAP, AM.MIRROR, AM.BORDER)
+
+
 def test_an_array_a_texture_reads_cannot_be_freed():
     """Array.free() under a live texture or surface object let the next
     kernel read freed memory (a sticky 700 on the simulator): it is refused

@@ -15,16 +15,6 @@
 #include "driver/loader.h"
 #include "structmember.h"
 
-/* The driver entry points this file needs: a LogicError naming the first
- * one missing (an old driver). */
-static int need(void *fn, const char *name)
-{
-    if (fn != NULL)
-        return 0;
-    PyErr_Format(pcc_st.LogicError, "%s: this CUDA driver lacks it", name);
-    return -1;
-}
-
 /* ---- Array ---------------------------------------------------------------------------------- */
 
 static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -57,7 +47,7 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     PyObject *ctx = pcc_ctx_for_new();
     if (ctx == NULL)
         return NULL;
-    if (need((void *)pcc_drv.cuArray3DCreate, "cuArray3DCreate") < 0) {
+    if (pcc_need_entry((void *)pcc_drv.cuArray3DCreate, "cuArray3DCreate") < 0) {
         Py_DECREF(ctx);
         return NULL;
     }
@@ -114,7 +104,7 @@ PyObject *pcc_array_borrow(PyTypeObject *type, PyObject *context, CUarray a)
         PyErr_Format(PyExc_TypeError, "an Array type was expected, got %.100s", type->tp_name);
         return NULL;
     }
-    if (need((void *)pcc_drv.cuArray3DGetDescriptor, "cuArray3DGetDescriptor") < 0) {
+    if (pcc_need_entry((void *)pcc_drv.cuArray3DGetDescriptor, "cuArray3DGetDescriptor") < 0) {
         Py_DECREF(context);
         return NULL;
     }
@@ -171,7 +161,7 @@ static PyObject *array_copy(PccArray *self, PyObject *args)
     int to_array;
     PyObject *obj;
     if (!PyArg_ParseTuple(args, "pO:_copy", &to_array, &obj) || live_array(self, "_copy") < 0 ||
-        need((void *)pcc_drv.cuMemcpy3D, "cuMemcpy3D") < 0)
+        pcc_need_entry((void *)pcc_drv.cuMemcpy3D, "cuMemcpy3D") < 0)
         return NULL;
     const CUDA_ARRAY3D_DESCRIPTOR *d = &self->desc;
     size_t rows = d->Height ? d->Height : 1, slices = d->Depth ? d->Depth : 1;
@@ -373,7 +363,7 @@ static PyObject *memcpy3d(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!KKK:_memcpy3d", &PyTuple_Type, &st, &PyTuple_Type, &dt, &w,
                           &h, &d) ||
         !side_arg(st, &src) || !side_arg(dt, &dst) || pcc_ready() < 0 ||
-        need((void *)pcc_drv.cuMemcpy3D, "cuMemcpy3D") < 0)
+        pcc_need_entry((void *)pcc_drv.cuMemcpy3D, "cuMemcpy3D") < 0)
         return NULL;
     CUDA_MEMCPY3D c;
     memset(&c, 0, sizeof c);
@@ -525,7 +515,7 @@ static PyObject *tex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         res.res.linear.numChannels = nch;
         res.res.linear.sizeInBytes = (size_t)bytes;
     }
-    if (need((void *)pcc_drv.cuTexObjectCreate, "cuTexObjectCreate") < 0)
+    if (pcc_need_entry((void *)pcc_drv.cuTexObjectCreate, "cuTexObjectCreate") < 0)
         return NULL;
     return obj_new(type, source, &res, &tex);
 }
@@ -542,7 +532,7 @@ static PyObject *surf_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     memset(&res, 0, sizeof res);
     res.resType = CU_RESOURCE_TYPE_ARRAY;
     res.res.array.hArray = ((PccArray *)source)->array;
-    if (need((void *)pcc_drv.cuSurfObjectCreate, "cuSurfObjectCreate") < 0)
+    if (pcc_need_entry((void *)pcc_drv.cuSurfObjectCreate, "cuSurfObjectCreate") < 0)
         return NULL;
     return obj_new(type, source, &res, NULL);
 }

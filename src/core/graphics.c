@@ -245,11 +245,9 @@ static PyObject *graphics_pointer(PccGraphics *self, PyObject *unused)
                      "array(index, level))", what);
         return NULL;
     }
-    if (pcc_drv.cuGraphicsResourceGetMappedPointer == NULL) {
-        PyErr_SetString(pcc_st.LogicError,
-                        "cuGraphicsResourceGetMappedPointer: this CUDA driver lacks it");
+    if (pcc_need_entry((void *)pcc_drv.cuGraphicsResourceGetMappedPointer,
+                       "cuGraphicsResourceGetMappedPointer") < 0)
         return NULL;
-    }
     pcc_ctx_guard g;
     if (pcc_ctx_use(self->context, &g, what) < 0)
         return NULL;
@@ -279,11 +277,9 @@ static PyObject *graphics_array(PccGraphics *self, PyObject *args)
                      "device_ptr_and_size())", what);
         return NULL;
     }
-    if (pcc_drv.cuGraphicsSubResourceGetMappedArray == NULL) {
-        PyErr_SetString(pcc_st.LogicError,
-                        "cuGraphicsSubResourceGetMappedArray: this CUDA driver lacks it");
+    if (pcc_need_entry((void *)pcc_drv.cuGraphicsSubResourceGetMappedArray,
+                       "cuGraphicsSubResourceGetMappedArray") < 0)
         return NULL;
-    }
     pcc_ctx_guard g;
     if (pcc_ctx_use(self->context, &g, what) < 0)
         return NULL;
@@ -312,11 +308,9 @@ static PyObject *graphics_set_map_flags(PccGraphics *self, PyObject *arg)
                      "(NONE, READ_ONLY, WRITE_DISCARD), got %u", flags);
         return NULL;
     }
-    if (pcc_drv.cuGraphicsResourceSetMapFlags == NULL) {
-        PyErr_SetString(pcc_st.LogicError,
-                        "cuGraphicsResourceSetMapFlags: this CUDA driver lacks it");
+    if (pcc_need_entry((void *)pcc_drv.cuGraphicsResourceSetMapFlags,
+                       "cuGraphicsResourceSetMapFlags") < 0)
         return NULL;
-    }
     pcc_ctx_guard g;
     if (pcc_ctx_use(self->context, &g, "set_map_flags") < 0)
         return NULL;
@@ -383,10 +377,8 @@ static PyObject *gl_devices(PyObject *mod, PyObject *unused)
     (void)mod, (void)unused;
     if (gl_ready() < 0)
         return NULL;
-    if (pcc_drv.cuGLGetDevices == NULL) {
-        PyErr_SetString(pcc_st.LogicError, "cuGLGetDevices: this CUDA driver lacks it");
+    if (pcc_need_entry((void *)pcc_drv.cuGLGetDevices, "cuGLGetDevices") < 0)
         return NULL;
-    }
     CUdevice devs[64];
     unsigned int n = 0;
     if (pcc_check(pcc_drv.cuGLGetDevices(&n, devs, 64, CU_GL_DEVICE_LIST_ALL),

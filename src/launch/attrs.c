@@ -24,14 +24,6 @@
 
 #define CUDA_ERROR_INVALID_CLUSTER_SIZE 912
 
-static const char *name_of(PccFunction *f)
-{
-    const char *s = PyUnicode_AsUTF8(f->name);
-    if (s == NULL)
-        PyErr_Clear();
-    return s ? s : "?";
-}
-
 /* cluster= as three positive ints, into c[] (1 for what is not given).
  * 0, or -1 with a TypeError / ValueError naming the kernel. */
 static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
@@ -111,7 +103,8 @@ static int device_clusters(PccFunction *f)
         return -1;
     if (!can) {
         char call[300];
-        snprintf(call, sizeof call, "cuLaunchKernelEx (kernel '%.200s')", name_of(f));
+        snprintf(call, sizeof call, "cuLaunchKernelEx (kernel '%.200s')",
+                 pcc_function_cname(f));
         pcc_raise_detail(CUDA_ERROR_NOT_SUPPORTED, call,
                          "This device cannot launch thread-block clusters (its CLUSTER_LAUNCH "
                          "attribute is 0: clusters need compute capability 9.0 or later)");
@@ -179,7 +172,7 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
         return -1;
     char call[400];
     snprintf(call, sizeof call, "cuLaunchKernelEx (kernel '%.200s', grid (%u, %u, %u), cluster "
-             "(%u, %u, %u))", name_of(f), g[0], g[1], g[2], c[0], c[1], c[2]);
+             "(%u, %u, %u))", pcc_function_cname(f), g[0], g[1], g[2], c[0], c[1], c[2]);
     if (rc == CUDA_ERROR_INVALID_CLUSTER_SIZE)
         return pcc_raise_detail(rc, call, "The driver refuses this cluster for this kernel: "
                                 "more blocks than the device runs in one cluster (8 is "

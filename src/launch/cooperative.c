@@ -21,15 +21,6 @@
 
 #include "driver/loader.h"
 
-/* The kernel's name for a message (its str is ASCII in practice). */
-static const char *name_of(PccFunction *f)
-{
-    const char *s = PyUnicode_AsUTF8(f->name);
-    if (s == NULL)
-        PyErr_Clear();
-    return s ? s : "?";
-}
-
 /* What the current context's device holds of f at once: blocks per
  * multiprocessor of `threads` threads and `shared` bytes of dynamic shared
  * memory, and its multiprocessors. 0 or -1. */
@@ -45,7 +36,8 @@ static int coresident(PccFunction *f, int threads, unsigned int shared, int *per
         return -1;
     if (!coop) {
         char call[300];
-        snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')", name_of(f));
+        snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')",
+                 pcc_function_cname(f));
         return pcc_raise_detail(CUDA_ERROR_NOT_SUPPORTED, call,
                                 "This device cannot launch cooperatively (its "
                                 "COOPERATIVE_LAUNCH attribute is 0)");
@@ -60,7 +52,8 @@ static int too_large(PccFunction *f, const unsigned int g[3], const unsigned int
                      unsigned int shared, int per_sm, int sms)
 {
     char call[300], detail[600];
-    snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')", name_of(f));
+    snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')",
+             pcc_function_cname(f));
     snprintf(detail, sizeof detail,
              "A cooperative launch needs every block resident at once: grid (%u, %u, %u) has "
              "%llu blocks of %u threads (%u bytes of dynamic shared memory), and this device "
@@ -132,7 +125,8 @@ int pcc_launch_cooperative(PyObject *func, const unsigned int g[3], const unsign
         return too_large(f, g, b, shared, per_sm, sms);
     if (rc != CUDA_SUCCESS) {
         char call[300];
-        snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')", name_of(f));
+        snprintf(call, sizeof call, "cuLaunchCooperativeKernel (kernel '%.200s')",
+                 pcc_function_cname(f));
         return pcc_raise(rc, call);
     }
     return 0;

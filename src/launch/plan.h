@@ -124,6 +124,16 @@ typedef struct {
     PyObject *weakreflist;
 } PccFunction;
 
+/* The kernel's name for a message ("?" if it cannot be had: its str is
+ * ASCII in practice); no exception left set. */
+static inline const char *pcc_function_cname(PccFunction *f)
+{
+    const char *s = PyUnicode_AsUTF8(f->name);
+    if (s == NULL)
+        PyErr_Clear();
+    return s ? s : "?";
+}
+
 /* One In/Out/InOut argument of a call in flight. */
 typedef struct {
     PyObject *handler; /* borrowed: the argument */

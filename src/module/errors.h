@@ -47,6 +47,17 @@ static inline int pcc_check(CUresult rc, const char *call)
     return rc == CUDA_SUCCESS ? 0 : pcc_raise(rc, call);
 }
 
+/* An optional driver entry point (an OPT entry of cudadrv.h) a call needs:
+ * 0 when `fn` was resolved, else a LogicError "NAME: this CUDA driver lacks
+ * it" and -1. */
+static inline int pcc_need_entry(const void *fn, const char *name)
+{
+    if (fn != NULL)
+        return 0;
+    PyErr_Format(pcc_st.LogicError, "%s: this CUDA driver lacks it", name);
+    return -1;
+}
+
 /* The errors pcc_ready (driver/loader.h) raises in a forked child and in a
  * poisoned process: the "use spawn" message, and the original sticky error
  * again. Both return -1. */

@@ -381,6 +381,13 @@ class TextureObject(_driver.TextureObject):
             # MIRROR would be the driver's to refuse or to clamp
             modes = tuple(int(_AddressMode.CLAMP) if m in (_AddressMode.WRAP, _AddressMode.MIRROR)
                           else m for m in modes)
+        if linear is None:
+            # a GPU samples a 1D array as a 2D one of one row: BORDER along
+            # the missing y halved every linear fetch there (the H100,
+            # 2026-11-28); axes the array does not have are asked as CLAMP
+            layered = bool(source.flags & array3d_flags.LAYERED)
+            dims = 1 + (source.height > 0) + (source.depth > 0 and not layered)
+            modes = tuple(m if k < dims else int(_AddressMode.CLAMP) for k, m in enumerate(modes))
         self = super().__new__(cls, source, modes, int(filt), flags, border, linear)
         self.address_modes = tuple(_AddressMode(m) for m in modes)  # as the driver got them
         return self

@@ -61,27 +61,19 @@ extern "C" __global__ void {name}({params}, long long n, int vec)
 {scalar_setup}    long long start = 0;
     if (vec) {{
         long long nv = n >> 2;
-        long long v = tid;
-{vec_unrolled}        for (; v < nv; v += nthreads) {{
-{vec_body}        }}
+        for (long long v = tid; v < nv; v += nthreads) {{
+{vec_loads}            pcc_pack<{out_t}, 4> r_;
+            for (int k_ = 0; k_ < 4; ++k_) {{
+{vec_values}                r_.v[k_] = {store};
+            }}
+            ((pcc_pack<{out_t}, 4> *)out)[v] = r_;
+        }}
         start = nv << 2;
     }}
     for (long long i = start + tid; i < n; i += nthreads) {{
 {values}        out[i] = {store};
     }}
 }}
-"""
-
-# The 4-wide body of the contiguous loop at index `{v}`, suffix `{u}`: its
-# loads, then its values and store (CONTIG_UNROLL copies run loads first).
-_VEC_LOAD = "            const pcc_pack<{t}, 4> p{k}{u}_ = ((const pcc_pack<{t}, 4> *)a{k})[{v}];\n"
-_VEC_STORE = """            {{
-                pcc_pack<{out_t}, 4> r_;
-                for (int k_ = 0; k_ < 4; ++k_) {{
-{vec_values}                    r_.v[k_] = {store};
-                }}
-                ((pcc_pack<{out_t}, 4> *)out)[{v}] = r_;
-            }}
 """
 
 _MAP_STRIDED = """
@@ -218,9 +210,9 @@ def scalar_args(value, dtype):
 def _render_map(spec, variant, tag=""):
     out_t = dtype_to_ctype(spec.out_dtype)
     params = [f"{out_t} *__restrict__ out"]
-    scalar_setup, values = [], []
+    scalar_setup, vec_loads, vec_values, values = [], [], [], []
     names = []
-    arrays = []  # (k, C type, cast C type, cast dtype, dtype) of each array operand
+    arrays = []
     for k, op in enumerate(spec.operands):
         cast_c = compute_ctype(op.cast)
         names.append(f"x{k}")
@@ -233,7 +225,11 @@ def _render_map(spec, variant, tag=""):
             continue
         t = dtype_to_ctype(op.dtype)
         params.append(f"const {t} *__restrict__ a{k}")
-        arrays.append((k, t, cast_c, cast, op.dtype))
+        arrays.append(k)
+        vec_loads.append(
+            f"            const pcc_pack<{t}, 4> p{k}_ = ((const pcc_pack<{t}, 4> *)a{k})[v];\n")
+        vec_values.append(f"                const {cast_c} x{k} = "
+                          f"{convert(f'p{k}_.v[k_]', op.dtype, cast)};\n")
         if variant == "contig":
             load = f"a{k}[i]"
         else:
@@ -242,28 +238,10 @@ def _render_map(spec, variant, tag=""):
     store = store_expr(spec.expr.format(*names), spec.expr_dtype, spec.out_dtype)
     name = f"{spec.name}_{variant}{tag}"
     if variant == "contig":
-        def loads(v, u):
-            return "".join(_VEC_LOAD.format(t=t, k=k, u=u, v=v) for k, t, *_ in arrays)
-
-        def stores(v, u):
-            vec_values = "".join(
-                f"                    const {cast_c} x{k} = "
-                f"{convert(f'p{k}{u}_.v[k_]', dt, cast)};\n" for k, _, cast_c, cast, dt in arrays)
-            return _VEC_STORE.format(out_t=out_t, vec_values=vec_values, store=store, v=v)
-
-        unroll = CONTIG_UNROLL
-        vec_unrolled = ""
-        if unroll > 1:
-            idx = [f"v + {j} * nthreads" if j else "v" for j in range(unroll)]
-            vec_unrolled = (
-                f"        for (; v + {unroll - 1} * nthreads < nv; v += {unroll} * nthreads) {{\n"
-                + "".join(loads(idx[j], j) for j in range(unroll))
-                + "".join(stores(idx[j], j) for j in range(unroll)) + "        }\n")
         return _MAP_CONTIG.format(
-            name=name, params=", ".join(params), store=store,
-            scalar_setup="".join(scalar_setup), vec_unrolled=vec_unrolled,
-            vec_body=loads("v", "") + stores("v", ""), values="".join(values))
-    arrays = [k for k, *_ in arrays]
+            name=name, params=", ".join(params), out_t=out_t, store=store,
+            scalar_setup="".join(scalar_setup), vec_loads="".join(vec_loads),
+            vec_values="".join(vec_values), values="".join(values))
     short = ["out"] + [str(k) for k in arrays]
     dim_params = ", ".join(f"long long sh{d}" for d in range(MAX_DIMS))
     for s in short:
@@ -383,14 +361,6 @@ tools._context_caches.extend([_fn_cache, _module_cache, _max_blocks_cache])
 # H100, four reach 0.94x (2.80 against 2.99 TB/s, twice; 64 waves: no more):
 # block turnover keeps more loads in flight than one grid-stride loop does.
 CONTIG_WAVES = 4
-# How many 4-wide groups a thread of a contiguous map loads before it stores
-# (the loop unrolled, every load first). An experiment, 1 (off) until a
-# paired run says otherwise: y = 2*x read 0.894x of copy bandwidth on the
-# H100 on 2026-11-28 where z = x + y, two loads per step, read 0.959x.
-# bench/bench_gpuarray.py measures 2 and 4 (and CONTIG_WAVES 8 and 2) beside
-# the shipped values (scale_u2_TBps...). Read when a kernel is rendered:
-# tools.clear_context_caches() after changing it.
-CONTIG_UNROLL = 1
 
 
 def _grid(work, max_blocks):

@@ -240,40 +240,6 @@ def test_vector_path_sizes_and_alignment(ga, n):
     check((a[1:n + 1] + a[:n]).get(), x[1:n + 1] + x[:n])  # misaligned operand
 
 
-@pytest.mark.parametrize("unroll", [2, 3, 4])
-def test_vector_path_unrolled(ga, unroll):
-    """CONTIG_UNROLL (an experiment measured by bench_gpuarray): each thread
-    loads `unroll` 4-wide groups before it stores; past the unrolled steps,
-    the one-group steps and the scalar tail, on inputs aligned and not, in
-    place too. The largest size ends the unrolled steps one group short of
-    their bound (4-wide groups = 5T + 1, T the grid's threads), where a bound
-    off by one reads and writes a group past the end of an exact allocation."""
-    from pycudac import driver, elementwise, tools
-    old = elementwise.CONTIG_UNROLL
-    elementwise.CONTIG_UNROLL = unroll
-    tools.clear_context_caches()
-    try:
-        x = ga.to_gpu(np.arange(8, dtype=np.float32))
-        x *= 2
-        (_, blocks), = [e for k, e in elementwise._fn_cache.items() if k[2] == "multiply"]
-        threads = blocks * elementwise.CONTIG_WAVES * elementwise.BLOCK
-        for n in (5, 4099, 4 * (5 * threads + 1) + 3):
-            x = np.arange(n + 1, dtype=np.float32)
-            a = ga.to_gpu(x)
-            check((a[:n] * 2).get(), x[:n] * 2)
-            check((a[1:] + a[:n]).get(), x[1:] + x[:n])
-            b = ga.to_gpu(x[:n], allocator=driver.mem_alloc)  # no slack after it
-            b *= 3
-            check(b.get(), x[:n] * 3)
-        spec = elementwise.GROUPS["binary"]((("a", np.dtype(np.float32)),
-                                            ("s", np.dtype(int))), None)[0]
-        src = elementwise._render_map(spec, "contig")
-        assert src.count("pcc_pack<float, 4> p0") == unroll + 1  # unrolled loads + the rest
-    finally:
-        elementwise.CONTIG_UNROLL = old
-        tools.clear_context_caches()
-
-
 def test_inplace_ops(ga):
     x = sample(np.float32, seed=18)
     a = ga.to_gpu(x)

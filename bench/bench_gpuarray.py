@@ -1,8 +1,6 @@
 """GPUArray at memory bandwidth (issue 6), on 2^28 float32 (1 GiB) arrays:
 
   y = 2*x, z = x + y        effective TB/s (bytes read + written) vs device copy
-  y = 2*x, variants         elementwise.CONTIG_UNROLL 2 and 4, CONTIG_WAVES 8 and 2,
-                            each against the shipped values, paired round by round
   sum(x), max(x), dot(x,y)  effective read TB/s
   inclusive scan (int32)    TB/s (read + write) vs device copy
   to_gpu / get (pageable)   GB/s
@@ -62,42 +60,6 @@ def bench_pycudac(rec, quick):
     rec.guard("pycudac", ["scale_TBps"], measure, "scale_TBps", lambda: 2 * x, 2 * n * 4,
               lambda o: np.array_equal(o.get()[:k], 2 * xh[:k]))
 
-    # Variants of the contiguous map for issue 25's y = 2*x target, each
-    # against the default (CONTIG_UNROLL, CONTIG_WAVES as shipped), paired
-    # round by round: (metric, unroll, waves)
-    variants = [("scale_u2_TBps", 2, None), ("scale_u4_TBps", 4, None),
-                ("scale_w8_TBps", 1, 8), ("scale_u2w2_TBps", 2, 2)]
-
-    def variants_ab():
-        from pycudac import elementwise, tools
-        default = (elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES)
-        rounds = 3 if quick else 8
-        seen = {m: [] for m, *_ in variants}
-        ratios = {m: [] for m, *_ in variants}
-
-        def run(unroll, waves):
-            elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES = unroll, waves
-            tools.clear_context_caches()
-            out = 2 * x  # the module of this unrolling, loaded
-            if not np.array_equal(out[:k].get(), 2 * xh[:k]):
-                raise AssertionError(f"2*x (unroll {unroll}, waves {waves}) differs from NumPy")
-            del out
-            return median([tbps(2 * n * 4, timed(lambda: 2 * x)) for _ in range(reps)])
-        try:
-            for _ in range(rounds):
-                for metric, unroll, waves in variants:
-                    base = run(*default)
-                    v = run(unroll, waves or default[1])
-                    seen[metric].append(v)
-                    ratios[metric].append(v / base)
-        finally:
-            elementwise.CONTIG_UNROLL, elementwise.CONTIG_WAVES = default
-            tools.clear_context_caches()
-        for metric, unroll, waves in variants:
-            rec.value("pycudac", metric, median(seen[metric]), "TB/s", seen[metric],
-                      elements=n, unroll=unroll, waves=waves or default[1],
-                      **paired(ratios[metric]))
-    rec.guard("pycudac", [m for m, *_ in variants], variants_ab)
     rec.guard("pycudac", ["add_TBps"], measure, "add_TBps", lambda: x + y, 3 * n * 4,
               lambda o: np.array_equal(o.get()[:k], xh[:k] + yh[:k]))
     rec.guard("pycudac", ["sum_TBps"], measure, "sum_TBps", lambda: gpuarray.sum(x), n * 4,

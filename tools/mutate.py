@@ -250,15 +250,6 @@ MUTATIONS = [
       "    if (ii < 0 || jj < 0 || kk < 0) {",
       "    if (ii < 0 || jj < 0) {",
       ["tests/test_textures.py"], "border addressing in z reads outside the array"),
-    # ---- the contiguous map's unrolled loop (elementwise.CONTIG_UNROLL) ------------
-    M("U1", "pycudac/elementwise.py",
-      """* nthreads < nv; v += {unroll} * nthreads) {{""",
-      """* nthreads <= nv; v += {unroll} * nthreads) {{""",
-      ["tests/test_elementwise.py"], "the unrolled steps run one group past the end"),
-    M("U2", "pycudac/elementwise.py",
-      """+ "".join(stores(idx[j], j) for j in range(unroll))""",
-      """+ "".join(stores("v", j) for j in range(unroll))""",
-      ["tests/test_elementwise.py"], "every unrolled group is stored at the first one's index"),
     # ---- broadcasting ------------------------------------------------------------
     M("B1", "pycudac/elementwise.py",
       """        elif n != 1:

@@ -144,6 +144,8 @@ def rows():
          (fl, "module_load_us"), "info", None, "steady state"),
         ("same-process re-create µs", ("pycudac", "recreate_us"),
          ("cupy", "recreate_us"), "le", 1.0, "<= 1.0x cupy"),
+        ("  re-create, its C call alone µs", ("pycudac", "recreate_c_us"),
+         ("pycudac", "recreate_us"), "info", None, "the rest: Python"),
         ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
         ("  cupy 2*x TB/s", ("cupy", "scale_TBps"), ("dtod_ref",), "info", None, "peer"),

@@ -131,7 +131,12 @@ def open_context(cuda_ordinal=0):
     `cuda_ordinal` (GLContext), or Unavailable with why."""
     egl = _load(["libEGL.so.1", ctypes.util.find_library("EGL") or "libEGL.so"])
     if egl is None:
-        raise Unavailable("no libEGL.so.1 (install the NVIDIA driver's EGL, or libegl1)")
+        vendor = _load(["libEGL_nvidia.so.0"])
+        raise Unavailable(
+            "no libEGL.so.1, libglvnd's EGL loader (install libegl1)" + (
+                "; libEGL_nvidia.so.0 is here, but NVIDIA's vendor library exports "
+                "only __egl_Main, for that loader" if vendor is not None else
+                " and no NVIDIA EGL (libEGL_nvidia.so.0)"))
     for f, res, args in [("eglInitialize", _u, [_vp, ctypes.POINTER(_i), ctypes.POINTER(_i)]),
                          ("eglChooseConfig", _u, [_vp, ctypes.POINTER(_i), ctypes.POINTER(_vp),
                                                   _i, ctypes.POINTER(_i)]),

@@ -250,6 +250,14 @@ MUTATIONS = [
       "    if (ii < 0 || jj < 0 || kk < 0) {",
       "    if (ii < 0 || jj < 0) {",
       ["tests/test_textures.py"], "border addressing in z reads outside the array"),
+    M("TX4", "pycudac/_textures.py",
+      "            dims = 1 + (source.height > 0) + (source.depth > 0 and not layered)",
+      "            dims = 3",
+      ["tests/test_textures.py"], "a 1D array's missing axes are asked as the user's mode"),
+    M("TX5", "pycudac/_textures.py",
+      "            dims = 1 + (source.height > 0) + (source.depth > 0 and not layered)",
+      "            dims = 1 + (source.height > 0) + (source.depth > 0)",
+      ["tests/test_textures.py"], "a layered array's layers count as an axis"),
     # ---- broadcasting ------------------------------------------------------------
     M("B1", "pycudac/elementwise.py",
       """        elif n != 1:

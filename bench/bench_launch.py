@@ -33,6 +33,11 @@ __global__ void k16(float *a, float *b, float *c, float *d,
     float4 v, double x, unsigned int u, long long ll) {}
 """
 SRC_EXTERN_C = 'extern "C" {\n' + SRC + "\n}\n"
+# issue 25's texture row: the floor's texk (bench/floor.c), the same source
+TEX_SRC = r"""
+extern "C" __global__ void texk(cudaTextureObject_t t, float *out)
+{ out[threadIdx.x] = tex1D<float>(t, threadIdx.x + 0.5f); }
+"""
 
 K16_SCALARS = (1, 2, 3, 4, 1.5, 2.5, 3.5, 4.5)
 
@@ -295,13 +300,16 @@ class Runner:
         as paired_ratio_min2. `round_medians` holds the raw rounds."""
         bench, metric = key
         stem = ("launch16" if metric.startswith("launch16") else
-                "launch_cluster" if metric.startswith("launch_cluster") else "launch_empty")
+                "launch_cluster" if metric.startswith("launch_cluster") else
+                "launch_tex" if metric.startswith("launch_tex") else "launch_empty")
         mine = self.round_medians(key)
         out = {"round_medians": [round(x, 4) if x else None for x in mine]}
         if metric.endswith("_again_us") or stem == "launch_cluster":
             forms = ["extra"]
         elif bench == "floor-inproc":
             return out
+        elif stem == "launch_tex":  # the floor's texture launch passes kernelParams
+            forms = ["params"]
         else:
             forms = ["params", "extra"]
         keys = [("floor-inproc", f"{stem}_{form}_us") for form in forms]
@@ -357,7 +365,47 @@ def setup_floor(runner, args):
         lib.floor_launch_cluster_us.argtypes = [ctypes.c_int] * 3
         lib.floor_launch_cluster_us.restype = ctypes.c_double
         runner.add("floor-inproc", "launch_cluster_extra_us", cluster_batch)
+
+    def tex_batch(n):  # texk(texture object, out): 32 threads, one tex1D each
+        us = lib.floor_launch_tex_us(n, 1)
+        if us < 0:
+            raise RuntimeError(lib.floor_error().decode(errors="replace"))
+        return us
+    if getattr(lib, "floor_launch_tex_us", None) is None:
+        runner.rec.na("floor-inproc", "launch_tex_params_us", "libfloor.so predates it")
+    else:
+        lib.floor_launch_tex_us.argtypes = [ctypes.c_int] * 2
+        lib.floor_launch_tex_us.restype = ctypes.c_double
+        runner.add("floor-inproc", "launch_tex_params_us", tex_batch)
     return lib
+
+
+def texture_setup(drv, SourceModule, s):
+    """texk and a texture object over a 32-float 1D CUDA array, as the
+    floor's (issue 25's row), the result checked once: (Function, texture,
+    output buffer); the module stays alive with its Function."""
+    ftex = SourceModule(TEX_SRC).get_function("texk")
+    tex = drv.TextureObject(drv.np_to_array(np.arange(32, dtype=np.float32)))
+    out32 = drv.mem_alloc(32 * 4)
+    ftex(tex, out32, block=(32, 1, 1), grid=(1, 1), stream=s)
+    s.synchronize()
+    got = np.empty(32, np.float32)
+    drv.memcpy_dtoh(got, out32)
+    if not np.array_equal(got, np.arange(32, dtype=np.float32)):
+        raise AssertionError(f"texk read {got[:4]}..., not 0, 1, 2, 3...")
+    return [ftex, tex, out32]
+
+
+def texture_loop(ftex, tex, out32, s):
+    """ftex(tex, out, block=, grid=, stream=s) n times."""
+    def run(n):
+        f_, t_, o_, s_ = ftex, tex, out32, s
+        t0 = now()
+        for _ in repeat(None, n):
+            f_(t_, o_, block=(32, 1, 1), grid=(1, 1), stream=s_)
+        s_.synchronize()
+        return (now() - t0) * 1e6 / n
+    return run
 
 
 def setup_pycudac(runner):
@@ -385,6 +433,13 @@ def setup_pycudac(runner):
         s_.synchronize()
         return (now() - t0) * 1e6 / n
     runner.add("pycudac", "launch_cluster_call_us", cluster_loop)
+
+    try:
+        keep += texture_setup(drv, SourceModule, s)
+    except Exception as exc:  # this row's n/a, not the others'
+        runner.rec.na("pycudac", "launch_tex_call_us", f"{type(exc).__name__}: {exc}")
+    else:
+        runner.add("pycudac", "launch_tex_call_us", texture_loop(*keep[-3:], s))
 
     call_loop, no_cloop = load_callloop()
 

@@ -50,7 +50,7 @@ static CUstream stream;
 static int cc_major, cc_minor;
 
 static CUmodule launch_mod;
-static CUfunction fn_empty, fn_k16;
+static CUfunction fn_empty, fn_k16, fn_texk;
 
 static int quick;
 
@@ -226,7 +226,9 @@ static const char launch_src[] =
     "extern \"C\" __global__ void empty(float *a, int n) {}\n"
     "extern \"C\" __global__ void k16(float *a, float *b, float *c, float *d,\n"
     "    int i0, int i1, int i2, int i3, float f0, float f1, float f2, float f3,\n"
-    "    float4 v, double x, unsigned int u, long long ll) {}\n";
+    "    float4 v, double x, unsigned int u, long long ll) {}\n"
+    "extern \"C\" __global__ void texk(cudaTextureObject_t t, float *out)\n"
+    "{ out[threadIdx.x] = tex1D<float>(t, threadIdx.x + 0.5f); }\n";
 
 /* Compiles `src` to a CUBIN for the current device (malloc'd, *size set).
  * NULL on failure with err set (the NVRTC log's start included). */
@@ -325,9 +327,10 @@ FLOOR_API int floor_init(const char *nvrtc_hint)
     int rc = ck(drv.cuModuleLoadData(&launch_mod, cubin), "cuModuleLoadData");
     free(cubin);
     if (rc < 0 || ck(drv.cuModuleGetFunction(&fn_empty, launch_mod, "empty"), "get empty") < 0 ||
-        ck(drv.cuModuleGetFunction(&fn_k16, launch_mod, "k16"), "get k16") < 0) {
+        ck(drv.cuModuleGetFunction(&fn_k16, launch_mod, "k16"), "get k16") < 0 ||
+        ck(drv.cuModuleGetFunction(&fn_texk, launch_mod, "texk"), "get texk") < 0) {
         snprintf(rtc_err, sizeof rtc_err, "%s", err);
-        fn_empty = fn_k16 = NULL;
+        fn_empty = fn_k16 = fn_texk = NULL;
         return 1;
     }
     return 0;
@@ -507,6 +510,69 @@ FLOOR_API double floor_launch_cluster_us(int cx, int n, int batches)
             CUresult r = drv.cuLaunchKernelEx(&cfg, la.f, NULL, la.extra);
             if (r != CUDA_SUCCESS) {
                 ck(r, "cuLaunchKernelEx");
+                return -1.0;
+            }
+        }
+        if (ck(drv.cuStreamSynchronize(stream), "cuStreamSynchronize") < 0)
+            return -1.0;
+        if (b >= 0)
+            launch_samples[b] = (now_s() - t0) * 1e6 / n;
+    }
+    launch_nsamples = batches;
+    return median(launch_samples, batches);
+}
+
+/* A kernel that reads a texture: texk(t, out), 32 threads each fetching
+ * tex1D<float>(t, i + 0.5) of a 32-float 1D array (point, clamp), n
+ * cuLaunchKernel with kernelParams, then one sync; median µs per launch
+ * over `batches` batches after a warm-up one (issue 25's texture row). The
+ * array and its texture object are made on the first call and kept. */
+FLOOR_API double floor_launch_tex_us(int n, int batches)
+{
+    static CUarray arr;
+    static CUtexObject tex;
+    if (!initialized) {
+        set_err("floor_init was not called");
+        return -1.0;
+    }
+    if (fn_texk == NULL) {
+        set_err("launch kernels not compiled: %s", *rtc_err ? rtc_err : "floor_init failed");
+        return -1.0;
+    }
+    if (drv.cuArrayCreate == NULL || drv.cuTexObjectCreate == NULL) {
+        set_err("this driver has no cuArrayCreate / cuTexObjectCreate");
+        return -1.0;
+    }
+    if (batches > 1024)
+        batches = 1024;
+    if (batches < 1 || n < 1) {
+        set_err("n and batches must be positive");
+        return -1.0;
+    }
+    if (launch_buf == 0 && ck(drv.cuMemAlloc(&launch_buf, 4096), "cuMemAlloc") < 0)
+        return -1.0;
+    if (tex == 0) {
+        CUDA_ARRAY_DESCRIPTOR ad = {32, 0, CU_AD_FORMAT_FLOAT, 1};
+        CUDA_RESOURCE_DESC rd;
+        CUDA_TEXTURE_DESC td;
+        memset(&rd, 0, sizeof rd);
+        memset(&td, 0, sizeof td);
+        if (ck(drv.cuArrayCreate(&arr, &ad), "cuArrayCreate") < 0)
+            return -1.0;
+        rd.resType = CU_RESOURCE_TYPE_ARRAY;
+        rd.res.array.hArray = arr;
+        td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = CU_TR_ADDRESS_MODE_CLAMP;
+        td.filterMode = CU_TR_FILTER_MODE_POINT;
+        if (ck(drv.cuTexObjectCreate(&tex, &rd, &td, NULL), "cuTexObjectCreate") < 0)
+            return -1.0;
+    }
+    void *params[2] = {&tex, &launch_buf};
+    for (int b = -1; b < batches; b++) {
+        double t0 = now_s();
+        for (int i = 0; i < n; i++) {
+            CUresult r = drv.cuLaunchKernel(fn_texk, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL);
+            if (r != CUDA_SUCCESS) {
+                ck(r, "cuLaunchKernel");
                 return -1.0;
             }
         }

@@ -103,6 +103,10 @@ def rows():
         # cuLaunchKernelEx of the same kernel and cluster, paired by round
         ("launch in a cluster of 2 µs", ("pycudac", "launch_cluster_call_us"),
          ("floor-inproc", "launch_cluster_extra_us"), "le", 1.05, "<= 1.05x C floor"),
+        # issue 25: a kernel reading a texture object (a 1D CUDA array),
+        # against the floor's cuLaunchKernel of the same kernel and object
+        ("launch reading a texture µs", ("pycudac", "launch_tex_call_us"),
+         ("floor-inproc", "launch_tex_params_us"), "le", 1.05, "<= 1.05x C floor"),
         ("  cupy RawKernel empty µs", ("cupy", "launch_empty_call_us"),
          ("floor_best_launch_empty",), "info", None, "peer"),
         ("  cuda.core launch empty µs", ("cuda.core", "launch_empty_call_us"),

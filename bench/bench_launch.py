@@ -354,30 +354,30 @@ def setup_floor(runner, args):
     # identical variants read apart in this run (the noise of every ratio)
     runner.add("floor-inproc", "launch_empty_extra_again_us", make(0, 1))
 
-    def cluster_batch(n):  # the empty kernel in one cluster of 2 (cuLaunchKernelEx)
-        us = lib.floor_launch_cluster_us(2, n, 1)
-        if us < 0:
-            raise RuntimeError(lib.floor_error().decode(errors="replace"))
-        return us
-    if getattr(lib, "floor_launch_cluster_us", None) is None:
-        runner.rec.na("floor-inproc", "launch_cluster_extra_us", "libfloor.so predates it")
-    else:
-        lib.floor_launch_cluster_us.argtypes = [ctypes.c_int] * 3
-        lib.floor_launch_cluster_us.restype = ctypes.c_double
-        runner.add("floor-inproc", "launch_cluster_extra_us", cluster_batch)
-
-    def tex_batch(n):  # texk(texture object, out): 32 threads, one tex1D each
-        us = lib.floor_launch_tex_us(n, 1)
-        if us < 0:
-            raise RuntimeError(lib.floor_error().decode(errors="replace"))
-        return us
-    if getattr(lib, "floor_launch_tex_us", None) is None:
-        runner.rec.na("floor-inproc", "launch_tex_params_us", "libfloor.so predates it")
-    else:
-        lib.floor_launch_tex_us.argtypes = [ctypes.c_int] * 2
-        lib.floor_launch_tex_us.restype = ctypes.c_double
-        runner.add("floor-inproc", "launch_tex_params_us", tex_batch)
+    # issue 25's rows: the empty kernel in one cluster of 2 (cuLaunchKernelEx),
+    # and texk reading a texture object (kernelParams)
+    add_floor_row(runner, lib, "floor_launch_cluster_us", "launch_cluster_extra_us", 2)
+    add_floor_row(runner, lib, "floor_launch_tex_us", "launch_tex_params_us")
     return lib
+
+
+def add_floor_row(runner, lib, fn, metric, *lead):
+    """The floor's `fn(*lead, n, batches)` -> µs per launch as the
+    floor-inproc row `metric`, one batch at a time; n/a where libfloor.so
+    has no such function."""
+    f = getattr(lib, fn, None)
+    if f is None:
+        runner.rec.na("floor-inproc", metric, "libfloor.so predates it")
+        return
+    f.argtypes = [ctypes.c_int] * (len(lead) + 2)
+    f.restype = ctypes.c_double
+
+    def batch(n):
+        us = f(*lead, n, 1)
+        if us < 0:
+            raise RuntimeError(lib.floor_error().decode(errors="replace"))
+        return us
+    runner.add("floor-inproc", metric, batch)
 
 
 def texture_setup(drv, SourceModule, s):

@@ -447,6 +447,19 @@ static double launch_batch(launch_args *la, int use_extra, int n)
 static double launch_samples[1024];
 static int launch_nsamples;
 
+/* The batch count clamped to launch_samples' size; 0, or -1 with the error
+ * set when n or batches is not positive. */
+static int batch_args(int *batches, int n)
+{
+    if (*batches > 1024)
+        *batches = 1024;
+    if (*batches < 1 || n < 1) {
+        set_err("n and batches must be positive");
+        return -1;
+    }
+    return 0;
+}
+
 /* Median µs per launch over `batches` batches of `n` launches, after one
  * warm-up batch. kernel 0 = empty, 1 = k16. <0 on error (floor_error()). */
 FLOOR_API double floor_launch_us(int kernel, int use_extra, int n, int batches)
@@ -458,12 +471,8 @@ FLOOR_API double floor_launch_us(int kernel, int use_extra, int n, int batches)
     }
     if (build_args(&la, kernel) < 0)
         return -1.0;
-    if (batches > 1024)
-        batches = 1024;
-    if (batches < 1 || n < 1) {
-        set_err("n and batches must be positive");
+    if (batch_args(&batches, n) < 0)
         return -1.0;
-    }
     if (launch_batch(&la, use_extra, n) < 0)
         return -1.0;
     for (int b = 0; b < batches; b++) {
@@ -475,6 +484,31 @@ FLOOR_API double floor_launch_us(int kernel, int use_extra, int n, int batches)
     launch_nsamples = batches;
     return median(launch_samples, batches);
 }
+
+/* The rows timed apart from launch_batch: a warm-up batch, then `batches`
+ * timed batches of `n` launches CALL (a CUresult expression; WHAT names it
+ * in an error), each ended by one sync, and returns the median µs per
+ * launch. A macro, so that the timed loop calls the driver directly, as
+ * launch_batch's does, rather than through a pointer. */
+#define RETURN_TIMED_LAUNCHES(batches, n, CALL, WHAT)                                          \
+    do {                                                                                       \
+        for (int b_ = -1; b_ < (batches); b_++) {                                              \
+            double t0_ = now_s();                                                              \
+            for (int i_ = 0; i_ < (n); i_++) {                                                 \
+                CUresult r_ = (CALL);                                                          \
+                if (r_ != CUDA_SUCCESS) {                                                      \
+                    ck(r_, WHAT);                                                              \
+                    return -1.0;                                                               \
+                }                                                                              \
+            }                                                                                  \
+            if (ck(drv.cuStreamSynchronize(stream), "cuStreamSynchronize") < 0)                \
+                return -1.0;                                                                   \
+            if (b_ >= 0)                                                                       \
+                launch_samples[b_] = (now_s() - t0_) * 1e6 / (n);                              \
+        }                                                                                      \
+        launch_nsamples = (batches);                                                           \
+        return median(launch_samples, (batches));                                              \
+    } while (0)
 
 /* The empty kernel in clusters of cx blocks (grid cx): n cuLaunchKernelEx
  * with the cluster-dimension attribute, then one sync; median µs per launch
@@ -492,10 +526,10 @@ FLOOR_API double floor_launch_cluster_us(int cx, int n, int batches)
     }
     if (build_args(&la, 0) < 0)
         return -1.0;
-    if (batches > 1024)
-        batches = 1024;
-    if (batches < 1 || n < 1 || cx < 1) {
-        set_err("cx, n and batches must be positive");
+    if (batch_args(&batches, n) < 0)
+        return -1.0;
+    if (cx < 1) {
+        set_err("cx must be positive");
         return -1.0;
     }
     CUlaunchAttribute attr;
@@ -504,22 +538,8 @@ FLOOR_API double floor_launch_cluster_us(int cx, int n, int batches)
     attr.value.clusterDim.x = (unsigned int)cx;
     attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
     CUlaunchConfig cfg = {(unsigned int)cx, 1, 1, 1, 1, 1, 0, stream, &attr, 1};
-    for (int b = -1; b < batches; b++) {
-        double t0 = now_s();
-        for (int i = 0; i < n; i++) {
-            CUresult r = drv.cuLaunchKernelEx(&cfg, la.f, NULL, la.extra);
-            if (r != CUDA_SUCCESS) {
-                ck(r, "cuLaunchKernelEx");
-                return -1.0;
-            }
-        }
-        if (ck(drv.cuStreamSynchronize(stream), "cuStreamSynchronize") < 0)
-            return -1.0;
-        if (b >= 0)
-            launch_samples[b] = (now_s() - t0) * 1e6 / n;
-    }
-    launch_nsamples = batches;
-    return median(launch_samples, batches);
+    RETURN_TIMED_LAUNCHES(batches, n, drv.cuLaunchKernelEx(&cfg, la.f, NULL, la.extra),
+                          "cuLaunchKernelEx");
 }
 
 /* A kernel that reads a texture: texk(t, out), 32 threads each fetching
@@ -543,12 +563,8 @@ FLOOR_API double floor_launch_tex_us(int n, int batches)
         set_err("this driver has no cuArrayCreate / cuTexObjectCreate");
         return -1.0;
     }
-    if (batches > 1024)
-        batches = 1024;
-    if (batches < 1 || n < 1) {
-        set_err("n and batches must be positive");
+    if (batch_args(&batches, n) < 0)
         return -1.0;
-    }
     if (launch_buf == 0 && ck(drv.cuMemAlloc(&launch_buf, 4096), "cuMemAlloc") < 0)
         return -1.0;
     if (tex == 0) {
@@ -567,22 +583,9 @@ FLOOR_API double floor_launch_tex_us(int n, int batches)
             return -1.0;
     }
     void *params[2] = {&tex, &launch_buf};
-    for (int b = -1; b < batches; b++) {
-        double t0 = now_s();
-        for (int i = 0; i < n; i++) {
-            CUresult r = drv.cuLaunchKernel(fn_texk, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL);
-            if (r != CUDA_SUCCESS) {
-                ck(r, "cuLaunchKernel");
-                return -1.0;
-            }
-        }
-        if (ck(drv.cuStreamSynchronize(stream), "cuStreamSynchronize") < 0)
-            return -1.0;
-        if (b >= 0)
-            launch_samples[b] = (now_s() - t0) * 1e6 / n;
-    }
-    launch_nsamples = batches;
-    return median(launch_samples, batches);
+    RETURN_TIMED_LAUNCHES(batches, n,
+                          drv.cuLaunchKernel(fn_texk, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL),
+                          "cuLaunchKernel");
 }
 
 /* Size in bytes of the packed parameter buffer for kernel 0/1 (a check for

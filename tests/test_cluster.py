@@ -125,6 +125,27 @@ def test_a_cluster_given_as_one_int_tuple_and_a_list(mod):
         np.testing.assert_array_equal(info, expected((4, 1, 1), (2, 1, 1))[1])
 
 
+def test_each_launch_reads_its_own_cluster(mod):
+    """pycudac remembers the last cluster tuple it read (a launch loop passes
+    the same one each time): another tuple, a list changed in place and a bad
+    tuple after a good one must each be read again."""
+    f = mod.get_function("exchange")
+    c2, c4 = (2, 1, 1), (4, 1, 1)
+    as_list = [2, 1, 1]
+    for cluster, size in [(c2, 2), (c2, 2), (c4, 4), (c2, 2), (as_list, 2), ("change", 4)]:
+        if cluster == "change":
+            as_list[0] = 4
+            cluster = as_list
+        out = np.zeros((8, 8), np.int32)
+        info = np.zeros((8, 4), np.int32)
+        f(drv.Out(out), drv.Out(info), block=BLOCK, grid=(8, 1), cluster=cluster, shared=16)
+        np.testing.assert_array_equal(info, expected((8, 1, 1), (size, 1, 1))[1])
+    with pytest.raises(ValueError, match=r"cluster\[0\] = 0 is out of range"):
+        f(drv.Out(out), drv.Out(info), block=BLOCK, grid=(8, 1), cluster=(0, 1, 1), shared=16)
+    with pytest.raises(ValueError, match=r"whole number of clusters"):
+        f(drv.Out(out), drv.Out(info), block=BLOCK, grid=(6, 1), cluster=c4, shared=16)
+
+
 def test_without_cluster_each_block_is_its_own_cluster(mod):
     """And a cluster launch leaves nothing behind for the next plain call
     (the fast path's cached keywords)."""

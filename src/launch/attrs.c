@@ -19,15 +19,26 @@
 #include "launch/plan.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "driver/loader.h"
 
 #define CUDA_ERROR_INVALID_CLUSTER_SIZE 912
 
+/* The last tuple parse_cluster took and what it read: a launch loop passes
+ * the same constant tuple each call, and a tuple cannot change (held, so
+ * that no other object takes its address). */
+static PyObject *last_cluster;
+static unsigned int last_dims[3];
+
 /* cluster= as three positive ints, into c[] (1 for what is not given).
  * 0, or -1 with a TypeError / ValueError naming the kernel. */
 static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
 {
+    if (o == last_cluster) {
+        memcpy(c, last_dims, sizeof last_dims);
+        return 0;
+    }
     c[0] = c[1] = c[2] = 1;
     PyObject *seq = PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o)
                         ? PySequence_Fast(o, "cluster")
@@ -67,6 +78,10 @@ static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
         c[i] = (unsigned int)v;
     }
     Py_DECREF(seq);
+    if (PyTuple_CheckExact(o)) {
+        Py_XSETREF(last_cluster, Py_NewRef(o));
+        memcpy(last_dims, c, sizeof last_dims);
+    }
     return 0;
 }
 
@@ -118,9 +133,8 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
                   PyObject *priority, int cooperative)
 {
     PccFunction *f = (PccFunction *)func;
-    CUlaunchAttribute attrs[3];
+    CUlaunchAttribute attrs[3]; /* each zeroed as it is taken */
     unsigned int n = 0, c[3] = {1, 1, 1};
-    memset(attrs, 0, sizeof attrs);
     if (cluster != NULL) {
         if (parse_cluster(f, cluster, c) < 0)
             return -1;
@@ -131,6 +145,7 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
                              f->name, g[0], g[1], g[2], c[0], c[1], c[2], "xyz"[i]);
                 return -1;
             }
+        memset(&attrs[n], 0, sizeof attrs[n]);
         attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         attrs[n].value.clusterDim.x = c[0];
         attrs[n].value.clusterDim.y = c[1];
@@ -138,6 +153,7 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
         n++;
     }
     if (priority != NULL) {
+        memset(&attrs[n], 0, sizeof attrs[n]);
         if (parse_priority(f, priority, &attrs[n].value.priority) < 0)
             return -1;
         attrs[n++].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
@@ -145,6 +161,7 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
     if (cooperative) { /* the same check, and words, as cooperative=True alone */
         if (pcc_cooperative_fits(func, g, b, shared) < 0)
             return -1;
+        memset(&attrs[n], 0, sizeof attrs[n]);
         attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
         attrs[n++].value.cooperative = 1;
     }

@@ -309,7 +309,7 @@ def _texture_alignment():
     allocation alignment, 256, there)."""
     from pycudac import driver
     return driver.Context.get_device().get_attribute(
-        driver.device_attribute.TEXTURE_ALIGNMENT)
+        driver.device_attribute.TEXTURE_ALIGNMENT) or 1  # 0: the driver does not say
 
 
 class TextureObject(_driver.TextureObject):

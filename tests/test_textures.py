@@ -799,3 +799,73 @@ def test_nvrtc_compiles_every_kernel_here():
     for name in ["f1", "f2", "f3", "l1", "l2", "f2v", "fetch_f", "surf2", "surf3", "surf_edge"]:
         assert f".entry {name}(" in ptx
     assert "tex.2d" in ptx and "suld" in ptx and "sust" in ptx
+
+
+# ---- what the CUDA backend asks of the driver (the stub driver, no GPU) ----------------------
+
+STUB_SCENARIO = """
+import ctypes, gc, os
+from pycudac import gpuarray
+stub = ctypes.CDLL(os.environ["PYCUDAC_LIBCUDA"])
+buf = ctypes.create_string_buffer(8192)
+def log(tag):
+    stub.stub_gl_log(buf, ctypes.c_size_t(8192))
+    print(tag, "|".join(buf.value.decode().splitlines()))
+AM, FM = drv.address_mode, drv.filter_mode
+h = np.arange(12, dtype=np.float32).reshape(3, 4)
+a = drv.np_to_array(h)
+print("ROUND", np.array_equal(a.get(), h))
+log("A")
+t1 = drv.TextureObject(drv.np_to_array(np.zeros(5, np.float32)), address_mode=AM.BORDER,
+                       filter_mode=FM.LINEAR)
+log("B")
+t2 = drv.TextureObject(a, address_mode=(AM.WRAP, AM.MIRROR, AM.BORDER))
+t3 = drv.TextureObject(a, address_mode=(AM.WRAP, AM.MIRROR, AM.BORDER), normalized_coords=True)
+log("C")
+lay = drv.np_to_array(np.arange(24, dtype=np.float32).reshape(2, 3, 4), layered=True)
+print("LAYERED", np.array_equal(lay.get(), np.arange(24, dtype=np.float32).reshape(2, 3, 4)))
+sa = drv.np_to_array(np.ones((3, 4), np.float32), allowSurfaceBind=True)
+s = drv.SurfaceObject(sa)
+tl = drv.TextureObject(gpuarray.to_gpu(np.arange(64, dtype=np.float32)))
+log("D")
+del t1
+gc.collect()
+log("E")
+del t2, t3, a, s, sa, tl, lay
+gc.collect()
+log("F")
+"""
+
+
+def test_what_the_cuda_backend_asks_for_arrays_and_textures(stub_driver):
+    """On the stub driver (arrays in host memory, textures as numbered
+    handles, every call logged): arrays round-trip through cuMemcpy3D; a 1D
+    array's texture is asked CLAMP on the axes it lacks (3,1,1: the H100's
+    half-values fix); WRAP/MIRROR without normalized coordinates go as CLAMP;
+    each object is destroyed before the array it reads."""
+    import os
+    env = dict(os.environ, PYCUDAC_LIBCUDA=stub_driver, PYCUDAC_BACKEND="cuda")
+    code = "import numpy as np\nimport pycudac.autoinit\nimport pycudac.driver as drv\n"
+    r = subprocess.run([sys.executable, "-c", code + STUB_SCENARIO], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert out["ROUND"] == "True" and out["LAYERED"] == "True"
+    assert out["A"].split("|") == ["array_create 4x3x0 format=32 channels=1 flags=0 ctx=1",
+                                   "copy3d 1->3 16x3x1", "copy3d 3->1 16x3x1"]
+    assert out["B"].split("|")[0] == "array_create 5x0x0 format=32 channels=1 flags=0 ctx=1"
+    assert out["B"].split("|")[-1].endswith("array modes=3,1,1 filter=1 flags=0 border=0")
+    c = out["C"].split("|")
+    assert c[0].endswith("array modes=1,1,1 filter=0 flags=0 border=0")  # texel coordinates
+    assert c[1].endswith("array modes=0,2,1 filter=0 flags=2 border=0")  # normalized
+    d = out["D"].split("|")
+    assert d[0] == "array_create 4x3x2 format=32 channels=1 flags=1 ctx=1"  # layered
+    assert "array_create 4x3x0 format=32 channels=1 flags=2 ctx=1" in d  # SURFACE_LDST
+    assert any(x.startswith("surf_create") for x in d)
+    assert d[-1].endswith("linear modes=1,1,1 filter=0 flags=0 border=0")
+    e = out["E"].split("|")
+    assert e[0].startswith("tex_destroy") and e[0].endswith("array_live=1")
+    assert e[1] == "array_free 5x0x0 readers=0"
+    for line in out["F"].split("|"):  # every array freed after what read it
+        assert line.endswith("array_live=1") or line.endswith("readers=0"), out["F"]
+    assert out["F"].count("array_free") == 3 and out["F"].count("_destroy") == 4

@@ -1,8 +1,8 @@
 /*
  * stub_graphics.c — the stub driver's CUDA arrays, texture and surface
  * objects and OpenGL interop (compiled with stub_libcuda.c into one
- * library: see that file). The stub has no texture unit; its one array is a
- * mapped GL image's, and its graphics calls are logged for the tests.
+ * library: see that file). Arrays hold their bytes in host memory; the stub
+ * has no texture unit; every call here is logged for the tests.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -25,77 +25,238 @@ static CUcontext current(void)
     return c;
 }
 
-/* CUDA arrays, texture and surface objects: the stub has no texture unit. */
+/* CUDA arrays in host memory, dense (rows of Width x element bytes), so
+ * that copies in and out of them work; texture and surface objects are
+ * numbered handles over them (the stub has no texture unit: nothing reads
+ * them). Each call is a line of the log (stub_gl_log), so tests see which
+ * array each object reads and what the driver was asked. */
+struct CUarray_st {
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    unsigned char *data;
+    int gl; /* the mapped GL image's (below): never pycudac's to destroy */
+};
+static void gl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The one GL image there is: 4 x 2 RGBA8, whose byte i reads (i * 3) & 0xff. */
+static unsigned char gl_data[32];
+static struct CUarray_st gl_array = {{4, 2, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0}, gl_data, 1};
+
+#define STUB_MAX_OBJECTS 256
+static CUarray live_arrays[STUB_MAX_OBJECTS];
+static struct {
+    unsigned long long handle;
+    CUarray array;
+    int surface;
+} live_objects[STUB_MAX_OBJECTS];
+static unsigned long long next_handle = 0x100;
+
+static int array_live(CUarray a)
+{
+    if (a == &gl_array)
+        return 1;
+    for (int i = 0; a != NULL && i < STUB_MAX_OBJECTS; i++)
+        if (live_arrays[i] == a)
+            return 1;
+    return 0;
+}
+
+static size_t elem_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    return pcc_array_format_bytes(d->Format) * d->NumChannels;
+}
+
+static size_t extent(size_t n)
+{
+    return n ? n : 1;
+}
+
+static CUresult array_new(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    if (out == NULL || d == NULL || elem_bytes(d) == 0 || d->Width == 0 ||
+        (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4) ||
+        (d->Height == 0 && d->Depth > 0 && !(d->Flags & CUDA_ARRAY3D_LAYERED)))
+        return CUDA_ERROR_INVALID_VALUE;
+    int slot = -1;
+    for (int i = 0; i < STUB_MAX_OBJECTS && slot < 0; i++)
+        if (live_arrays[i] == NULL)
+            slot = i;
+    struct CUarray_st *a = slot < 0 ? NULL : calloc(1, sizeof *a);
+    size_t bytes = d->Width * elem_bytes(d) * extent(d->Height) * extent(d->Depth);
+    if (a == NULL || (a->data = calloc(1, bytes)) == NULL) {
+        free(a);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->d = *d;
+    live_arrays[slot] = a;
+    *out = a;
+    gl_log("array_create %zux%zux%zu format=%d channels=%u flags=%u ctx=%d", d->Width,
+           d->Height, d->Depth, d->Format, d->NumChannels, d->Flags, current() ? 1 : 0);
+    return CUDA_SUCCESS;
+}
+
 API CUresult cuArrayCreate_v2(CUarray *arr, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
-    (void)arr, (void)desc;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    if (desc == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_ARRAY3D_DESCRIPTOR d = {desc->Width, desc->Height, 0, desc->Format,
+                                 desc->NumChannels, 0};
+    return array_new(arr, &d);
 }
 
 API CUresult cuArray3DCreate_v2(CUarray *arr, const CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
-    (void)arr, (void)desc;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return array_new(arr, desc);
 }
-
-/* The one array there is: a mapped GL image's (below), 4 x 2 RGBA8, whose
- * byte i reads as (i * 3) & 0xff. */
-struct CUarray_st {
-    int unused;
-};
-static struct CUarray_st gl_array;
-static void gl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 API CUresult cuArrayDestroy(CUarray arr)
 {
-    if (arr == &gl_array)
+    if (arr == &gl_array) {
         gl_log("array_destroy"); /* the mapping's array: never destroyed by pycudac */
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    for (int i = 0; arr != NULL && i < STUB_MAX_OBJECTS; i++)
+        if (live_arrays[i] == arr) {
+            int readers = 0;
+            for (int k = 0; k < STUB_MAX_OBJECTS; k++)
+                readers += live_objects[k].handle && live_objects[k].array == arr;
+            gl_log("array_free %zux%zux%zu readers=%d", arr->d.Width, arr->d.Height,
+                   arr->d.Depth, readers);
+            live_arrays[i] = NULL;
+            free(arr->data);
+            free(arr);
+            return CUDA_SUCCESS;
+        }
     return CUDA_ERROR_INVALID_HANDLE;
 }
 
 API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *desc, CUarray arr)
 {
-    if (arr != &gl_array)
+    if (!array_live(arr))
         return CUDA_ERROR_INVALID_HANDLE;
-    CUDA_ARRAY3D_DESCRIPTOR d = {4, 2, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0};
-    *desc = d;
+    *desc = arr->d;
     return CUDA_SUCCESS;
+}
+
+/* One side of a copy: its first byte, row pitch and rows a slice; NULL
+ * when the box does not fit an array (or the kind is not the stub's). */
+static unsigned char *copy_side(int type, const void *host, CUdeviceptr dev, CUarray arr,
+                                size_t x, size_t y, size_t z, size_t pitch, size_t height,
+                                const CUDA_MEMCPY3D *c, size_t *pitch_out, size_t *height_out)
+{
+    if (type == CU_MEMORYTYPE_ARRAY) {
+        if (!array_live(arr))
+            return NULL;
+        size_t row = arr->d.Width * elem_bytes(&arr->d), rows = extent(arr->d.Height);
+        if (x + c->WidthInBytes > row || y + extent(c->Height) > rows ||
+            z + extent(c->Depth) > extent(arr->d.Depth))
+            return NULL;
+        if (arr->gl)
+            for (size_t i = 0; i < sizeof gl_data; i++)
+                gl_data[i] = (unsigned char)(i * 3);
+        *pitch_out = row;
+        *height_out = rows;
+        return arr->data + z * row * rows + y * row + x;
+    }
+    unsigned char *base = type == CU_MEMORYTYPE_HOST     ? (unsigned char *)host
+                          : type == CU_MEMORYTYPE_DEVICE ? (unsigned char *)(uintptr_t)dev
+                                                         : NULL;
+    if (base == NULL || (pitch < x + c->WidthInBytes && (c->Height > 1 || c->Depth > 1)) ||
+        (height < y + extent(c->Height) && c->Depth > 1))
+        return NULL;
+    *pitch_out = pitch;
+    *height_out = height;
+    return base + z * pitch * height + y * pitch + x;
 }
 
 API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *c)
 {
-    if (c->srcMemoryType != CU_MEMORYTYPE_ARRAY || c->srcArray != &gl_array ||
-        c->dstMemoryType != CU_MEMORYTYPE_HOST || c->WidthInBytes * c->Height > 32)
-        return CUDA_ERROR_NOT_SUPPORTED;
-    for (size_t i = 0; i < c->WidthInBytes * c->Height; i++)
-        ((unsigned char *)c->dstHost)[i] = (unsigned char)(i * 3);
-    gl_log("array_copy %zu", c->WidthInBytes * c->Height);
+    size_t sp = 0, sh = 0, dp = 0, dh = 0;
+    unsigned char *src = copy_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+                                   c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight,
+                                   c, &sp, &sh);
+    unsigned char *dst = copy_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
+                                   c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight,
+                                   c, &dp, &dh);
+    if (src == NULL || dst == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t z = 0; z < extent(c->Depth); z++)
+        for (size_t y = 0; y < extent(c->Height); y++)
+            memmove(dst + z * dp * dh + y * dp, src + z * sp * sh + y * sp, c->WidthInBytes);
+    if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY && c->srcArray == &gl_array)
+        gl_log("array_copy %zu", c->WidthInBytes * extent(c->Height));
+    else
+        gl_log("copy3d %d->%d %zux%zux%zu", c->srcMemoryType, c->dstMemoryType,
+               c->WidthInBytes, extent(c->Height), extent(c->Depth));
     return CUDA_SUCCESS;
+}
+
+static CUresult object_new(unsigned long long *out, const CUDA_RESOURCE_DESC *res, int surface)
+{
+    if (out == NULL || res == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUarray arr = NULL;
+    if (res->resType == CU_RESOURCE_TYPE_ARRAY) {
+        arr = res->res.array.hArray;
+        if (!array_live(arr))
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (surface && !(arr->d.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+            return CUDA_ERROR_INVALID_VALUE; /* the driver's rule */
+    } else if (surface || res->resType != CU_RESOURCE_TYPE_LINEAR ||
+               res->res.linear.devPtr == 0 || res->res.linear.sizeInBytes == 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (int i = 0; i < STUB_MAX_OBJECTS; i++)
+        if (live_objects[i].handle == 0) {
+            live_objects[i].handle = *out = next_handle++;
+            live_objects[i].array = arr;
+            live_objects[i].surface = surface;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult object_free(unsigned long long h, int surface, const char *what)
+{
+    for (int i = 0; h != 0 && i < STUB_MAX_OBJECTS; i++)
+        if (live_objects[i].handle == h && live_objects[i].surface == surface) {
+            gl_log("%s_destroy %llu array_live=%d", what, h,
+                   live_objects[i].array == NULL || array_live(live_objects[i].array));
+            live_objects[i].handle = 0;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_HANDLE;
 }
 
 API CUresult cuTexObjectCreate(CUtexObject *obj, const CUDA_RESOURCE_DESC *res,
                                const CUDA_TEXTURE_DESC *tex, const void *view)
 {
-    (void)obj, (void)res, (void)tex, (void)view;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    if (tex == NULL || view != NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = object_new(obj, res, 0);
+    if (rc == CUDA_SUCCESS)
+        gl_log("tex_create %llu %s modes=%d,%d,%d filter=%d flags=%u border=%g", *obj,
+               res->resType == CU_RESOURCE_TYPE_ARRAY ? "array" : "linear",
+               tex->addressMode[0], tex->addressMode[1], tex->addressMode[2], tex->filterMode,
+               tex->flags, (double)tex->borderColor[0]);
+    return rc;
 }
 
 API CUresult cuTexObjectDestroy(CUtexObject obj)
 {
-    (void)obj;
-    return CUDA_ERROR_INVALID_HANDLE;
+    return object_free(obj, 0, "tex");
 }
 
 API CUresult cuSurfObjectCreate(CUsurfObject *obj, const CUDA_RESOURCE_DESC *res)
 {
-    (void)obj, (void)res;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult rc = object_new(obj, res, 1);
+    if (rc == CUDA_SUCCESS)
+        gl_log("surf_create %llu", *obj);
+    return rc;
 }
 
 API CUresult cuSurfObjectDestroy(CUsurfObject obj)
 {
-    (void)obj;
-    return CUDA_ERROR_INVALID_HANDLE;
+    return object_free(obj, 1, "surf");
 }
 
 /* OpenGL interop: a resource remembers what was registered; a buffer maps to

@@ -178,6 +178,7 @@ API CUresult cuDeviceGetAttribute(int *pi, int attr, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *pi = 49152; break;
     case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *pi = 65536; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *pi = 32; break;
+    case 14: *pi = 256; break; /* TEXTURE_ALIGNMENT: cuMemAlloc's alignment here */
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: *pi = 1; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *pi = 0x19; break;

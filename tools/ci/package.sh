@@ -127,7 +127,8 @@ with tempfile.TemporaryDirectory() as tmp:
 t = tarfile.open(sdist)
 members = {m.name.split("/", 1)[1] for m in t.getmembers() if "/" in m.name}
 for need in ["tests/conftest.py", "tests/_arrays.py", "tests/c/stub_libcuda.c",
-             "tests/c/stub_launch.c", "tests/c/stub_graphics.c", "LICENSE",
+             "tests/c/stub_launch.c", "tests/c/stub_graphics.c", "tests/c/stub_module.c",
+             "LICENSE",
              "src/sim/prelude", "src/util/crc32c.c", "include/pycudac/cudadrv.h",
              "tests/c/sim_driver_probe.c", "examples/run_all.py", "docs/conf.py"]:
     if need not in members:

@@ -202,11 +202,16 @@ def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, 
            "docs_code"],
      ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"]),
     ("2", ["pytest_gpu", "bench_launch", "bench_gpuarray", "bench_sim"],
-     ["pytest_all", "scale_contexts", "scale_modules", "examples", "docs_code"])])
+     ["pytest_all", "scale_contexts", "scale_modules", "examples", "docs_code"]),
+    ("1a", ["pytest_all", "scale_contexts", "scale_modules"],
+     ["pycuda_tests", "examples", "docs_code", "pytest_gpu", "bench_launch"]),
+    ("1b", ["pycuda_tests", "examples", "docs_code"],
+     ["pytest_all", "scale_contexts", "scale_modules", "pytest_gpu", "bench_launch"])])
 def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     """GPU_CHECK_PART: each half runs its stages (and the build), skips the
     other half's, and a failure in the other half's stages cannot reach it."""
-    fail = {"1": "bench/bench_launch.py", "2": "tools/ci/shards.py"}[part]
+    fail = {"1": "bench/bench_launch.py", "2": "tools/ci/shards.py",
+            "1a": "examples/run_all.py", "1b": "tools/ci/shards.py"}[part]
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part, fail=fail)
     assert r.returncode == 0, r.stdout[-3000:]
     assert "build: ok" in stages
@@ -215,7 +220,8 @@ def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     for stage in other:
         assert f"{stage}: skipped (GPU_CHECK_PART={part})" in stages
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part,
-                           fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py"}[part])
+                           fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py",
+                                 "1a": "tools/ci/shards.py", "1b": "examples/run_all.py"}[part])
     assert r.returncode == 1 and "gpu-check: FAILED" in r.stdout
 
 

@@ -149,7 +149,10 @@ if [ -d build/pycuda/pycuda-2026.1/test ]; then
         tools/pycuda_compat/run.py --tree build/pycuda/pycuda-2026.1 \
         --big-apart "$OUTDIR/pycuda_big.log" -v --durations=15 -o faulthandler_timeout=120
 else
-    echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES"
+    case " $PART_SKIP " in
+        *" pycuda_tests "*) echo "pycuda_tests: skipped (GPU_CHECK_PART=$GPU_CHECK_PART)" >> "$STAGES" ;;
+        *) echo "pycuda_tests: skipped (build/pycuda not carried)" >> "$STAGES" ;;
+    esac
 fi
 # the gallery (examples/run_all.py): every example run on the GPU, checked
 # against NumPy, its PNGs written

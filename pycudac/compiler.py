@@ -26,6 +26,7 @@ with one CacheWarning. ``PYCUDAC_DISABLE_CACHE=1`` turns the disk cache off;
 """
 from __future__ import annotations
 
+import inspect as _inspect
 import os
 import weakref
 from collections.abc import Sequence
@@ -113,7 +114,90 @@ def _build_module(source, options, no_extern_c, arch, code, cache_dir, include_d
     return _driver.module_from_result(result, source, keep_dir)
 
 
-class SourceModule:
+def _source_module_init(self, source: str, nvcc: str | None = None,
+                        options: Sequence[str] | None = None, keep: bool = False,
+                        no_extern_c: bool = False, arch: str | None = None,
+                        code: str | None = None,
+                        cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
+                        include_dirs: Sequence[str] = [],  # noqa: B006
+                        name_expressions: Sequence[str] | None = None,
+                        pch: bool | None = None) -> None:
+    """SourceModule.__init__'s general path (SourceModuleBase's C __init__
+    takes SourceModule(source) alone from the memo or the disk cache and
+    calls this for everything else)."""
+    if nvcc is not None:
+        _warn_nvcc()
+    if pch is not None:
+        _check_pch(pch)
+    # the common case in one C call (src/compile/cache_warm.c): the memo, then the
+    # disk cache, under the key built below; None: this path decides.
+    # Headers reached by absolute path go into the key, which only the
+    # general path builds (so do CPATH's, which only the simulator reads:
+    # the one-call path is NVRTC's alone): the C call answers None for a
+    # source that may include one, before any lookup.
+    fast = (options is None and name_expressions is None and arch is None and code is None
+            and not keep and not include_dirs and not _simcheck._instrumented())
+    if fast:
+        mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
+                                         _cache.CACHE_FORMAT_VERSION)
+        if mod is not None:
+            self.module = mod
+            return
+    hidden = _hidden_include_dirs(source, None)
+    if isinstance(source, str):
+        # after the fast path (a source it changes is never stored under
+        # its own text, so the fast path always misses those)
+        source = _pycuda_headers.expand(source)
+    opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
+    exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
+             if name_expressions else ())
+    incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
+    if any(v in os.environ for v in _ENV_INCLUDE_VARS) and _driver.get_backend() == "sim":
+        hidden = _hidden_include_dirs(source, "sim")
+    fp = ()
+    if incs or hidden or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
+                                       if isinstance(o, str))):
+        fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
+    context = _current_context()
+    # (warm_source_module builds this key too, for its arguments); check
+    # mode's instrumented build is another module
+    key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
+           None if context is None else weakref.ref(context))
+    if _simcheck._instrumented():
+        key += (True,)
+    if fp is None:  # too many include files to fingerprint: no memo
+        key = None
+    try:
+        mod = _driver.memo_get(_memo, key)
+    except TypeError:  # an unhashable argument: no memo for this call
+        key, mod = None, None
+    if mod is not None and not keep:
+        if cache_dir is not None and cache_dir is not False:
+            _driver.cache_path(cache_dir)  # its TypeError: the memo never reads it
+        _stats["memo_hits"] += 1
+        self.module = mod
+        return
+    mod = None
+    if (not fast and arch is None and code is None and not incs and not keep
+            and not hidden and isinstance(source, str)):
+        # the warm start from disk in one C call (src/compile/cache_warm.c); None:
+        # a miss, or a case only the general path (_build_module) decides
+        nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts
+                                                    else ([], None, None, ()))
+        if opt_arch is None and opt_code is None and not opt_incs:
+            mod = _driver.cache_module(cache_dir, source, nvrtc_opts, exprs,
+                                       bool(no_extern_c), _cache.CACHE_FORMAT_VERSION, context)
+            if mod is not None:
+                _stats["hits"] += 1
+    if mod is None:
+        mod = _build_module(source, list(opts) if options is not None else None,
+                            no_extern_c, arch, code, cache_dir, incs, exprs, keep, pch)
+    if key is not None:
+        _driver.memo_put(_memo, key, mod)
+    self.module = mod
+
+
+class SourceModule(_driver.SourceModuleBase):
     """A CUDA C source string compiled and loaded into the current context
     (PyCUDA's SourceModule).
 
@@ -137,85 +221,8 @@ class SourceModule:
     expression → mangled name), `signatures` (parsed from the source on
     first use), `arch`, `from_cache`."""
 
-    __slots__ = ("module", "__weakref__")
-
-    def __init__(self, source: str, nvcc: str | None = None,
-                 options: Sequence[str] | None = None, keep: bool = False,
-                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
-                 cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
-                 include_dirs: Sequence[str] = [],  # noqa: B006
-                 name_expressions: Sequence[str] | None = None,
-                 pch: bool | None = None) -> None:
-        if nvcc is not None:
-            _warn_nvcc()
-        if pch is not None:
-            _check_pch(pch)
-        # the common case in one C call (src/compile/cache_warm.c): the memo, then the
-        # disk cache, under the key built below; None: this path decides.
-        # Headers reached by absolute path go into the key, which only the
-        # general path builds (so do CPATH's, which only the simulator reads:
-        # the one-call path is NVRTC's alone): the C call answers None for a
-        # source that may include one, before any lookup.
-        fast = (options is None and name_expressions is None and arch is None and code is None
-                and not keep and not include_dirs and not _simcheck._instrumented())
-        if fast:
-            mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
-                                             _cache.CACHE_FORMAT_VERSION)
-            if mod is not None:
-                self.module = mod
-                return
-        hidden = _hidden_include_dirs(source, None)
-        if isinstance(source, str):
-            # after the fast path (a source it changes is never stored under
-            # its own text, so the fast path always misses those)
-            source = _pycuda_headers.expand(source)
-        opts = _str_seq(options, "options", _OPTIONS_EXAMPLE) if options else ()
-        exprs = (_str_seq(name_expressions, "name_expressions", _EXPRS_EXAMPLE)
-                 if name_expressions else ())
-        incs = _str_seq(include_dirs, "include_dirs", _INCLUDES_EXAMPLE, _PATHS) if include_dirs else ()
-        if any(v in os.environ for v in _ENV_INCLUDE_VARS) and _driver.get_backend() == "sim":
-            hidden = _hidden_include_dirs(source, "sim")
-        fp = ()
-        if incs or hidden or (opts and any(o.startswith(("-I", "--include-path")) for o in opts
-                                           if isinstance(o, str))):
-            fp = _include_fingerprint(list(incs) + normalize_options(opts)[3] + hidden)
-        context = _current_context()
-        # (warm_source_module builds this key too, for its arguments); check
-        # mode's instrumented build is another module
-        key = (source, opts, exprs, bool(no_extern_c), arch, code, incs, fp,
-               None if context is None else weakref.ref(context))
-        if _simcheck._instrumented():
-            key += (True,)
-        if fp is None:  # too many include files to fingerprint: no memo
-            key = None
-        try:
-            mod = _driver.memo_get(_memo, key)
-        except TypeError:  # an unhashable argument: no memo for this call
-            key, mod = None, None
-        if mod is not None and not keep:
-            if cache_dir is not None and cache_dir is not False:
-                _driver.cache_path(cache_dir)  # its TypeError: the memo never reads it
-            _stats["memo_hits"] += 1
-            self.module = mod
-            return
-        mod = None
-        if (not fast and arch is None and code is None and not incs and not keep
-                and not hidden and isinstance(source, str)):
-            # the warm start from disk in one C call (src/compile/cache_warm.c); None:
-            # a miss, or a case only the general path (_build_module) decides
-            nvrtc_opts, opt_arch, opt_code, opt_incs = (normalize_options(opts) if opts
-                                                        else ([], None, None, ()))
-            if opt_arch is None and opt_code is None and not opt_incs:
-                mod = _driver.cache_module(cache_dir, source, nvrtc_opts, exprs,
-                                           bool(no_extern_c), _cache.CACHE_FORMAT_VERSION, context)
-                if mod is not None:
-                    _stats["hits"] += 1
-        if mod is None:
-            mod = _build_module(source, list(opts) if options is not None else None,
-                                no_extern_c, arch, code, cache_dir, incs, exprs, keep, pch)
-        if key is not None:
-            _driver.memo_put(_memo, key, mod)
-        self.module = mod
+    # `module` and weak references are the C base's
+    __slots__ = ()
 
     def get_function(self, name: str) -> _driver.Function:
         """The kernel `name` (or name expression) as a launchable Function."""
@@ -238,6 +245,19 @@ class SourceModule:
 
     def __repr__(self):
         return f"<pycudac SourceModule {self.module.arch} {self.module!r}>"
+
+
+# SourceModuleBase's C __init__ (src/compile/cache_warm.c) reaches these; errors
+# in the arguments name SourceModule.__init__, and so does help()
+_source_module_init.__name__ = "__init__"
+_source_module_init.__qualname__ = "SourceModule.__init__"
+SourceModule.__signature__ = _inspect.signature(_source_module_init).replace(
+    parameters=list(_inspect.signature(_source_module_init).parameters.values())[1:])
+_driver._register("source_module_init", _source_module_init)
+_driver._register("compile_memo", _memo)
+_driver._register("compile_stats", _stats)
+_driver._register("cache_format", _cache.CACHE_FORMAT_VERSION)
+_driver._register("sim_instrumented", _simcheck._instrumented)
 
 
 def compile(source: str, nvcc: str | None = None, options: Sequence[str] | None = None,

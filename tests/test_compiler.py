@@ -566,6 +566,65 @@ def test_memo_recreation_is_fast(ctx, cache):
     assert SourceModule(DOUBLE).module is keep.module
 
 
+def test_source_module_alone_on_a_memo_hit_runs_no_python_of_pycudac(ctx, cache):
+    """SourceModule(src) with the source alone is SourceModuleBase's C
+    __init__ (src/compile/cache_warm.c): a re-create runs no Python frame of
+    pycudac's but the simulator's check-mode flag, which the key needs (a
+    Python __init__ cost as much as the C call it made)."""
+    keep = SourceModule(DOUBLE)
+    SourceModule(DOUBLE)
+    root = os.path.dirname(compiler.__file__)
+    ran = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(root):
+            ran.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        again = SourceModule(DOUBLE)
+    finally:
+        sys.setprofile(None)
+    assert again.module is keep.module
+    assert [n for n in ran if n != "_instrumented"] == []
+    # anything more than the source is compiler.py's general path
+    sys.setprofile(profile)
+    try:
+        SourceModule(DOUBLE, no_extern_c=False)
+    finally:
+        sys.setprofile(None)
+    assert "_source_module_init" in ran
+
+
+def test_source_module_is_a_class_like_any_other(ctx, cache):
+    """The C base keeps what a Python class gave: subclasses with their own
+    __init__, weak references, the signature, and argument errors that name
+    SourceModule.__init__."""
+    import inspect
+    import weakref
+
+    class Tagged(SourceModule):
+        def __init__(self, src, tag):
+            super().__init__(src, options=[f"-DTAG={tag}"])
+            self.tag = tag
+
+    t = Tagged(DOUBLE, 3)
+    assert t.tag == 3 and t.options and isinstance(t, SourceModule)
+    run_double_array(t)
+    m = SourceModule(DOUBLE)
+    assert weakref.ref(m)() is m and m.module is not None
+    params = list(inspect.signature(SourceModule).parameters)
+    assert params[:3] == ["source", "nvcc", "options"] and "pch" in params
+    with pytest.raises(TypeError, match=r"SourceModule.__init__\(\) missing 1 required"):
+        SourceModule()
+    with pytest.raises(TypeError, match=r"SourceModule.__init__\(\) got an unexpected keyword"):
+        SourceModule(DOUBLE, bogus=1)
+    with pytest.raises(TypeError, match="source must be str, not int"):
+        SourceModule(123)
+    with pytest.raises(TypeError, match="source must be str, not int"):
+        SourceModule(source=123)
+    assert SourceModule(source=DOUBLE).module is m.module
+
 def test_module_from_buffer_and_file(ctx, cache, tmp_path):
     mod = SourceModule(DOUBLE)
     m2 = compiler.module_from_buffer(mod.image)

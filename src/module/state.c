@@ -36,7 +36,9 @@ static PyObject *py_register(PyObject *self, PyObject *args)
 static PyMethodDef state_functions[] = {
     {"_register", py_register, METH_VARARGS,
      "_register(name, obj): pycudac's own modules register at import what the C core calls "
-     "(parse_kernels, signature_for, argument_handler, device_attribute)."},
+     "(parse_kernels, signature_for, argument_handler, device_attribute, and "
+     "SourceModule's source_module_init, compile_memo, compile_stats, cache_format, "
+     "sim_instrumented)."},
     {NULL, NULL, 0, NULL}};
 
 int pcc_state_init(PyObject *module)

@@ -42,7 +42,13 @@ struct pcc_backend;
     X(parse_kernels)    /* pycudac._sigparse: source -> {kernel: signature info} */          \
     X(signature_for)    /* pycudac._sigparse: (infos, name) -> KernelSignature or None */    \
     X(argument_handler) /* pycudac._args.ArgumentHandler: In/Out/InOut's class */            \
-    X(device_attribute) /* pycudac.driver.device_attribute: the enum */
+    X(device_attribute) /* pycudac.driver.device_attribute: the enum */                   \
+    /* pycudac.compiler: SourceModule's general path, (self, *args, **kwargs) -> None */     \
+    X(source_module_init)                                                                    \
+    X(compile_memo)     /* pycudac.compiler._memo, the in-process memo (a dict) */           \
+    X(compile_stats)    /* pycudac._compiler.cache._stats (a dict) */                        \
+    X(cache_format)     /* pycudac._compiler.cache.CACHE_FORMAT_VERSION */                   \
+    X(sim_instrumented) /* pycudac._simcheck._instrumented: () -> bool */
 
 #define PCC_STATE_STR_FIELD(field, text) PyObject *str_##field;
 #define PCC_STATE_HOOK_FIELD(field) PyObject *field;

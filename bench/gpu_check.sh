@@ -44,6 +44,14 @@ PY=${PYTHON:-python3}
 # run_stage NAME LIMIT_SECONDS CMD..., stages_init: bench/stages.sh
 . "$ROOT/bench/stages.sh"
 stages_init "$ROOT/bench/out/run" 540
+# libglvnd's EGL loader carried in .egl/ (tools/fetch_egl.sh), for a machine
+# with NVIDIA's EGL vendor library but no libEGL.so.1 (the device image): the
+# GL tests reach the GPU's EGL through it. A machine with its own loader
+# keeps it.
+if [ -f "$ROOT/.egl/libEGL.so.1" ] && ! { ldconfig -p 2>/dev/null | grep -q 'libEGL\.so\.1 '; }; then
+    export LD_LIBRARY_PATH="$ROOT/.egl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export __EGL_VENDOR_LIBRARY_FILENAMES="${__EGL_VENDOR_LIBRARY_FILENAMES:-$ROOT/.egl/10_nvidia.json}"
+fi
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
 PART1="scale_contexts scale_modules pycuda_tests examples docs_code pytest_all"

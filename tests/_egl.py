@@ -133,7 +133,8 @@ def open_context(cuda_ordinal=0):
     if egl is None:
         vendor = _load(["libEGL_nvidia.so.0"])
         raise Unavailable(
-            "no libEGL.so.1, libglvnd's EGL loader (install libegl1)" + (
+            "no libEGL.so.1, libglvnd's EGL loader (install libegl1, or run tools/fetch_egl.sh "
+            "and put .egl/ on LD_LIBRARY_PATH)" + (
                 "; libEGL_nvidia.so.0 is here, but NVIDIA's vendor library exports "
                 "only __egl_Main, for that loader" if vendor is not None else
                 " and no NVIDIA EGL (libEGL_nvidia.so.0)"))

@@ -34,11 +34,24 @@ def _read(path):
 
 
 def _env(**extra):
+    """This process's environment without what steers the scripts under test:
+    every GPU_CHECK_* knob (the suite runs inside gpu-check's own stages on
+    the GPU, GPU_CHECK_PART set), make's and CI's."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("OUT", "GPU_CHECK_SKIP", "GPU_CHECK_QUICK", "GPU_CHECK_BUDGET",
-                        "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CI", "PYCUDAC_FULL_TEST")}
+           if not k.startswith("GPU_CHECK_")
+           and k not in ("OUT", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CI", "PYCUDAC_FULL_TEST")}
     env.update(extra)
     return env
+
+
+def test_the_scripts_run_without_the_callers_gpu_check_knobs(monkeypatch):
+    """On the GPU this suite runs inside gpu-check's pytest_all stage, with
+    GPU_CHECK_PART=1a exported: passed on, it skipped the stages a test
+    expected to run (2026-11-28, test_gpu_check_skip_names_a_family)."""
+    for knob in ("GPU_CHECK_PART", "GPU_CHECK_SHARDS", "GPU_CHECK_SCALE_ARGS", "GPU_CHECK_SKIP"):
+        monkeypatch.setenv(knob, "1a")
+    assert not [k for k in _env() if k.startswith("GPU_CHECK_")]
+    assert _env(GPU_CHECK_PART="2")["GPU_CHECK_PART"] == "2"
 
 
 # --------------------------------------------------------------- report.py

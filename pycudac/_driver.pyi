@@ -477,6 +477,7 @@ def cache_decode(payload: bytes, target: str, arch: str, /) -> dict[str, Any] | 
 def cache_module(*args: Any) -> Module | None: ...
 def warm_source_module(*args: Any) -> Module | None: ...
 
+@disjoint_base
 class SourceModuleBase:
     # pycudac.compiler.SourceModule's base: __init__(source) alone is the C warm path
     module: Module

@@ -38,6 +38,10 @@ def run(code, timeout=120, **env):
         import pycudac.driver as drv
         from pycudac.compiler import SourceModule
 
+        # Ctrl-C raises KeyboardInterrupt even where the parent ignores it
+        # (a shell's `make test &` starts everything with SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
         def interrupt_in(seconds):
             pid = os.getpid()
             threading.Timer(seconds, lambda: os.kill(pid, signal.SIGINT)).start()

@@ -326,7 +326,10 @@ def get_map_function(group_key, name, variant, ctx=None):
             render_map_module(specs, variant, tools.unique_tag(group_key),
                               _GROUP_PREAMBLES.get(group, "")))
     fn = mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}")
-    entry = _fn_cache[key] = (fn, resident_blocks(fn, ctx))
+    blocks = resident_blocks(fn, ctx)
+    if variant == "contig":  # the most blocks a launch takes (_CONTIG_GRID)
+        blocks = blocks * SIM_CONTIG_WAVES if _driver.get_backend() == "sim" else MAX_GRID_X
+    entry = _fn_cache[key] = (fn, blocks)
     return entry
 
 
@@ -356,11 +359,17 @@ tools._context_caches.extend([_fn_cache, _module_cache, _max_blocks_cache])
 # Launching map kernels on GPUArrays
 # ======================================================================
 
-# Contiguous maps launch up to this many full waves of resident blocks. One
-# wave left a one-input map (y = 2*x) at 0.88-0.91x of copy bandwidth on an
-# H100, four reach 0.94x (2.80 against 2.99 TB/s, twice; 64 waves: no more):
-# block turnover keeps more loads in flight than one grid-stride loop does.
-CONTIG_WAVES = 4
+# Contiguous maps launch a thread per element or per aligned 4-element
+# vector, up to the grid's x limit: on an H100 (2026-11-28, paired with the
+# driver's D2D copy round by round) y = 2*x read 0.933xp of the copy with 4
+# waves of resident blocks in a grid-stride loop, 0.952 with 16, 0.970 with
+# 64 and 0.990 with the whole grid; x + y 0.961, 0.974, 0.993 and 1.013. Block
+# turnover keeps more loads in flight than a thread's loop does. The
+# simulator runs blocks one after another on the CPU, where each costs:
+# there contiguous maps keep to 4 waves (the whole grid read 1.22x the time
+# of 2*x on 2^20 elements).
+MAX_GRID_X = (1 << 31) - 1
+SIM_CONTIG_WAVES = 4
 
 
 def _grid(work, max_blocks):
@@ -461,8 +470,7 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
             args.append(n)
             args.append(0)
         blocks = (work + BLOCK - 1) // BLOCK
-        cap = max_blocks * CONTIG_WAVES
-        fn(*args, block=_BLOCK, grid=(blocks if blocks < cap else cap, 1),
+        fn(*args, block=_BLOCK, grid=(blocks if blocks < max_blocks else max_blocks, 1),
            stream=stream)
         if stream is not None:
             keep_for_capture(stream, out, operands)

@@ -63,8 +63,9 @@ def why(res, bench, metric):
 # (label, pycudac metric, reference (bench, metric), kind, bound, target text)
 #   kind "le": pycudac/ref <= bound; "ge": pycudac/ref >= bound; "info": no target.
 # Where the bounds come from: the launch, copy and compile rows' are those
-# set when the rows were made (bench/RESULTS.md); 0.90x of the D2D copy,
-# the elementwise rows' bound, is also the reductions': each reads its
+# set when the rows were made (bench/RESULTS.md); y = 2*x's 0.93x of the D2D
+# copy is issue 25's; 0.90x, the other elementwise rows' bound, is also the
+# reductions': each reads its
 # input once at memory bandwidth (the bytes counted as the copy's are:
 # read + written); the peers' (CuPy, numba-cuda's simulator) is parity,
 # no slower than the peer on the same work.
@@ -151,7 +152,7 @@ def rows():
         ("  re-create, its C call alone µs", ("pycudac", "recreate_c_us"),
          ("pycudac", "recreate_us"), "info", None, "the rest: Python"),
         ("y = 2*x 2^28 f32 TB/s", ("pycudac", "scale_TBps"),
-         ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),
+         ("dtod_ref",), "ge", 0.93, ">= 0.93x D2D copy"),
         ("  cupy 2*x TB/s", ("cupy", "scale_TBps"), ("dtod_ref",), "info", None, "peer"),
         ("z = x + y 2^28 f32 TB/s", ("pycudac", "add_TBps"),
          ("dtod_ref",), "ge", 0.90, ">= 0.90x D2D copy"),

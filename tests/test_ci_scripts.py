@@ -68,17 +68,19 @@ def _report(directory):
 
 
 def test_report_exits_1_on_a_fail_row_and_0_otherwise(tmp_path):
-    # 2*x at 2.7 TB/s against a 3.0 TB/s copy: 0.9x, PASS; at 2.0: 0.67x, FAIL
+    # 2*x at 2.8 TB/s against a 3.0 TB/s copy: 0.933x, PASS; at 2.75 (0.917x,
+    # under issue 25's 0.93) and at 2.0: FAIL
     _write_rows(tmp_path, [("pycudac", "dtod_same_process_TBps", 3.0),
-                           ("pycudac", "scale_TBps", 2.7)])
+                           ("pycudac", "scale_TBps", 2.8)])
     r = _report(tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "targets: 1 PASS, 0 FAIL" in r.stdout
-    _write_rows(tmp_path, [("pycudac", "dtod_same_process_TBps", 3.0),
-                           ("pycudac", "scale_TBps", 2.0)])
-    r = _report(tmp_path)
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert "targets: 0 PASS, 1 FAIL" in r.stdout
+    for low in (2.75, 2.0):
+        _write_rows(tmp_path, [("pycudac", "dtod_same_process_TBps", 3.0),
+                               ("pycudac", "scale_TBps", low)])
+        r = _report(tmp_path)
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "targets: 0 PASS, 1 FAIL" in r.stdout
 
 
 def test_a_quick_runs_bandwidth_is_not_held_to_the_target(tmp_path):

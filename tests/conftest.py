@@ -87,6 +87,23 @@ def stub_driver(tmp_path_factory):
     return str(out)
 
 
+@pytest.fixture(scope="session")
+def on_stub(stub_driver):
+    """on_stub(code, timeout=120) -> stdout: `code` run by a fresh Python on
+    the CUDA backend over the stub driver, which records each launch
+    (stub_last_launch); a non-zero exit fails the test with the output."""
+    def run(code, timeout=120):
+        import sys
+        env = dict(os.environ, PYCUDAC_LIBCUDA=stub_driver, PYCUDAC_BACKEND="cuda",
+                   STUB_RECORD_LAUNCHES="1",
+                   PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=timeout, env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+    return run
+
+
 @pytest.fixture(scope="module")
 def child():
     """A pool of spawned processes (tests/_multi.py) for the multi-process

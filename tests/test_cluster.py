@@ -270,7 +270,7 @@ def test_cluster_kernels_compile_with_nvrtc():
     assert cuda_compile(SRC, arch="sm_90", no_extern_c=True)
 
 
-def test_what_the_cuda_backend_sends(stub_driver):
+def test_what_the_cuda_backend_sends(stub_driver, on_stub):
     """On the stub driver: cuLaunchKernelEx with the cluster-dimension and
     priority attributes (ids 4 and 8), cooperative (2) when asked, the
     grid and block, and the packed parameters; on every call of a call site
@@ -304,13 +304,7 @@ def test_what_the_cuda_backend_sends(stub_driver):
         nb = stub.stub_last_launch(dims, ctypes.byref(s), ctypes.byref(fn), buf, 64)
         print("C", list(dims), bytes(buf[:nb]).hex())
     """)
-    env = dict(os.environ, PYCUDAC_LIBCUDA=stub_driver, PYCUDAC_BACKEND="cuda",
-               STUB_RECORD_LAUNCHES="1",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                       env=env)
-    assert r.returncode == 0, r.stdout + r.stderr
-    lines = dict(ln.split(" ", 1) for ln in r.stdout.splitlines()
+    lines = dict(ln.split(" ", 1) for ln in on_stub(code).splitlines()
                  if ln[:2] in ("A ", "B ", "C ", "D "))
     assert lines["D"] == "3"  # never the plain call's fast path
     assert lines["A"] == "[4, 8] [[2, 2, 1], [4294967295, 0, 0]]"

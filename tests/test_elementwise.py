@@ -450,17 +450,13 @@ def test_collapse_merges_exactly_the_contiguous_dims():
 
 # ---- the grid of a contiguous map (the CUDA backend, on the stub driver) ---------------
 
-def test_a_contiguous_map_launches_a_thread_per_vector_on_the_cuda_backend(stub_driver):
+def test_a_contiguous_map_launches_a_thread_per_vector_on_the_cuda_backend(stub_driver, on_stub):
     """On the CUDA backend a contiguous map launches one thread per aligned
     4-element vector (per element where it is not aligned), up to the
     grid's x limit: a grid-stride loop over 4 waves of resident blocks read
     0.933x of the D2D copy for y = 2*x on an H100, the whole grid 0.990x
     (2026-11-28). The simulator keeps 4 waves (tests below: its results)."""
-    import os
-    import subprocess
-    import sys
     import textwrap
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = textwrap.dedent(f"""
         import ctypes, numpy as np
         import pycudac.autoinit
@@ -475,13 +471,7 @@ def test_a_contiguous_map_launches_a_thread_per_vector_on_the_cuda_backend(stub_
             stub.stub_last_launch(dims, ctypes.byref(s), ctypes.byref(fn), buf, 64)
             print("G", n, dims[0], dims[3])
     """)
-    env = dict(os.environ, PYCUDAC_LIBCUDA=stub_driver, PYCUDAC_BACKEND="cuda",
-               STUB_RECORD_LAUNCHES="1",
-               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                       env=env)
-    assert r.returncode == 0, r.stdout + r.stderr
-    grids = [tuple(int(v) for v in ln.split()[1:]) for ln in r.stdout.splitlines()
+    grids = [tuple(int(v) for v in ln.split()[1:]) for ln in on_stub(code, 300).splitlines()
              if ln.startswith("G ")]
     # 2^24 floats, aligned: 2^22 vectors of 4 in blocks of 256; 2^24 + 1 the
     # same plus the tail's elements, which the vector threads finish; 1000

@@ -455,7 +455,7 @@ def test_a_contiguous_map_launches_a_thread_per_vector_on_the_cuda_backend(stub_
     4-element vector (per element where it is not aligned), up to the
     grid's x limit: a grid-stride loop over 4 waves of resident blocks read
     0.933x of the D2D copy for y = 2*x on an H100, the whole grid 0.990x
-    (2026-11-28). The simulator keeps 4 waves (tests below: its results)."""
+    (2026-11-28). The simulator keeps 4 waves (the other tests here: its results)."""
     import textwrap
     code = textwrap.dedent(f"""
         import ctypes, numpy as np

@@ -6,6 +6,7 @@ fixed kernels they were made from with no report, the reports' fields
 schedule option, the Python API (sim_check, check_report, CheckError) and the
 environment (PYCUDAC_SIM_CHECK, PYCUDAC_SIM_SCHEDULE). The whole corpus under
 every check, with no report, is tests/test_sim_check_corpus.py."""
+import json
 import os
 import subprocess
 import sys
@@ -107,6 +108,37 @@ def reports_in_a_fresh_process(name):
     for rep in reports:  # JSON made the tuples lists
         rep["block"], rep["thread"] = tuple(rep["block"]), tuple(rep["thread"])
     return reports
+
+
+def test_a_read_past_an_allocation_is_global_whatever_lies_next_to_it(ctx):
+    """Mappings go down from the top of the address space, each into the
+    highest gap it fits: with the gaps above filled (3,000 small
+    allocations), the workers' stacks come next, and the allocation after
+    them lies just below the last worker's stack, its guard page in the band
+    where a plain-mode thread's stack overflow lands. Every thread of 64
+    blocks reads one past its end: each report must be global memory out of
+    bounds, never a stack overflow (the ASan stage named one so on
+    2026-11-28; this layout showed it every time before the fix)."""
+    r = _run("""
+        import json
+        with drv.sim_check("memcheck"):
+            mod = SourceModule(
+                "__global__ void past(const float *p, float *out, int n)"
+                "{ out[blockIdx.x * blockDim.x + threadIdx.x] = p[n]; }")
+        f = mod.get_function("past")
+        fill = [drv.mem_alloc(64) for _ in range(3000)]
+        out = drv.mem_alloc(4 * 64 * 32)
+        f(out, out, np.int32(1), block=(32, 1, 1), grid=(64, 1))  # the workers start
+        kinds = set()
+        for n in (16, 256, 1024):
+            p = drv.mem_alloc(4 * n)
+            with drv.sim_check("memcheck", raise_errors=False) as chk:
+                f(p, out, np.int32(n), block=(32, 1, 1), grid=(64, 1))
+            kinds |= {(rep["kind"], rep["space"]) for rep in chk.reports}
+        print(json.dumps(sorted(kinds)))
+    """)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == [["out-of-bounds", "global"]]
 
 
 def test_off_by_one_names_both_ends_with_thread_block_and_allocation(ctx):

@@ -466,6 +466,20 @@ static const sim_alloc *find_alloc(uintptr_t a, size_t *upper)
     return a - al->base < al->size ? al : NULL;
 }
 
+/* Whether `a` is in the pages mapped for an allocation (its data pages and
+ * the guard page on either side: sim_guarded_alloc), inside it or not. */
+static int in_alloc_pages(uintptr_t a)
+{
+    size_t up;
+    find_alloc(a, &up);
+    for (size_t k = up > 0 ? up - 1 : 0; k < up + 1 && k < C.nallocs; k++) {
+        const sim_alloc *al = &C.allocs[k];
+        if (al->map && a - (uintptr_t)al->map < al->map_len)
+            return 1;
+    }
+    return 0;
+}
+
 /* An access that is in no allocation, and none of the runtime's: before or
  * past one, a freed one, or far from any. Never returns when it could harm
  * what is not the kernel's. */
@@ -561,6 +575,14 @@ static void slow_path(sim_check_worker *cw, pcc_sim_thread *t, uintptr_t a, size
     }
     if (!(C.flags & SIM_CHK_MEMCHECK))
         return;
+    /* an allocation's own pages (its padding and guard pages) are global
+     * memory, whatever the process mapped next to them: the band below a
+     * worker's stack once held a device allocation, and its off-by-one read
+     * was named a stack overflow (2026-11-28, the ASan stage) */
+    if (in_alloc_pages(a)) {
+        outside(t, a, size, flags, pc);
+        return;
+    }
     /* local memory that is not the thread's own */
     sim_fiber *f = t->runtime;
     if (cw->fiber_mode && f->block) {

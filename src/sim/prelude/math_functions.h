@@ -138,12 +138,39 @@ static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 static inline double rcbrt(double x) { return 1.0 / cbrt(x); }
-static inline float sinpif(float x) { return sinf((float)PCC_PI * x); }
-static inline float cospif(float x) { return cosf((float)PCC_PI * x); }
-static inline double sinpi(double x) { return sin(PCC_PI * x); }
-static inline double cospi(double x) { return cos(PCC_PI * x); }
-static inline void sincospif(float x, float *s, float *c) { *s = sinpif(x); *c = cospif(x); }
-static inline void sincospi(double x, double *s, double *c) { *s = sinpi(x); *c = cospi(x); }
+/* sin(pi x), cos(pi x): x less its nearest multiple of 1/2 is exact, so only an angle
+ * in [-pi/4, pi/4] reaches sin and cos, integers and half-integers give exact zeros and
+ * ones, and the error stays within the Guide's (1 ulp in float, 2 in double) at any x */
+static inline void __pcc_sincospi(double x, double *s, double *c)
+{
+    if (x == 0.0 || !__builtin_isfinite(x)) {
+        *s = x == 0.0 ? x : x - x; /* +-0 stays, inf and NaN give NaN */
+        *c = x == 0.0 ? 1.0 : x - x;
+        return;
+    }
+    double r = fmod(x, 2.0);  /* exact */
+    double k = rint(2.0 * r); /* -4 .. 4 quarter turns */
+    double f = r - 0.5 * k;   /* exact */
+    double sf = sin(PCC_PI * f), cf = cos(PCC_PI * f);
+    switch ((int)k & 3) {
+    case 0: *s = sf; *c = cf; break;
+    case 1: *s = cf; *c = -sf; break;
+    case 2: *s = -sf; *c = -cf; break;
+    default: *s = -cf; *c = sf; break;
+    }
+}
+static inline double sinpi(double x) { double s, c; __pcc_sincospi(x, &s, &c); return s; }
+static inline double cospi(double x) { double s, c; __pcc_sincospi(x, &s, &c); return c; }
+static inline float sinpif(float x) { return (float)sinpi(x); }
+static inline float cospif(float x) { return (float)cospi(x); }
+static inline void sincospif(float x, float *s, float *c)
+{
+    double ds, dc;
+    __pcc_sincospi(x, &ds, &dc);
+    *s = (float)ds;
+    *c = (float)dc;
+}
+static inline void sincospi(double x, double *s, double *c) { __pcc_sincospi(x, s, c); }
 static inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)PCC_SQRT1_2); }
 static inline double normcdf(double x) { return 0.5 * erfc(-x * PCC_SQRT1_2); }
 static inline double erfinv(double y)
@@ -219,7 +246,15 @@ static inline float erfcx(float a) { return erfcxf(a); }
 #define __sincosf(x, s, c) __pcc_sincosf((x), (s), (c))
 static inline void __pcc_sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
 #define __powf(x, y) powf((x), (y))
-static inline float __fdividef(float a, float b) { return a / b; }
+/* x times an approximate 1/y: for 2^126 < |y| < 2^128 that reciprocal is below the
+ * normal range and flushed to zero, so the quotient is 0, or NaN for an infinite x
+ * (the Programming Guide's intrinsic functions section) */
+static inline float __fdividef(float a, float b)
+{
+    if (__builtin_isfinite(b) && __builtin_fabsf(b) > 8.507059173023462e37f) /* 2^126 */
+        return a * __builtin_copysignf(0.0f, b);
+    return a / b;
+}
 static inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }
 /* Directed rounding: the runtime computes each in the host's rounding mode
  * (sim/rounding.c), so __fadd_rd is rounded down as on the GPU; _rn is the

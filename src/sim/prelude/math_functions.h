@@ -171,51 +171,106 @@ static inline void sincospif(float x, float *s, float *c)
     *c = (float)dc;
 }
 static inline void sincospi(double x, double *s, double *c) { __pcc_sincospi(x, s, c); }
-static inline float normcdff(float x) { return 0.5f * erfcf(-x * (float)PCC_SQRT1_2); }
-static inline double normcdf(double x) { return 0.5 * erfc(-x * PCC_SQRT1_2); }
+/* 0.5 erfc(-x / sqrt(2)) with the quotient in long double: in the lower tail erfc
+ * magnifies the argument's rounding error by 2 x^2, past the Guide's 5 ulp in double */
+static inline double normcdf(double x)
+{
+    return (double)(0.5L * __builtin_erfcl(-(long double)x * 0.70710678118654752440084436210485L));
+}
+static inline float normcdff(float x) { return (float)normcdf((double)x); }
+/* erfc^-1(y) for 0 < y <= 0.5, where erfinv(1 - y) would lose y's digits (and all of a
+ * y below 2^-53): Newton's method on log erfc in long double, whose range holds erfc(x)
+ * and exp(-x^2) for every double y, from erfc(x) ~ exp(-x^2) / (x sqrt(pi)) */
+static inline double __pcc_erfcinv_tail(double y)
+{
+    long double t = -__builtin_logl(y), ly = -t;
+    long double x = t > 1.0L ? __builtin_sqrtl(t - 0.5L * __builtin_logl(PCC_PI * t)) : 0.5L;
+    for (int i = 0; i < 12; i++) {
+        long double e = __builtin_erfcl(x);
+        long double step = (__builtin_logl(e) - ly) * e / (1.12837916709551257390L * __builtin_expl(-x * x));
+        x += step;
+        if (__builtin_fabsl(step) <= x * 1e-19L)
+            break;
+    }
+    return (double)x;
+}
 static inline double erfinv(double y)
 {
     if (y <= -1.0) return y == -1.0 ? -__builtin_huge_val() : __builtin_nan("");
     if (y >= 1.0) return y == 1.0 ? __builtin_huge_val() : __builtin_nan("");
-    /* Giles' approximation, then two Newton steps on erf. */
-    double w = -log((1.0 - y) * (1.0 + y)), x;
-    if (w < 5.0) {
-        w -= 2.5;
-        x = 2.81022636e-08; x = 3.43273939e-07 + x * w; x = -3.5233877e-06 + x * w;
-        x = -4.39150654e-06 + x * w; x = 0.00021858087 + x * w; x = -0.00125372503 + x * w;
-        x = -0.00417768164 + x * w; x = 0.246640727 + x * w; x = 1.50140941 + x * w;
-    } else {
-        w = sqrt(w) - 3.0;
-        x = -0.000200214257; x = 0.000100950558 + x * w; x = 0.00134934322 + x * w;
-        x = -0.00367342844 + x * w; x = 0.00573950773 + x * w; x = -0.0076224613 + x * w;
-        x = 0.00943887047 + x * w; x = 1.00167406 + x * w; x = 2.83297682 + x * w;
-    }
+    if (__builtin_fabs(y) > 0.5) /* 1 - |y| is exact */
+        return __builtin_copysign(__pcc_erfcinv_tail(1.0 - __builtin_fabs(y)), y);
+    /* Giles' approximation (|y| <= 0.5: its central branch), then two Newton steps on erf. */
+    double w = -log((1.0 - y) * (1.0 + y)) - 2.5, x;
+    x = 2.81022636e-08; x = 3.43273939e-07 + x * w; x = -3.5233877e-06 + x * w;
+    x = -4.39150654e-06 + x * w; x = 0.00021858087 + x * w; x = -0.00125372503 + x * w;
+    x = -0.00417768164 + x * w; x = 0.246640727 + x * w; x = 1.50140941 + x * w;
     x *= y;
     for (int i = 0; i < 2; i++)
         x -= (erf(x) - y) / (2.0 / sqrt(PCC_PI) * exp(-x * x));
     return x;
 }
 static inline float erfinvf(float y) { return (float)erfinv((double)y); }
-static inline double erfcinv(double y) { return erfinv(1.0 - y); }
-static inline float erfcinvf(float y) { return (float)erfinv(1.0 - (double)y); }
+static inline double erfcinv(double y)
+{
+    if (!(y > 0.0 && y < 2.0))
+        return y == 0.0 ? __builtin_huge_val() : y == 2.0 ? -__builtin_huge_val() : __builtin_nan("");
+    if (y <= 0.5)
+        return __pcc_erfcinv_tail(y);
+    return y < 1.5 ? erfinv(1.0 - y) : -__pcc_erfcinv_tail(2.0 - y); /* both exact */
+}
+static inline float erfcinvf(float y) { return (float)erfcinv((double)y); }
 static inline double normcdfinv(double p) { return -PCC_SQRT2 * erfcinv(2.0 * p); }
 static inline float normcdfinvf(float p) { return (float)normcdfinv((double)p); }
-static inline double erfcx(double x) { return exp(x * x) * erfc(x); }
+/* exp(x^2) erfc(x) in long double, whose range holds both factors below x = 100; past it
+ * the continued fraction 1 / sqrt(pi) / (x + 1/2 / (x + 1 / (x + 3/2 / (x + 2 / x)))) */
+static inline double erfcx(double x)
+{
+    long double z = x;
+    if (x < 100.0)
+        return (double)(__builtin_expl(z * z) * __builtin_erfcl(z));
+    return (double)(0.56418958354775628695L / (z + 0.5L / (z + 1.0L / (z + 1.5L / (z + 2.0L / z)))));
+}
 static inline float erfcxf(float x) { return (float)erfcx((double)x); }
-static inline float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
-static inline double rhypot(double x, double y) { return 1.0 / hypot(x, y); }
-static inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-static inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
-static inline float norm4df(float a, float b, float c, float d) { return sqrtf(a * a + b * b + c * c + d * d); }
-static inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
-static inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
-static inline double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
-static inline double norm4d(double a, double b, double c, double d) { return sqrt(a * a + b * b + c * c + d * d); }
-static inline double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
-static inline float normf(int n, const float *a) { float s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return sqrtf(s); }
-static inline double norm(int n, const double *a) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return sqrt(s); }
-static inline float rnormf(int n, const float *a) { return 1.0f / normf(n, a); }
-static inline double rnorm(int n, const double *a) { return 1.0 / norm(n, a); }
+/* sqrt(a0^2 + ... ) without undue overflow or underflow: scaled by a power of two near the
+ * largest |a_i| (exact), summed in long double; an infinite coordinate gives +inf even
+ * beside a NaN (the Math API's hypot, norm3d, norm4d, norm and their reciprocals) */
+template <class T> static inline long double __pcc_norm(int n, const T *a)
+{
+    long double m = 0.0L, s = 0.0L;
+    bool nan = false;
+    for (int i = 0; i < n; i++) {
+        long double v = __builtin_fabsl((long double)a[i]);
+        if (__builtin_isinf(v)) return __builtin_huge_vall();
+        nan |= v != v;
+        m = v > m ? v : m;
+    }
+    if (nan || m == 0.0L) return nan ? __builtin_nanl("") : 0.0L;
+    int e = __builtin_ilogbl(m);
+    for (int i = 0; i < n; i++) {
+        long double v = __builtin_scalbnl((long double)a[i], -e);
+        s += v * v;
+    }
+    return __builtin_scalbnl(__builtin_sqrtl(s), e);
+}
+#define PCC_NORM(R, T, ...) const T v[] = {__VA_ARGS__}; return (R)__pcc_norm(sizeof v / sizeof *v, v)
+#define PCC_RNORM(R, T, ...) const T v[] = {__VA_ARGS__}; return (R)(1.0L / __pcc_norm(sizeof v / sizeof *v, v))
+static inline float rhypotf(float x, float y) { PCC_RNORM(float, float, x, y); }
+static inline double rhypot(double x, double y) { PCC_RNORM(double, double, x, y); }
+static inline float norm3df(float a, float b, float c) { PCC_NORM(float, float, a, b, c); }
+static inline float rnorm3df(float a, float b, float c) { PCC_RNORM(float, float, a, b, c); }
+static inline float norm4df(float a, float b, float c, float d) { PCC_NORM(float, float, a, b, c, d); }
+static inline float rnorm4df(float a, float b, float c, float d) { PCC_RNORM(float, float, a, b, c, d); }
+static inline double norm3d(double a, double b, double c) { PCC_NORM(double, double, a, b, c); }
+static inline double rnorm3d(double a, double b, double c) { PCC_RNORM(double, double, a, b, c); }
+static inline double norm4d(double a, double b, double c, double d) { PCC_NORM(double, double, a, b, c, d); }
+static inline double rnorm4d(double a, double b, double c, double d) { PCC_RNORM(double, double, a, b, c, d); }
+#undef PCC_NORM
+#undef PCC_RNORM
+static inline float normf(int n, const float *a) { return (float)__pcc_norm(n, a); }
+static inline double norm(int n, const double *a) { return (double)__pcc_norm(n, a); }
+static inline float rnormf(int n, const float *a) { return (float)(1.0L / __pcc_norm(n, a)); }
+static inline double rnorm(int n, const double *a) { return (double)(1.0L / __pcc_norm(n, a)); }
 static inline double cyl_bessel_i0(double x) { double s = 1, t = 1, q = x * x / 4; for (int k = 1; k < 500 && t > s * 1e-17; k++) { t *= q / ((double)k * k); s += t; } return s; }
 static inline double cyl_bessel_i1(double x) { double t = x / 2, s = t, q = x * x / 4; for (int k = 1; k < 500 && (t < 0 ? -t : t) > (s < 0 ? -s : s) * 1e-17; k++) { t *= q / ((double)k * (k + 1)); s += t; } return s; }
 static inline float cyl_bessel_i0f(float x) { return (float)cyl_bessel_i0(x); }

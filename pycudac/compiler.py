@@ -121,10 +121,10 @@ def _source_module_init(self, source: str, nvcc: str | None = None,
                         cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
                         include_dirs: Sequence[str] = [],  # noqa: B006
                         name_expressions: Sequence[str] | None = None,
-                        pch: bool | None = None) -> None:
+                        pch: bool | None = None, *, _tried: bool = False) -> None:
     """SourceModule.__init__'s general path (SourceModuleBase's C __init__
     takes SourceModule(source) alone from the memo or the disk cache and
-    calls this for everything else)."""
+    calls this for everything else; _tried=True: it looked and missed)."""
     if nvcc is not None:
         _warn_nvcc()
     if pch is not None:
@@ -137,7 +137,7 @@ def _source_module_init(self, source: str, nvcc: str | None = None,
     # source that may include one, before any lookup.
     fast = (options is None and name_expressions is None and arch is None and code is None
             and not keep and not include_dirs and not _simcheck._instrumented())
-    if fast:
+    if fast and not _tried:
         mod = _driver.warm_source_module(source, no_extern_c, cache_dir, _memo, _stats,
                                          _cache.CACHE_FORMAT_VERSION)
         if mod is not None:
@@ -252,7 +252,8 @@ class SourceModule(_driver.SourceModuleBase):
 _source_module_init.__name__ = "__init__"
 _source_module_init.__qualname__ = "SourceModule.__init__"
 SourceModule.__signature__ = _inspect.signature(_source_module_init).replace(
-    parameters=list(_inspect.signature(_source_module_init).parameters.values())[1:])
+    parameters=[p for p in list(_inspect.signature(_source_module_init).parameters.values())[1:]
+                if not p.name.startswith("_")])
 _driver._register("source_module_init", _source_module_init)
 _driver._register("compile_memo", _memo)
 _driver._register("compile_stats", _stats)

@@ -326,9 +326,12 @@ def get_map_function(group_key, name, variant, ctx=None):
             render_map_module(specs, variant, tools.unique_tag(group_key),
                               _GROUP_PREAMBLES.get(group, "")))
     fn = mod.get_function(f"{name}_{variant}{tools.unique_tag(group_key)}")
-    blocks = resident_blocks(fn, ctx)
-    if variant == "contig":  # the most blocks a launch takes (_CONTIG_GRID)
-        blocks = blocks * SIM_CONTIG_WAVES if _driver.get_backend() == "sim" else MAX_GRID_X
+    if variant != "contig":
+        blocks = resident_blocks(fn, ctx)
+    elif _driver.get_backend() == "sim":  # the most blocks a contiguous map takes
+        blocks = resident_blocks(fn, ctx) * SIM_CONTIG_WAVES
+    else:
+        blocks = MAX_GRID_X
     entry = _fn_cache[key] = (fn, blocks)
     return entry
 

@@ -596,6 +596,25 @@ def test_source_module_alone_on_a_memo_hit_runs_no_python_of_pycudac(ctx, cache)
     assert "_source_module_init" in ran
 
 
+def test_a_miss_of_the_one_call_path_is_not_looked_up_again(ctx, cache):
+    """SourceModule(src) that misses in C goes to compiler.py's general path
+    told so (_tried): the memo and disk lookup are not made a second time."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "c_call" and getattr(arg, "__name__", "") == "warm_source_module":
+            calls.append(arg)
+
+    sys.setprofile(profile)
+    try:
+        mod = SourceModule(src)
+    finally:
+        sys.setprofile(None)
+    assert calls == [] and mod.module is not None
+    assert "_tried" not in __import__("inspect").signature(SourceModule).parameters
+
+
 def test_source_module_is_a_class_like_any_other(ctx, cache):
     """The C base keeps what a Python class gave: subclasses with their own
     __init__, weak references, the signature, and argument errors that name

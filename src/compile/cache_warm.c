@@ -386,6 +386,7 @@ static int sim_instrumented(void)
 static int sm_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     PccSourceModule *sm = (PccSourceModule *)self;
+    PyObject *tried = NULL; /* {"_tried": True}: the general path skips the lookup made here */
     if (PyTuple_GET_SIZE(args) == 1 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) &&
         PyUnicode_Check(PyTuple_GET_ITEM(args, 0)) && pcc_st.compile_memo != NULL &&
         PyDict_Check(pcc_st.compile_memo) && pcc_st.compile_stats != NULL &&
@@ -407,21 +408,33 @@ static int sm_init(PyObject *self, PyObject *args, PyObject *kwargs)
             return 0;
         }
         Py_DECREF(mod);
+        if (!instrumented) {
+            if ((tried = PyDict_New()) == NULL ||
+                PyDict_SetItem(tried, pcc_st.str_tried, Py_True) < 0) {
+                Py_XDECREF(tried);
+                return -1;
+            }
+            kwargs = tried;
+        }
     }
     if (pcc_st.source_module_init == NULL) {
         PyErr_SetString(PyExc_TypeError, "SourceModule: pycudac.compiler is not imported");
+        Py_XDECREF(tried);
         return -1;
     }
     /* the general path: source_module_init(self, *args, **kwargs) */
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     PyObject *full = PyTuple_New(n + 1);
-    if (full == NULL)
+    if (full == NULL) {
+        Py_XDECREF(tried);
         return -1;
+    }
     PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SET_ITEM(full, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
     PyObject *r = PyObject_Call(pcc_st.source_module_init, full, kwargs);
     Py_DECREF(full);
+    Py_XDECREF(tried);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }

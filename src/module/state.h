@@ -34,7 +34,7 @@ struct pcc_backend;
     X(arch, "arch") X(key, "key") X(from_cache, "from_cache") X(log, "log") X(ptx, "ptx")    \
     X(source, "source") X(cubin, "cubin") X(keep_dir, "keep_dir") X(cache_key, "cache_key")  \
     X(nvrtc, "nvrtc") X(hits, "hits") X(memo_hits, "memo_hits") X(digest, "digest")        \
-    X(get, "get")
+    X(get, "get") X(tried, "_tried")
 
 /* X(field, name): Python objects the package registers at import through
  * _driver._register(name, obj), instead of C importing Python modules. */

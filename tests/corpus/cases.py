@@ -1969,7 +1969,8 @@ def _special_f_ref(x):
             [_erfinv64(v) for v in x[0]],
             [_erfcinv64(v) for v in x[1]],
             [0.5 * math.erfc(-v / sq2) if not math.isnan(v) else v for v in x[2]],
-            [-sq2 * _erfcinv64(2 * v) if not math.isnan(v) else v for v in x[3]],
+            # + 0.0: normcdfinvf(0.5) is +0 on the H200, not -sqrt(2) * +0
+            [-sq2 * _erfcinv64(2 * v) + 0.0 if not math.isnan(v) else v for v in x[3]],
             [_erfcx64(v) for v in x[4]],
             lg,
             [_gamma64(v) for v in x[6]],
@@ -2060,6 +2061,8 @@ def _special_d_ref(x):
             return math.nan
         if p in (0, 1):
             return -math.inf if p == 0 else math.inf
+        if p == 0.5:
+            return 0.0  # +0, as the H200 gives (not -sqrt(2) * +0)
         with localcontext(_dec_ctx()):
             return -Decimal(2).sqrt() * _dec_erfcinv(2 * Decimal(p))
 

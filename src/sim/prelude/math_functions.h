@@ -220,7 +220,8 @@ static inline double erfcinv(double y)
     return y < 1.5 ? erfinv(1.0 - y) : -__pcc_erfcinv_tail(2.0 - y); /* both exact */
 }
 static inline float erfcinvf(float y) { return (float)erfcinv((double)y); }
-static inline double normcdfinv(double p) { return -PCC_SQRT2 * erfcinv(2.0 * p); }
+/* + 0.0: the hardware gives +0 at p = 0.5, not -sqrt(2) * +0 */
+static inline double normcdfinv(double p) { return -PCC_SQRT2 * erfcinv(2.0 * p) + 0.0; }
 static inline float normcdfinvf(float p) { return (float)normcdfinv((double)p); }
 /* exp(x^2) erfc(x) in long double, whose range holds both factors below x = 100; past it
  * the continued fraction 1 / sqrt(pi) / (x + 1/2 / (x + 1 / (x + 3/2 / (x + 2 / x)))) */

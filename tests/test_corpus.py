@@ -4,7 +4,7 @@ NVIDIA's blog write it) on the backend in use, launched the PyCUDA way, and
 compares with NumPy. The same test runs on the simulator (CI) and on a GPU
 (PYCUDAC_BACKEND=cuda).
 
-What fails today is marked in cases.py (xfail_sim: on the simulator only;
+What fails today is marked on its case (cases_*.py; xfail_sim: on the simulator only;
 xfail: everywhere) with strict marks: when pycudac is fixed the case turns
 XPASS, and the mark must go."""
 import copy

@@ -224,7 +224,8 @@ if [ -n "$SAN" ]; then
     # start subprocesses (the sanitizer follows children and slows them badly)
     # or compare timings: memory errors first, then the same run for leaks
     SAN_TESTS=()
-    for f in tests/test_launch.py tests/test_driver.py tests/test_graph.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
+    for f in tests/test_launch.py tests/test_launch_args.py tests/test_launch_cooperative.py \
+        tests/test_driver.py tests/test_graph.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
     [ ${#SAN_TESTS[@]} -eq 0 ] && SAN_TESTS=(tests)
     SAN_K="not fork and not exit and not subprocess and not thread and not slower"
     run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" --tool memcheck \

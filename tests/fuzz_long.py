@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A longer local fuzzing run of tests/test_fuzz.py (and the parser fuzz
-tests of test_sigparse.py / test_launch.py at their own budgets).
+tests of test_sigparse.py / test_launch_args.py at their own budgets).
 
     .venv/bin/python tests/fuzz_long.py            # scale 50: ~10-20 minutes
     .venv/bin/python tests/fuzz_long.py --scale 5  # a quick one

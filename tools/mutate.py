@@ -36,11 +36,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # test groups
-T_LAUNCH = ["tests/test_launch.py", "tests/test_leaks.py"]
-T_PACK = ["tests/test_launch.py", "tests/test_leaks.py", "tests/test_fuzz.py"]
+T_LAUNCH = ["tests/test_launch.py", "tests/test_launch_args.py", "tests/test_leaks.py"]
+T_PACK = ["tests/test_launch_args.py", "tests/test_launch.py", "tests/test_leaks.py", "tests/test_fuzz.py"]
 T_CACHE = ["tests/test_cache.py", "tests/test_compiler.py"]
 T_POISON = ["tests/test_errors.py", "tests/test_faults.py", "tests/test_sim_runtime.py",
-            "tests/test_launch.py"]
+            "tests/test_launch.py", "tests/test_launch_args.py"]
 T_ARRAYS = ["tests/test_gpuarray.py", "tests/test_elementwise.py", "tests/test_gpuarray_index.py",
             "tests/test_cumath.py"]
 T_RED = ["tests/test_reduction.py", "tests/test_gpuarray.py"]
@@ -474,7 +474,7 @@ MUTATIONS = [
     M("G1", "src/sim/fiber.c",
       "    return sim_launch_cooperative();",
       "    return 1;",
-      ["tests/test_sim_kernels.py", "tests/test_launch.py"],
+      ["tests/test_sim_kernels.py", "tests/test_launch_cooperative.py"],
       "grid_group::is_valid() is true outside a cooperative launch"),
     # ---- SourceModule's C __init__ (src/compile/cache_warm.c) ------------------------
     M("SM1", "src/compile/cache_warm.c",

@@ -41,13 +41,13 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
 OUT=${PACKAGE_OUT:-$ROOT/build/package}
-PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_launch.py test_compiler.py
+PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_launch.py test_launch_args.py test_compiler.py
     test_gpuarray.py test_elementwise.py test_scan.py test_cumath.py test_curandom.py
     test_graph.py test_tools.py"}
 # the smaller set for the other Python/NumPy pairs: what depends on them (the
 # NumPy C API in argument packing, promotion and ufunc loops, NumPy-facing
 # array behaviour, enum printing on 3.10, the stubs and __all__)
-VERSION_TESTS="test_package.py test_driver.py test_launch.py test_gpuarray.py
+VERSION_TESTS="test_package.py test_driver.py test_launch.py test_launch_args.py test_gpuarray.py
     test_gpuarray_index.py test_elementwise.py test_cumath.py"
 # python:numpy:artifact:tests — the wheel is built for the interpreter that
 # builds (.venv's). CI's matrix: the wheel on NumPy 2 and on the oldest
@@ -126,7 +126,7 @@ with tempfile.TemporaryDirectory() as tmp:
           f"{'.debug_' not in sections}")
 t = tarfile.open(sdist)
 members = {m.name.split("/", 1)[1] for m in t.getmembers() if "/" in m.name}
-for need in ["tests/conftest.py", "tests/_arrays.py", "tests/c/stub_libcuda.c",
+for need in ["tests/conftest.py", "tests/_arrays.py", "tests/_launch_kernels.py", "tests/c/stub_libcuda.c",
              "tests/c/stub_launch.c", "tests/c/stub_graphics.c", "tests/c/stub_module.c",
              "LICENSE",
              "src/sim/prelude", "src/util/crc32c.c", "include/pycudac/cudadrv.h",

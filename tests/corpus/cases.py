@@ -92,6 +92,9 @@ SOURCES = {s.file: s for s in [
     # (src/compile/c_headers.c), so NVRTC accepts the file as nvcc does (it refused it
     # before: 'cannot open source file "stdint.h"')
     Source("std_c_headers.cu"),
+    Source("cpp_idioms.cu", no_extern_c=True,
+           name_expressions=("rows_dot<float, 4>", "rows_dot<int, 3>", "transform<Saxpy>",
+                             "transform<Clamp>")),
     # deliberately invalid CUDA C: NVRTC refuses each; the simulator must too
     Source("invalid_atomicmax_float.cu", valid=False),
     Source("invalid_shared_init.cu", valid=False),
@@ -107,3 +110,4 @@ import cases_apps  # noqa: E402,F401
 import cases_language  # noqa: E402,F401
 import cases_intrinsics  # noqa: E402,F401
 import cases_math_api  # noqa: E402,F401
+import cases_cpp  # noqa: E402,F401

@@ -399,7 +399,7 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
 
 /* The common call, and only what it needs: the block (and grid) tuples the
  * last launch parsed, a Stream or no stream, no shared memory, no
- * time_kernel, parameters pack_fast takes, the CUDA backend. Anything else
+ * time_kernel, parameters pack_fast takes, on either backend. Anything else
  * takes launch_general, which also makes every error but the driver's.
  * Short on purpose: the driver's launch evicts the CPU's instruction cache
  * between calls, so each line of code run here is a miss (see pack_fast). */

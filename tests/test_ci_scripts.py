@@ -588,3 +588,35 @@ def test_gpu_compare_without_a_sanitizer_is_skipped_and_dry_run_prints(tmp_path)
                        capture_output=True, text=True, timeout=60, env=_env(), cwd=ROOT)
     assert r.returncode == 0
     assert r.stdout.split()[1:3] == ["--tool", "memcheck"] and "--case far_write" in r.stdout
+
+
+# ---- the C programs of bench/: built here, run only on a GPU ------------------------
+# gpu-check builds them on the device machine, where a mistake would cost a call
+# (or stop the floor a run compares with); here they build with the flags the
+# scripts use and -Werror, so they cannot break unseen.
+
+def _cc():
+    import sysconfig
+    return os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc").split()[0]
+
+
+@pytest.mark.parametrize("src,shared,python", [
+    ("floor.c", False, False),       # gpu_check.sh: bench/out/floor
+    ("floor.c", True, False),        # and bench/out/libfloor.so
+    ("floor_multi.c", True, False),  # gpu_check_multi.sh: libfloor_multi.so
+    ("callloop.c", True, True),      # bench_launch.py, against this Python's headers
+    ("code_lines.c", True, True),    # bench/code_lines.py
+])
+def test_the_bench_c_programs_build_warning_free(tmp_path, src, shared, python):
+    import sysconfig
+    include = sysconfig.get_paths()["include"]
+    if python and not os.path.exists(os.path.join(include, "Python.h")):
+        pytest.skip(f"no Python.h in {include}")
+    cmd = [_cc(), "-O2", "-Wall", "-Wextra", "-Werror"]
+    cmd += ["-fPIC", "-shared", "-fvisibility=hidden"] if shared else []
+    cmd += ["-I" + (include if python else os.path.join(ROOT, "include")),
+            os.path.join(ROOT, "bench", src), "-ldl", "-o", str(tmp_path / "out")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 and shutil.which(cmd[0]) is None:
+        pytest.skip(f"no C compiler {cmd[0]!r}")
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -28,3 +28,17 @@ def sample(dtype, shape=(5, 7), seed=0):
         comps = sample(base, shape + (len(dtype.names),), seed)
         return unstructured_to_structured(comps, dtype=dtype)
     return rng.standard_normal(shape).astype(dtype)
+
+
+class DLPackOnly:
+    """An array reached only through __dlpack__ (that of the array it keeps):
+    a CPU array the GPU cannot reach, or a GPUArray seen as a DLPack tensor."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, *args, **kw):
+        return self.a.__dlpack__(*args, **kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()

@@ -15,6 +15,7 @@ import pytest
 
 drv = pytest.importorskip("pycudac.driver")
 
+from _arrays import DLPackOnly  # noqa: E402
 from _launch_kernels import ECHO, MIXED, source_module  # noqa: E402
 
 
@@ -616,24 +617,11 @@ def test_pinned_and_managed_arrays_in_a_launch(mod):
     np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
 
 
-class FakeDLPack:
-    """A CPU array behind __dlpack__: not reachable by the GPU."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, *args, **kw):
-        return self.a.__dlpack__(*args, **kw)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
-
-
 @pytest.mark.valgrind
 def test_dlpack_host_tensor_is_refused(mod):
     f = mod.get_function("ptrs")
     with pytest.raises(TypeError, match="device type 1"):
-        f.pack(FakeDLPack(np.zeros(3, np.float32)), None)
+        f.pack(DLPackOnly(np.zeros(3, np.float32)), None)
 
 
 # -------------------------------------------- C ABI fallback, In/Out objects
@@ -810,17 +798,6 @@ class _CAI:
         self.__cuda_array_interface__ = cai
 
 
-class _DLPack:
-    def __init__(self, g):
-        self.g = g
-
-    def __dlpack__(self, *args, **kw):
-        return self.g.__dlpack__(*args, **kw)
-
-    def __dlpack_device__(self):
-        return self.g.__dlpack_device__()
-
-
 def test_pointer_element_types_are_checked(ctx):
     """The first mistake PyCUDA's tutorial warns about: a float64 (or int32)
     array for a `float *` was accepted and the kernel read garbage. When the
@@ -857,7 +834,7 @@ def test_pointer_element_types_are_checked(ctx):
         (0, drv.In(np.zeros(n, np.float64)), "'x' (float *): got In of float64"),
         (0, drv.Out(np.zeros(n, np.int32)), "'x' (float *): got Out of int32"),
         (0, _CAI(d64), "got an array (__cuda_array_interface__) of float64"),
-        (0, _DLPack(d64), "got a DLPack tensor of float64"),
+        (0, DLPackOnly(d64), "got a DLPack tensor of float64"),
     ]
     for pos, arg, msg in wrong:
         args = list(good)

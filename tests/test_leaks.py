@@ -29,6 +29,8 @@ import sys
 import numpy as np
 import pytest
 
+from _arrays import DLPackOnly
+
 drv = pytest.importorskip("pycudac.driver")
 
 pytestmark = [pytest.mark.leaks, pytest.mark.usefixtures("autoinit")]
@@ -154,19 +156,6 @@ class CAIProperty:
         return self.a.__cuda_array_interface__
 
 
-class DLPack:
-    """Only __dlpack__ (of a GPUArray it keeps)."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, *args, **kw):
-        return self.a.__dlpack__(*args, **kw)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
-
-
 class GpudataAttr:
     """GPUArray-like by an ordinary attribute (not a slot)."""
 
@@ -214,7 +203,7 @@ def test_pointer_arguments(mod, ga, kind):
     elif kind == "__cuda_array_interface__ property":
         arg = CAIProperty(a)
     elif kind == "__dlpack__":
-        arg = DLPack(a)
+        arg = DLPackOnly(a)
     elif kind == "gpudata attribute":
         arg = GpudataAttr(a.gpudata)
     elif kind == "gpudata attribute (int)":
@@ -246,7 +235,7 @@ def test_two_pointer_arguments_of_every_pair_of_kinds(mod, ga):
     into the second's)."""
     f = mod.get_function("ptr2")
     a = ga.to_gpu(np.zeros(64, np.float32))
-    kinds = [a, a[2:], drv.mem_alloc(64), CAI(a), CAIProperty(a), DLPack(a),
+    kinds = [a, a[2:], drv.mem_alloc(64), CAI(a), CAIProperty(a), DLPackOnly(a),
              GpudataAttr(a.gpudata), None, int(a.gpudata) + 4]
     for x in kinds:
         for y in kinds:
@@ -563,7 +552,7 @@ def test_gpuarray_operations(ga):
         "cumath.exp": lambda: cumath.exp(x * 0),
         "arange": lambda: ga.arange(1000, dtype=np.float32),
         "__cuda_array_interface__": lambda: x.__cuda_array_interface__,
-        "dlpack round trip": lambda: ga.from_dlpack(DLPack(x)),
+        "dlpack round trip": lambda: ga.from_dlpack(DLPackOnly(x)),
         "asarray(CAI)": lambda: ga.asarray(CAI(x)),
     }
     for name, op in ops.items():

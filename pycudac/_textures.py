@@ -12,6 +12,7 @@ arguments and names the one that is wrong before the driver sees them.
 from __future__ import annotations
 
 import enum as _enum
+import operator as _operator
 
 import numpy as np
 
@@ -411,6 +412,20 @@ class SurfaceObject(_driver.SurfaceObject):
         return super().__new__(cls, array)
 
 
+def _size(value, name):
+    """value as a non-negative int below 2**63 (operator.index: no float or
+    str), else TypeError, ValueError or OverflowError naming it."""
+    try:
+        v = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    if v < 0:
+        raise ValueError(f"{name} must be non-negative, not {v}")
+    if v >= 1 << 63:
+        raise OverflowError(f"{name} is too large: {v}")
+    return v
+
+
 class Memcpy2D:
     """PyCUDA's 2D copy between host, device and array memory: set a source
     and a destination (set_src_host/device/array, set_dst_...), their
@@ -434,8 +449,15 @@ class Memcpy2D:
     def set_src_host(self, buf):
         self._set("src", 1, buf)
 
+    def _address(self, ptr, name):
+        try:
+            return int(ptr)
+        except (TypeError, ValueError):
+            raise TypeError(f"{type(self).__name__}.{name}: expected a device address (an int or "
+                            f"a DeviceAllocation), not {type(ptr).__name__}") from None
+
     def set_src_device(self, ptr):
-        self._set("src", 2, int(ptr))
+        self._set("src", 2, self._address(ptr, "set_src_device"))
 
     def set_src_array(self, ary):
         self._set("src", 3, ary)
@@ -444,7 +466,7 @@ class Memcpy2D:
         self._set("dst", 1, buf)
 
     def set_dst_device(self, ptr):
-        self._set("dst", 2, int(ptr))
+        self._set("dst", 2, self._address(ptr, "set_dst_device"))
 
     def set_dst_array(self, ary):
         self._set("dst", 3, ary)
@@ -459,16 +481,25 @@ class Memcpy2D:
         if getattr(self, f"{side}_lod", 0):
             raise ValueError(f"{type(self).__name__}: {side}_lod must be 0 (no mipmaps)")
         kind, obj = where
-        return (kind, obj) + tuple(int(getattr(self, f"{side}_{f}", 0))
+        name = type(self).__name__
+        return (kind, obj) + tuple(_size(getattr(self, f"{side}_{f}", 0), f"{name}.{side}_{f}")
                                    for f in ("x_in_bytes", "y", "z", "pitch", "height"))
 
     def __call__(self, stream_or_aligned=None):
+        name = type(self).__name__
+        if not (stream_or_aligned is None or isinstance(stream_or_aligned, bool)
+                or hasattr(stream_or_aligned, "synchronize")):
+            raise TypeError(f"{name}(): expected a Stream, a bool (PyCUDA's aligned) or None, "
+                            f"not {type(stream_or_aligned).__name__}")
+        width = _size(self.width_in_bytes, f"{name}.width_in_bytes")
+        height = _size(self.height, f"{name}.height")
+        depth = _size(self.depth, f"{name}.depth")
+        if width == 0:
+            raise ValueError(f"{name}: width_in_bytes must be positive")
+        src, dst = self._side("src"), self._side("dst")
         if stream_or_aligned is not None and not isinstance(stream_or_aligned, bool):
             stream_or_aligned.synchronize()
-        if int(self.width_in_bytes) <= 0:
-            raise ValueError(f"{type(self).__name__}: width_in_bytes must be positive")
-        _driver._memcpy3d(self._side("src"), self._side("dst"), int(self.width_in_bytes),
-                          int(self.height) or 1, int(self.depth) or 1)
+        _driver._memcpy3d(src, dst, width, height or 1, depth or 1)
 
 
 class Memcpy3D(Memcpy2D):

@@ -537,6 +537,48 @@ def test_memcpy2d_copies_a_rectangle_between_host_device_and_array():
             small()
 
 
+def test_memcpy2d_refuses_negative_offsets_and_non_integers():
+    """A negative dst_y (or src_y) wrapped to a huge unsigned number, passed
+    the host buffer's bounds check and wrote 40 bytes before the destination
+    (found by an adversarial review): every offset and size is now a
+    non-negative integer, named when it is not, and nothing is written."""
+    big = np.zeros(100, np.float32)
+    arr = drv.Array(drv.ArrayDescriptor(4, 3, drv.array_format.FLOAT, 1))
+    arr_src = drv.Memcpy2D()
+    arr_src.set_src_host(np.arange(12, dtype=np.float32))
+    arr_src.set_dst_array(arr)
+    arr_src.width_in_bytes, arr_src.height = 16, 3
+    arr_src()
+
+    def copy(**fields):
+        c = drv.Memcpy2D()
+        c.set_src_array(arr)
+        c.set_dst_host(big[20:])
+        c.dst_pitch, c.width_in_bytes, c.height = 40, 16, 3
+        for k, v in fields.items():
+            setattr(c, k, v)
+        return c
+    for field, value, exc in [("dst_y", -1, ValueError), ("dst_x_in_bytes", -4, ValueError),
+                              ("dst_pitch", -40, ValueError), ("width_in_bytes", -16, ValueError),
+                              ("height", "3", TypeError), ("width_in_bytes", 16.7, TypeError),
+                              ("dst_y", 2 ** 64, OverflowError)]:
+        with pytest.raises(exc, match=f"Memcpy2D.{field}"):
+            copy(**{field: value})()
+        assert not big.any(), (field, value)
+    with pytest.raises(TypeError, match="expected a Stream, a bool"):
+        copy()(5)
+    with pytest.raises(TypeError, match="set_dst_device: expected a device address"):
+        drv.Memcpy2D().set_dst_device(None)
+    # the C side refuses a negative offset itself, whoever calls it
+    from pycudac import _driver
+    with pytest.raises(ValueError, match="y must be non-negative"):
+        _driver._memcpy3d((3, arr, 0, 0, 0, 0, 0), (1, big[20:], 0, -1, 0, 40, 0), 16, 3, 1)
+    assert not big.any()
+    copy()()  # the same copy with its fields right
+    np.testing.assert_array_equal(big[20:50].reshape(3, 10)[:, :4],
+                                  np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
 def test_memcpy3d_copies_a_box():
     host = np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6)
     arr = drv.Array(drv.ArrayDescriptor3D(3, 2, 2, drv.array_format.SIGNED_INT16, 1))

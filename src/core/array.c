@@ -278,10 +278,27 @@ typedef struct {
     unsigned long long x, y, z, pitch, height;
 } copy_side;
 
+/* One side's (kind, obj, x, y, z, pitch, height): the offsets and sizes
+ * non-negative (a negative one, wrapped, would pass the bounds check of a
+ * host buffer and copy outside it). 1, or 0 with an exception. */
 static int side_arg(PyObject *t, copy_side *s)
 {
-    return PyArg_ParseTuple(t, "iOKKKKK", &s->kind, &s->obj, &s->x, &s->y, &s->z, &s->pitch,
-                            &s->height);
+    long long v[5];
+    if (!PyArg_ParseTuple(t, "iOLLLLL", &s->kind, &s->obj, &v[0], &v[1], &v[2], &v[3], &v[4]))
+        return 0;
+    static const char *const names[5] = {"x_in_bytes", "y", "z", "pitch", "height"};
+    for (int k = 0; k < 5; k++)
+        if (v[k] < 0) {
+            PyErr_Format(PyExc_ValueError, "_memcpy3d: %s must be non-negative, not %lld",
+                         names[k], v[k]);
+            return 0;
+        }
+    s->x = (unsigned long long)v[0];
+    s->y = (unsigned long long)v[1];
+    s->z = (unsigned long long)v[2];
+    s->pitch = (unsigned long long)v[3];
+    s->height = (unsigned long long)v[4];
+    return 1;
 }
 
 /* Fills one side of c; a host side's buffer into *view (released by the

@@ -109,6 +109,41 @@ def test_link_refuses_bad_objects(objects, exc, match):
         compiler.link(objects, arch=ARCH)
 
 
+def test_an_architecture_nvjitlink_does_not_know_is_refused_before_it_sees_it(nvjitlink):
+    """arch="sm_5" (or -arch=sm_5 in options) made nvJitLink print "fatal:
+    Unknown arch name 'compute_5'" and end the process, or crash it after an
+    earlier link (found by an adversarial review). Each is now a ValueError
+    that names the architectures this toolkit links for; the process lives."""
+    code = textwrap.dedent(f"""
+        from pycudac import compiler
+        lto = compiler.compile({HELPER!r}, arch="sm_90", target="ltoir", cache_dir=False)
+        compiler.link([lto], arch="sm_90")
+        for kw in (dict(arch="sm_5"), dict(arch="sm_90", options=["-arch=sm_5"]),
+                   dict(arch="sm_1")):
+            try:
+                compiler.link([lto], **kw)
+                print("linked", kw)
+            except ValueError as exc:
+                assert "nvJitLink links for" in str(exc) and "sm_90" in str(exc), exc
+                print("refused")
+        """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0 and r.stdout.split() == ["refused"] * 3, (r.returncode, r.stdout,
+                                                                     r.stderr[-1500:])
+
+
+@pytest.mark.parametrize("kw,exc,match", [
+    (dict(lto="no"), TypeError, "lto must be True or False"),
+    (dict(options=["-O3\0"]), ValueError, r"options\[0\] holds a NUL"),
+])
+def test_link_checks_its_keywords(nvjitlink, kw, exc, match):
+    with pytest.raises(exc, match=match):
+        compiler.link([ltoir(HELPER)], arch=ARCH, **kw)
+    with pytest.raises(TypeError, match="objects must be a list .* not NoneType"):
+        compiler.link(None, arch=ARCH)
+
+
 def test_link_refuses_a_missing_file(tmp_path):
     import pathlib
     with pytest.raises(FileNotFoundError, match=r"objects\[0\]"):

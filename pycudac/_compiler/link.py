@@ -46,7 +46,24 @@ def _link_arch(arch, code):
         major, minor = _driver.Context.get_device().compute_capability()
         return f"sm_{major}{minor}"
     num, _, suffix = _parse_arch(a)
-    return f"sm_{num}{suffix}"
+    return _linkable(f"sm_{num}{suffix}", num, "arch")
+
+
+def _linkable(arch, num, what):
+    """arch ('sm_XY') when nvJitLink knows it: an architecture it does not
+    know ('sm_5') makes nvJitLink print a fatal error and end the process
+    (or crash it), so it is checked against the architectures this
+    toolkit's NVRTC lists (nvJitLink comes from the same toolkit) before
+    nvJitLink sees it. A ValueError naming `what` otherwise."""
+    try:
+        supported = sorted(_driver.nvrtc_supported_archs())
+    except Exception:  # no NVRTC to ask: at least no single digit (nvJitLink's 'compute_5')
+        supported = None
+    if (num not in supported) if supported else num < 10:
+        known = ", ".join(f"sm_{n}" for n in supported) if supported else "two digits or more"
+        raise ValueError(f"link: {what} {arch!r} is not an architecture nvJitLink links for "
+                         f"(this toolkit's: {known})")
+    return arch
 
 
 def _link_inputs(objects):
@@ -56,6 +73,11 @@ def _link_inputs(objects):
         raise TypeError("link: objects must be a list of objects to link (bytes, PTX str, "
                         f"paths or (data, jit_input_type) pairs), not a single "
                         f"{type(objects).__name__}")
+    try:
+        objects = list(objects)
+    except TypeError:
+        raise TypeError("link: objects must be a list of objects to link (bytes, PTX str, paths "
+                        f"or (data, jit_input_type) pairs), not {type(objects).__name__}") from None
     out = []
     for k, obj in enumerate(objects):
         kind = None
@@ -84,7 +106,13 @@ def _link_inputs(objects):
 def _jitlink(inputs, arch, lto, options):
     opts = [f"-arch={arch}"] + (["-lto"] if lto else [])
     if options:
-        opts += list(_str_seq(options, "options", "['-O3']"))
+        for k, o in enumerate(_str_seq(options, "options", "['-O3']")):
+            if "\0" in o:
+                raise ValueError(f"link: options[{k}] holds a NUL character: {o!r}")
+            if o.startswith("-arch="):  # nvJitLink's own spelling: checked as arch= is
+                num, _, suffix = _parse_arch(o[len("-arch="):])
+                _linkable(f"sm_{num}{suffix}", num, f"options[{k}]")
+            opts.append(o)
     return _driver.jitlink(inputs, opts)
 
 
@@ -99,6 +127,8 @@ def link(objects, arch=None, code=None, lto=True, options=None):
     `options` go to nvJitLink as they are. Needs nvJitLink
     (libnvJitLink.so.13/.12: the CUDA toolkit's, or the nvidia-nvjitlink
     wheel); a link error is a CompileError carrying nvJitLink's log (.log)."""
+    if not isinstance(lto, bool):
+        raise TypeError(f"link: lto must be True or False, not {type(lto).__name__}")
     image, _info = _jitlink(_link_inputs(objects), _link_arch(arch, code), lto, options)
     return image
 
@@ -151,6 +181,8 @@ class DynamicModule:
             _warn_nvcc()
         if not isinstance(lto, bool):
             raise TypeError(f"DynamicModule: lto must be True or False, not {type(lto).__name__}")
+        if link_options is not None:  # a str would be taken character by character
+            link_options = _str_seq(link_options, "DynamicModule: link_options", "['-O3']")
         if link_options and not lto:
             raise ValueError("DynamicModule: link_options are not supported (pycudac passes "
                              "the driver's linker only its log buffers); with lto=True they "

@@ -306,8 +306,8 @@ def _mode_tuple(mode, what):
 
 def _texture_alignment():
     """The current device's TEXTURE_ALIGNMENT: where linear memory for a
-    texture object must start (512 bytes on an H100; the simulator's
-    allocation alignment, 256, there)."""
+    texture object must start (512 bytes on an H100; 256 on the simulator,
+    counted from the start of the allocation)."""
     from pycudac import driver
     return driver.Context.get_device().get_attribute(
         driver.device_attribute.TEXTURE_ALIGNMENT) or 1  # 0: the driver does not say
@@ -357,10 +357,16 @@ class TextureObject(_driver.TextureObject):
                                  f"(tex1Dfetch takes an integer index)")
             ptr = int(source.gpudata)
             align = _texture_alignment()
-            if ptr % align:
+            # a GPU's allocations start aligned, so the address tells; the
+            # simulator's end at a guard page (an overrun by one element
+            # faults), so there the offset into the allocation tells
+            start = ptr
+            if _driver.get_backend() == "sim" and hasattr(source, "_root"):
+                start = ptr - int(source._root())
+            if start % align:
                 raise ValueError(f"{what}: linear memory must start on the device's "
                                  f"TEXTURE_ALIGNMENT ({align} bytes); this GPUArray starts "
-                                 f"{ptr % align} bytes past it (a view inside an "
+                                 f"{start % align} bytes past it (a view inside an "
                                  f"allocation): give a copy (.copy())")
             linear = (ptr, int(fmt), nch, int(source.nbytes))
         else:

@@ -654,6 +654,36 @@ def test_device_memory_pool_reuses_blocks():
     assert tools.bin_size(1) == 256 and tools.bin_size(1000) >= 1000
 
 
+def test_a_gpuarray_over_freed_memory_raises_instead_of_touching_it(ga):
+    """GPUArray(gpudata=a DeviceAllocation), then that allocation's free():
+    the array's own operations took its address as an int and read or wrote
+    the freed memory (a sticky 700 on the simulator; on a GPU, whatever lives
+    there now), and a view passed to a kernel did too (found by an
+    adversarial review). Each now raises a ValueError; the context stays
+    usable."""
+    from pycudac import driver
+    from pycudac.compiler import SourceModule
+    twice = SourceModule("__global__ void twice(float *x) { x[threadIdx.x] *= 2; }"
+                         ).get_function("twice")
+    alloc = driver.mem_alloc(256)
+    a = ga.GPUArray((64,), np.float32, gpudata=alloc)
+    a.fill(1)
+    view = a[8:]
+    alloc.free()
+    ops = {"+=": lambda: a.__iadd__(1), "*": lambda: a * 2, "sum": lambda: ga.sum(a),
+           "get": a.get, "fill": lambda: a.fill(0), "setitem": lambda: a.__setitem__(
+               slice(None), 3), "ptr": lambda: a.ptr, "view.get": view.get,
+           "view * 2": lambda: view * 2, "copy": a.copy}
+    for name, op in ops.items():
+        with pytest.raises(ValueError, match="device memory was freed"):
+            op()
+    for arg in (a, view):
+        with pytest.raises(ValueError, match="argument 1 'x'.* device memory was freed"):
+            twice(arg, block=(4, 1, 1))
+    assert not driver.is_poisoned()
+    assert ga.to_gpu(np.arange(3, dtype=np.float32)).get().tolist() == [0, 1, 2]
+
+
 def test_freeing_a_block_an_array_holds_waits_for_the_array(ga):
     """`a.gpudata.free()` while `a` lives: the block goes back to the pool
     only when the array is gone, so the next allocation never shares a's

@@ -360,6 +360,23 @@ def test_tex1Dfetch_over_a_gpuarray(mod, ga):
     np.testing.assert_array_equal(out, np.concatenate([[0, 0], data, [0, 0]]))
 
 
+def test_a_texture_over_freed_linear_memory_is_refused_at_launch(mod, ga):
+    """A TextureObject keeps its GPUArray alive, but the DeviceAllocation
+    under it could still be free()d, and the next fetch read whatever lived
+    there then (found by an adversarial review): the launch refuses it."""
+    alloc = drv.mem_alloc(64)
+    g = ga.GPUArray((16,), np.float32, gpudata=alloc)
+    g.set(np.arange(16, dtype=np.float32))
+    tex = drv.TextureObject(g)
+    out = np.zeros(4, np.float32)
+    mod.get_function("fetch_f")(tex, drv.Out(out), np.int32(4), block=(4, 1, 1))
+    assert out.tolist() == [0, 0, 0, 1]
+    alloc.free()
+    with pytest.raises(ValueError, match="argument 1 't'.*linear memory that was freed"):
+        mod.get_function("fetch_f")(tex, drv.Out(out), np.int32(4), block=(4, 1, 1))
+    assert not drv.is_poisoned()
+
+
 def test_tex1Dfetch_of_two_channels(mod, ga):
     data = np.arange(16, dtype=np.int32).reshape(8, 2)
     tex = drv.TextureObject(ga.to_gpu(data), num_channels=2)

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from pycudac import tools
+from pycudac import driver, tools
 
 
 def c_strides(shape, itemsize):
@@ -90,6 +90,18 @@ class ViewPointer(int):
 
     def __repr__(self):
         return f"<device pointer 0x{int(self):x}>"
+
+    @property
+    def released(self):
+        """Whether the memory it points into was released: its owner's
+        DeviceAllocation free()d (GPUArray.ptr, a launch and a TextureObject
+        ask it; a pool's block stays until the array holding it is gone)."""
+        owner = self.base  # the allocation, or an array that owns it
+        g = owner if isinstance(owner, driver.DeviceAllocation) else getattr(owner, "gpudata",
+                                                                              owner)
+        if isinstance(g, driver.DeviceAllocation):
+            return g.freed
+        return bool(getattr(g, "released", False))
 
 
 pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)

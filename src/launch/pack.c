@@ -687,6 +687,18 @@ static int conv_handle(PccFunction *f, int i, PyObject *arg, char *dst, int text
     if (PCC_UNLIKELY(pcc_st.multi_device && t->context != f->context))
         return pcc_arg_error(f, i, PyExc_ValueError, "the %s was made in another context",
                              texture ? "TextureObject" : "SurfaceObject");
+    /* over linear memory: refused once that memory was free()d (an Array
+     * refuses free() while a texture reads it; a DeviceAllocation cannot) */
+    if (!PyObject_TypeCheck(t->source, pcc_st.Array)) {
+        PyObject *mem = PyObject_TypeCheck(t->source, pcc_st.ArrayBase)
+                            ? ((PccArrayBase *)t->source)->gpudata
+                            : t->source;
+        int freed = pcc_gpudata_released(mem);
+        if (freed != 0)
+            return freed < 0 ? -1
+                             : pcc_arg_error(f, i, PyExc_ValueError, "the TextureObject reads "
+                                             "linear memory that was freed since it was made");
+    }
     memcpy(dst, &t->handle, sizeof t->handle);
     return 0;
 }

@@ -59,11 +59,70 @@ static int array_base_clear(PyObject *op)
     return 0;
 }
 
+int pcc_gpudata_released(PyObject *g)
+{
+    if (g == NULL || g == Py_None || PyLong_CheckExact(g))
+        return 0;
+    if (pcc_is_device_allocation(g))
+        return ((PccDeviceAllocation *)g)->freed != 0;
+    if (!PyLong_Check(g) || Py_TYPE(g)->tp_dictoffset == 0)
+        return 0;
+    PyObject *v = PyObject_GetAttr(g, pcc_st.str_released);
+    if (v == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* GPUArray.ptr: the address, refused once the memory behind it was freed.
+ * The array's own operations (elementwise, copies, reductions) take their
+ * addresses here, so a GPUArray over freed memory raises instead of reading
+ * or writing whatever lives there now. */
+static PyObject *array_base_get_ptr(PyObject *op, void *closure)
+{
+    (void)closure;
+    PccArrayBase *a = (PccArrayBase *)op;
+    int freed = pcc_gpudata_released(a->gpudata);
+    if (freed < 0)
+        return NULL;
+    if (freed) {
+        PyErr_SetString(PyExc_ValueError,
+                        "GPUArray: its device memory was freed (its gpudata, or the memory of "
+                        "the array it is a view of, was free()d): the array holds no data any "
+                        "more");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(a->ptr);
+}
+
+static int array_base_set_ptr(PyObject *op, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_TypeError, "GPUArray.ptr cannot be deleted");
+        return -1;
+    }
+    unsigned long long u = PyLong_AsUnsignedLongLong(value);
+    if (u == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    ((PccArrayBase *)op)->ptr = u;
+    return 0;
+}
+
+static PyGetSetDef array_base_getset[] = {
+    {"ptr", array_base_get_ptr, array_base_set_ptr,
+     "The device address of element 0 (an int); a ValueError once the memory was freed.",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
 static PyMemberDef array_base_members[] = {
     {"gpudata", Py_T_OBJECT_EX, offsetof(PccArrayBase, gpudata), 0,
      "The device memory: the owning allocation, or an int-like pointer for a view."},
-    {"ptr", Py_T_ULONGLONG, offsetof(PccArrayBase, ptr), 0,
-     "The device address of element 0 (an int)."},
     {"dtype", Py_T_OBJECT_EX, offsetof(PccArrayBase, dtype), 0, "The element type."},
     {"_ctx", Py_T_OBJECT_EX, offsetof(PccArrayBase, context), 0,
      "The Context the array was made in (a launch compares it with the kernel's)."},
@@ -76,6 +135,7 @@ static PyType_Slot array_base_slots[] = {
     {Py_tp_traverse, array_base_traverse},
     {Py_tp_clear, array_base_clear},
     {Py_tp_members, array_base_members},
+    {Py_tp_getset, array_base_getset},
     {Py_tp_new, PyType_GenericNew},
     {0, NULL}};
 
@@ -106,11 +166,9 @@ int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out)
         }
         PyObject *freed = PyDict_GetItemWithError(d, pcc_st.str_freed); /* borrowed */
         Py_DECREF(d); /* the object holds its dict, and the dict `freed` */
-        if (freed != NULL && freed != Py_False) {
-            PyErr_Clear();
-            return 1;
-        }
-        if (freed == NULL && PyErr_Occurred()) {
+        /* freed, or no `freed` of its own (a view's pointer asks its owner's
+         * memory through a property): pcc_conv_ptr decides */
+        if (freed == NULL || freed != Py_False) {
             PyErr_Clear();
             return 1;
         }
@@ -180,8 +238,8 @@ static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out
     int freed = PyLong_CheckExact(obj) ? 0 : pcc_freed_int_pointer(obj);
     if (PCC_UNLIKELY(freed != 0))
         return freed < 0 ? -1
-                         : pcc_arg_error(f, i, PyExc_ValueError, "the pooled allocation (%s) "
-                                         "was already freed", Py_TYPE(obj)->tp_name);
+                         : pcc_arg_error(f, i, PyExc_ValueError, "the memory of the %s was "
+                                         "already freed", Py_TYPE(obj)->tp_name);
     PyObject *v = PyLong_Check(obj) ? (Py_INCREF(obj), obj) : PyNumber_Long(obj);
     if (v == NULL)
         return pcc_arg_error_from_current(f, i, PyExc_TypeError);
@@ -392,6 +450,12 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
             return -1;
         if (check_device(f, i, "a GPUArray", a->context) < 0)
             return -1;
+        int released = pcc_gpudata_released(a->gpudata);
+        if (released != 0)
+            return released < 0 ? -1
+                                : pcc_arg_error(f, i, PyExc_ValueError,
+                                                "the GPUArray's device memory was freed (its "
+                                                "gpudata, or that of the array it is a view of)");
         if (pcc_array_base_ptr(a, &p) == 0)
             goto store; /* a view: its own address, not its allocation's */
         attr = a->gpudata;

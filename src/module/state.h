@@ -26,7 +26,7 @@ struct pcc_backend;
     X(name, "name") X(ctype, "ctype") X(kind, "kind") X(size, "size") X(params, "params")    \
     X(pointee_dtype, "pointee_dtype") X(empty, "")                                                       \
     /* pointer arguments (launch/pointer.c, core/convert.c) */                              \
-    X(gpudata, "gpudata") X(freed, "freed") X(cai, "__cuda_array_interface__")               \
+    X(gpudata, "gpudata") X(freed, "freed") X(released, "released") X(cai, "__cuda_array_interface__")               \
     X(dlpack, "__dlpack__") X(array, "array") X(copy_in, "copy_in") X(copy_out, "copy_out")  \
     X(data, "data") X(typestr, "typestr")                                  \
     /* compile results and module attributes (core/module.c, compile/) */                   \

@@ -314,8 +314,13 @@ static CUresult resource(const CUDA_RESOURCE_DESC *r, sim_texobj *o)
     if (r->resType == CU_RESOURCE_TYPE_LINEAR) {
         size_t fs = pcc_array_format_bytes(r->res.linear.format);
         unsigned int n = r->res.linear.numChannels;
+        /* TEXTURE_ALIGNMENT (256), counted from the allocation's start: a GPU's
+         * allocations start aligned, the simulator's end at a guard page */
+        sim_alloc al;
         if (fs == 0 || (n != 1 && n != 2 && n != 4) || r->res.linear.devPtr == 0 ||
-            r->res.linear.sizeInBytes == 0 || r->res.linear.devPtr % 256 != 0)
+            r->res.linear.sizeInBytes == 0 ||
+            !sim_registry_lookup((uintptr_t)r->res.linear.devPtr, &al) ||
+            ((uintptr_t)r->res.linear.devPtr - al.base) % 256 != 0)
             return CUDA_ERROR_INVALID_VALUE;
         if (sim_registry_check_range(r->res.linear.devPtr, r->res.linear.sizeInBytes) !=
             CUDA_SUCCESS)

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from pycudac import driver, tools
+from pycudac import _driver, tools
 
 
 def c_strides(shape, itemsize):
@@ -91,18 +91,11 @@ class ViewPointer(int):
     def __repr__(self):
         return f"<device pointer 0x{int(self):x}>"
 
-    @property
-    def released(self):
-        """Whether the memory it points into was released: its owner's
-        DeviceAllocation free()d (GPUArray.ptr, a launch and a TextureObject
-        ask it; a pool's block stays until the array holding it is gone)."""
-        owner = self.base  # the allocation, or an array that owns it
-        g = owner if isinstance(owner, driver.DeviceAllocation) else getattr(owner, "gpudata",
-                                                                              owner)
-        if isinstance(g, driver.DeviceAllocation):
-            return g.freed
-        return bool(getattr(g, "released", False))
 
+
+# GPUArray.ptr, a launch and a TextureObject refuse a view whose owner's
+# DeviceAllocation was free()d: C knows the type by this
+_driver._register("view_pointer", ViewPointer)
 
 pools = {}  # context -> DeviceMemoryPool (dropped by tools.clear_context_caches)
 tools._context_caches.append(pools)

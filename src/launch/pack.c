@@ -693,11 +693,9 @@ static int conv_handle(PccFunction *f, int i, PyObject *arg, char *dst, int text
         PyObject *mem = PyObject_TypeCheck(t->source, pcc_st.ArrayBase)
                             ? ((PccArrayBase *)t->source)->gpudata
                             : t->source;
-        int freed = pcc_gpudata_released(mem);
-        if (freed != 0)
-            return freed < 0 ? -1
-                             : pcc_arg_error(f, i, PyExc_ValueError, "the TextureObject reads "
-                                             "linear memory that was freed since it was made");
+        if (pcc_gpudata_released(mem))
+            return pcc_arg_error(f, i, PyExc_ValueError, "the TextureObject reads linear memory "
+                                 "that was freed since it was made");
     }
     memcpy(dst, &t->handle, sizeof t->handle);
     return 0;

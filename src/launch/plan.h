@@ -85,10 +85,9 @@ typedef struct {
 int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out);
 
 /* 1 when the device memory a GPUArray's `gpudata` stands for was released:
- * a DeviceAllocation's free(), or an int-like pointer whose `released` says
- * so (a view's, asking its owner's memory); 0 when not, or when it cannot
- * tell (a plain int; a pool's block, which an array holds until the array is
- * gone even after its free()); -1 with an exception. */
+ * a DeviceAllocation's free(), or, for a view's pointer (ViewPointer), its
+ * owner's; 0 when not, or when it cannot tell (a plain int; a pool's block,
+ * which an array holds until the array is gone even after its free()). */
 int pcc_gpudata_released(PyObject *gpudata);
 
 typedef struct {

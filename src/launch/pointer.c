@@ -61,22 +61,25 @@ static int array_base_clear(PyObject *op)
 
 int pcc_gpudata_released(PyObject *g)
 {
-    if (g == NULL || g == Py_None || PyLong_CheckExact(g))
-        return 0;
     if (pcc_is_device_allocation(g))
         return ((PccDeviceAllocation *)g)->freed != 0;
-    if (!PyLong_Check(g) || Py_TYPE(g)->tp_dictoffset == 0)
+    /* a view's pointer: its owner (the allocation, or an array holding it);
+     * only a type check for everything else (GPUArray.ptr asks on every
+     * operation) */
+    if (g == NULL || pcc_st.view_pointer == NULL || (PyObject *)Py_TYPE(g) != pcc_st.view_pointer)
         return 0;
-    PyObject *v = PyObject_GetAttr(g, pcc_st.str_released);
-    if (v == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return -1;
+    PyObject *d = PyObject_GenericGetDict(g, NULL);
+    if (d == NULL) {
         PyErr_Clear();
         return 0;
     }
-    int r = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
+    PyObject *owner = PyDict_GetItemWithError(d, pcc_st.str_base); /* borrowed */
+    Py_DECREF(d); /* the view's pointer holds its dict, and the dict the owner */
+    PyErr_Clear();
+    if (owner != NULL && PyObject_TypeCheck(owner, pcc_st.ArrayBase))
+        owner = ((PccArrayBase *)owner)->gpudata;
+    return owner != NULL && pcc_is_device_allocation(owner) &&
+           ((PccDeviceAllocation *)owner)->freed != 0;
 }
 
 /* GPUArray.ptr: the address, refused once the memory behind it was freed.
@@ -87,10 +90,7 @@ static PyObject *array_base_get_ptr(PyObject *op, void *closure)
 {
     (void)closure;
     PccArrayBase *a = (PccArrayBase *)op;
-    int freed = pcc_gpudata_released(a->gpudata);
-    if (freed < 0)
-        return NULL;
-    if (freed) {
+    if (pcc_gpudata_released(a->gpudata)) {
         PyErr_SetString(PyExc_ValueError,
                         "GPUArray: its device memory was freed (its gpudata, or the memory of "
                         "the array it is a view of, was free()d): the array holds no data any "
@@ -154,6 +154,9 @@ int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out)
     if (Py_IS_TYPE(g, pcc_st.DeviceAllocation)) {
         if (((PccDeviceAllocation *)g)->freed)
             return 1;
+    } else if ((PyObject *)Py_TYPE(g) == pcc_st.view_pointer) {
+        if (pcc_gpudata_released(g)) /* its owner's memory was freed */
+            return 1;
     } else if (!PyLong_CheckExact(g) && g != Py_None) {
         /* an int-like block (a pool's, a view's pointer): refused once its
          * instance says it was freed; conv_one decides anything else */
@@ -166,9 +169,11 @@ int pcc_array_base_ptr(const PccArrayBase *a, CUdeviceptr *out)
         }
         PyObject *freed = PyDict_GetItemWithError(d, pcc_st.str_freed); /* borrowed */
         Py_DECREF(d); /* the object holds its dict, and the dict `freed` */
-        /* freed, or no `freed` of its own (a view's pointer asks its owner's
-         * memory through a property): pcc_conv_ptr decides */
-        if (freed == NULL || freed != Py_False) {
+        if (freed != NULL && freed != Py_False) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (freed == NULL && PyErr_Occurred()) {
             PyErr_Clear();
             return 1;
         }
@@ -238,8 +243,8 @@ static int address_of_int(PccFunction *f, int i, PyObject *obj, CUdeviceptr *out
     int freed = PyLong_CheckExact(obj) ? 0 : pcc_freed_int_pointer(obj);
     if (PCC_UNLIKELY(freed != 0))
         return freed < 0 ? -1
-                         : pcc_arg_error(f, i, PyExc_ValueError, "the memory of the %s was "
-                                         "already freed", Py_TYPE(obj)->tp_name);
+                         : pcc_arg_error(f, i, PyExc_ValueError, "the pooled allocation (%s) "
+                                         "was already freed", Py_TYPE(obj)->tp_name);
     PyObject *v = PyLong_Check(obj) ? (Py_INCREF(obj), obj) : PyNumber_Long(obj);
     if (v == NULL)
         return pcc_arg_error_from_current(f, i, PyExc_TypeError);
@@ -450,12 +455,10 @@ int pcc_conv_ptr(PccFunction *f, int i, PyObject *arg, char *dst, pcc_call_state
             return -1;
         if (check_device(f, i, "a GPUArray", a->context) < 0)
             return -1;
-        int released = pcc_gpudata_released(a->gpudata);
-        if (released != 0)
-            return released < 0 ? -1
-                                : pcc_arg_error(f, i, PyExc_ValueError,
-                                                "the GPUArray's device memory was freed (its "
-                                                "gpudata, or that of the array it is a view of)");
+        if (pcc_gpudata_released(a->gpudata))
+            return pcc_arg_error(f, i, PyExc_ValueError,
+                                 "the GPUArray's device memory was freed (its gpudata, or that "
+                                 "of the array it is a view of)");
         if (pcc_array_base_ptr(a, &p) == 0)
             goto store; /* a view: its own address, not its allocation's */
         attr = a->gpudata;

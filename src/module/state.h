@@ -26,7 +26,7 @@ struct pcc_backend;
     X(name, "name") X(ctype, "ctype") X(kind, "kind") X(size, "size") X(params, "params")    \
     X(pointee_dtype, "pointee_dtype") X(empty, "")                                                       \
     /* pointer arguments (launch/pointer.c, core/convert.c) */                              \
-    X(gpudata, "gpudata") X(freed, "freed") X(released, "released") X(cai, "__cuda_array_interface__")               \
+    X(gpudata, "gpudata") X(freed, "freed") X(base, "base") X(cai, "__cuda_array_interface__")               \
     X(dlpack, "__dlpack__") X(array, "array") X(copy_in, "copy_in") X(copy_out, "copy_out")  \
     X(data, "data") X(typestr, "typestr")                                  \
     /* compile results and module attributes (core/module.c, compile/) */                   \
@@ -48,7 +48,8 @@ struct pcc_backend;
     X(compile_memo)     /* pycudac.compiler._memo, the in-process memo (a dict) */           \
     X(compile_stats)    /* pycudac._compiler.cache._stats (a dict) */                        \
     X(cache_format)     /* pycudac._compiler.cache.CACHE_FORMAT_VERSION */                   \
-    X(sim_instrumented) /* pycudac._simcheck._instrumented: () -> bool */
+    X(sim_instrumented) /* pycudac._simcheck._instrumented: () -> bool */                   \
+    X(view_pointer)     /* pycudac._gpuarray.layout.ViewPointer: a view's gpudata (a type) */
 
 #define PCC_STATE_STR_FIELD(field, text) PyObject *str_##field;
 #define PCC_STATE_HOOK_FIELD(field) PyObject *field;

@@ -95,6 +95,14 @@ SOURCES = {s.file: s for s in [
     Source("cpp_idioms.cu", no_extern_c=True,
            name_expressions=("rows_dot<float, 4>", "rows_dot<int, 3>", "transform<Saxpy>",
                              "transform<Clamp>")),
+    # device printf's formats and every atomic function on each documented type
+    Source("printf_atomics.cu"),
+    # shuffles with a width, logical-warp scans, divergent ballots, warp match: no asm
+    Source("warp_shuffle.cu"),
+    # the simulator refuses inline PTX (`asm`), which NVRTC accepts (docs/simulator.md)
+    Source("inline_ptx.cu",
+           disagree="refuses the inline PTX: 'inline assembly (`asm`: PTX) cannot run on the "
+                    "pycudac CPU simulator'; asm volatile(\"bfe.u32 %0, %1, %2, %3;\" ...)"),
     # deliberately invalid CUDA C: NVRTC refuses each; the simulator must too
     Source("invalid_atomicmax_float.cu", valid=False),
     Source("invalid_shared_init.cu", valid=False),
@@ -111,3 +119,5 @@ import cases_language  # noqa: E402,F401
 import cases_intrinsics  # noqa: E402,F401
 import cases_math_api  # noqa: E402,F401
 import cases_cpp  # noqa: E402,F401
+import cases_printf_atomics  # noqa: E402,F401
+import cases_warp_ptx  # noqa: E402,F401

@@ -811,6 +811,21 @@ def test_fill_follows_numpy_for_python_numbers(ga):
     a = ga.zeros(3, np.int32)
     a.fill(2.5)
     assert (a.get() == np.full(3, 2.5).astype(np.int32)).all()
+    # a Python complex into a real array: NumPy's TypeError; the imaginary
+    # part was dropped without a word (found by an adversarial review)
+    for dt in (np.float32, np.float64, np.float16, np.int32, np.uint8):
+        host = np.zeros(3, dt)
+        with pytest.raises(TypeError):
+            host[1] = 1j
+        a = ga.zeros(3, dt)
+        for assign in (lambda: a.fill(3 + 2j), lambda: a.__setitem__(1, 1j),
+                       lambda: a.__setitem__(slice(None), 3 + 2j)):
+            with pytest.raises(TypeError, match="cannot assign a complex value"):
+                assign()
+        assert (a.get() == 0).all()
+    c = ga.zeros(2, np.complex64)
+    c[:] = 3 + 2j
+    assert c.get().tolist() == [3 + 2j, 3 + 2j]
 
 
 def test_bad_operands(ga):

@@ -315,6 +315,11 @@ class GPUArray(_driver.ArrayBase):
         if desc is None:
             raise TypeError(f"fill: value must be a scalar, got {type(value).__name__}")
         dtype = self.dtype
+        if type(value) is complex and dtype.kind in "iuf":
+            # NumPy's rule (a[i] = 1j on a real array): a Python complex is
+            # refused, where casting would drop its imaginary part unseen
+            raise TypeError(f"cannot assign a complex value ({value!r}) to a GPUArray of "
+                            f"{dtype}: NumPy refuses it too (assign value.real to mean it)")
         if dtype.kind in "iu" and type(value) in (int, float):
             # NumPy's own rule for a Python number (ndarray.fill, a[i] = v):
             # OverflowError out of range, ValueError for NaN, never a wrap

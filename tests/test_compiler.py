@@ -257,6 +257,18 @@ def test_arch_spellings():
         compiler.target_for(9.0)
 
 
+def test_an_architecture_given_twice_must_agree(cache):
+    """arch="sm_90" with "-arch=sm_80" in options compiled for sm_90 and
+    dropped the option without a word (found by an adversarial review): a
+    disagreement is a ValueError; the same architecture twice is fine."""
+    with pytest.raises(ValueError, match=r"arch='sm_90' and the options' 'sm_80' disagree"):
+        compiler.compile(DOUBLE, arch="sm_90", options=["-arch=sm_80"], cache_dir=False)
+    with pytest.raises(ValueError, match="code='sm_90' and the options' 'sm_86' disagree"):
+        compiler.compile(DOUBLE, code="sm_90", options=["-code=sm_86"], cache_dir=False)
+    assert compiler.compile(DOUBLE, arch="sm_90", options=["--gpu-architecture=sm_90"],
+                            cache_dir=False)[:4] == b"\x7fELF"
+
+
 def test_nvcc_argument_warns_once(cache):
     _plan._nvcc_warned = False
     with pytest.warns(UserWarning, match="nvcc"):

@@ -43,6 +43,11 @@ def _plan(options, include_dirs, arch, code, target, for_module):
     and for compile() there without an architecture; NVRTC otherwise."""
     nvrtc_opts, opt_arch, opt_code, opt_incs = normalize_options(options)
     incs = [os.fspath(d) for d in include_dirs] + opt_incs if include_dirs else opt_incs
+    for name, given, opt in (("arch", arch, opt_arch), ("code", code, opt_code)):
+        # both spellings for one thing: the keyword won without a word
+        if given is not None and opt is not None and _parse_arch(given) != _parse_arch(opt):
+            raise ValueError(f"{name}={given!r} and the options' {opt!r} disagree: give the "
+                             f"architecture once")
     arch = arch if arch is not None else opt_arch
     code = code if code is not None else opt_code
     for a in (arch, code):

@@ -179,8 +179,15 @@ def test_cooperative_keyword_errors(coop):
             raise RuntimeError("no truth")
 
     d = drv.mem_alloc(4096)
-    with pytest.raises(RuntimeError, match="no truth"):
-        f(d, d, d, block=(1, 1, 1), cooperative=Bad())
+    # a yes-or-no keyword takes a bool, an int or None: a string was true
+    # (cooperative="no" launched cooperatively: found by an adversarial review)
+    for bad in (Bad(), "no", b"", 1.0):
+        with pytest.raises(TypeError, match="cooperative= must be True or False"):
+            f(d, d, d, block=(1, 1, 1), cooperative=bad)
+        with pytest.raises(TypeError, match="cooperative= must be True or False"):
+            f.prepared_call((1, 1), (1, 1, 1), d, d, d, cooperative=bad)
+    with pytest.raises(TypeError, match="time_kernel= must be True or False"):
+        f(d, d, d, block=(1, 1, 1), time_kernel="yes")
     with pytest.raises(TypeError, match="unexpected keyword argument 'cooperate' .*cooperative"):
         f(d, d, d, block=(1, 1, 1), cooperate=True)
     with pytest.raises(TypeError, match="prepared_call.. got an unexpected keyword argument"):

@@ -514,15 +514,30 @@ static inline void opts_from_slots(PccFunction *f, launch_opts *o, PyObject *con
     o->stream = at[2] >= 0 ? kv[at[2]] : NULL;
 }
 
+/* A yes-or-no launch keyword: a bool, an int or NumPy's bool (PyCUDA code
+ * passes 1), None for no; anything else a TypeError naming it (a string was
+ * true: cooperative="no" launched cooperatively). 0, 1, or -1. */
+static int flag_arg(PccFunction *f, PyObject *v, const char *name)
+{
+    if (v == Py_None)
+        return 0;
+    if (PyBool_Check(v) || PyLong_Check(v) ||
+        strcmp(Py_TYPE(v)->tp_name, "numpy.bool") == 0 ||
+        strcmp(Py_TYPE(v)->tp_name, "numpy.bool_") == 0)
+        return PyObject_IsTrue(v);
+    PyErr_Format(PyExc_TypeError, "kernel '%U': %s= must be True or False, not %.100s", f->name,
+                 name, Py_TYPE(v)->tp_name);
+    return -1;
+}
+
 /* time_kernel=, texrefs=, cooperative=, cluster= and priority=, when given
- * (their truth may run Python code; None for cluster or priority is not
- * given). */
+ * (None for cluster or priority is not given). */
 static PCC_NOINLINE int launch_flags(PccFunction *f, PyObject *const *kv,
                                      const signed char at[N_LAUNCH_KW], launch_opts *o)
 {
-    if (at[4] >= 0 && (o->time_kernel = PyObject_IsTrue(kv[at[4]])) < 0)
+    if (at[4] >= 0 && (o->time_kernel = flag_arg(f, kv[at[4]], "time_kernel")) < 0)
         return -1;
-    if (at[6] >= 0 && (o->cooperative = PyObject_IsTrue(kv[at[6]])) < 0)
+    if (at[6] >= 0 && (o->cooperative = flag_arg(f, kv[at[6]], "cooperative")) < 0)
         return -1;
     if (at[7] >= 0 && kv[at[7]] != Py_None)
         o->cluster = kv[at[7]];
@@ -715,7 +730,7 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
             if (kw_match(key, pcc_st.str_shared_size) || kw_match(key, pcc_st.str_shared)) {
                 o.shared = args[nargs + k];
             } else if (kw_match(key, pcc_st.str_cooperative)) {
-                if ((o.cooperative = PyObject_IsTrue(args[nargs + k])) < 0)
+                if ((o.cooperative = flag_arg(f, args[nargs + k], "cooperative")) < 0)
                     return NULL;
             } else if (!kw_match(key, pcc_st.str_texrefs)) {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",

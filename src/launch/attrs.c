@@ -64,15 +64,16 @@ static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
                          f->name, i, Py_TYPE(item)->tp_name);
             return -1;
         }
-        Py_ssize_t v = PyNumber_AsSsize_t(item, NULL);
-        if (v == -1 && PyErr_Occurred()) {
+        Py_ssize_t v = PyNumber_AsSsize_t(item, PyExc_OverflowError);
+        if (v == -1 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError)) {
             Py_DECREF(seq);
             return -1;
         }
-        if (v < 1 || v > 1024) {
+        if (v < 1 || v > 1024) { /* or past a C ssize_t: the value as given */
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "kernel '%U': cluster[%zd] = %S is out of range "
+                         "(1..1024 blocks)", f->name, i, item);
             Py_DECREF(seq);
-            PyErr_Format(PyExc_ValueError, "kernel '%U': cluster[%zd] = %zd is out of range "
-                         "(1..1024 blocks)", f->name, i, v);
             return -1;
         }
         c[i] = (unsigned int)v;

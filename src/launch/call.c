@@ -191,13 +191,34 @@ static inline CUresult launch_kernel(CUfunction fn, const unsigned int g[3],
 }
 
 /* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
-static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc)
+/* CUDA_ERROR_INVALID_CLUSTER_SIZE (no cudadrv.h name before CUDA 12's). */
+#define PCC_INVALID_CLUSTER_SIZE 912
+
+static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc, const unsigned int g[3])
 {
     char call[256];
     const char *s = PyUnicode_AsUTF8(f->name);
     snprintf(call, sizeof call, "cuLaunchKernel (kernel '%.200s')", s ? s : "?");
     if (s == NULL)
         PyErr_Clear();
+    int c[3] = {0, 0, 0};
+    if ((rc == PCC_INVALID_CLUSTER_SIZE || rc == CUDA_ERROR_INVALID_VALUE) &&
+        pcc_drv.cuFuncGetAttribute != NULL &&
+        pcc_drv.cuFuncGetAttribute(&c[0], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f->fn) ==
+            CUDA_SUCCESS &&
+        pcc_drv.cuFuncGetAttribute(&c[1], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, f->fn) ==
+            CUDA_SUCCESS &&
+        pcc_drv.cuFuncGetAttribute(&c[2], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, f->fn) ==
+            CUDA_SUCCESS &&
+        c[0] > 0 && (g[0] % (unsigned)c[0] || (c[1] > 0 && g[1] % (unsigned)c[1]) ||
+                     (c[2] > 0 && g[2] % (unsigned)c[2]))) {
+        /* the kernel's __cluster_dims__: asked only now (a launch that works
+         * asks nothing) */
+        PyErr_Format(PyExc_ValueError, "kernel '%U' has __cluster_dims__(%d, %d, %d): its grid "
+                     "(%u, %u, %u) must be a whole number of clusters in every dimension",
+                     f->name, c[0], c[1] > 0 ? c[1] : 1, c[2] > 0 ? c[2] : 1, g[0], g[1], g[2]);
+        return NULL;
+    }
     pcc_raise(rc, call);
     return NULL;
 }
@@ -341,7 +362,7 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
             goto done;
     } else if (PCC_UNLIKELY((rc = launch_kernel(f->fn, g, b, shared, stream,
                                                 size ? extra : NULL)) != CUDA_SUCCESS)) {
-        launch_failed(f, rc);
+        launch_failed(f, rc, g);
         goto done;
     }
     pcc_note_launch((PyObject *)f, f->name);
@@ -443,7 +464,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
         rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
     if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
-        return launch_failed(f, rc);
+        return launch_failed(f, rc, g);
     pcc_note_launch((PyObject *)f, f->name);
     Py_RETURN_NONE;
 }

@@ -93,7 +93,10 @@ def _format_arg(fmt, what):
 
 
 def _channels_arg(n, what):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) not in (1, 2, 4):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{what}: num_channels must be an int (1, 2 or 4), not "
+                        f"{type(n).__name__}")
+    if int(n) not in (1, 2, 4):
         raise ValueError(f"{what}: num_channels must be 1, 2 or 4, got {n!r}")
     return int(n)
 
@@ -292,16 +295,31 @@ def array_to_np(array):
     return array.get()
 
 
+def _enum_arg(value, enum, name, what):
+    """An enum member or its int (operator.index: a float, bool, None or str
+    is a TypeError, where int() truncated 1.5 and took True); a ValueError
+    for an int that is no member."""
+    choices = ", ".join(m.name for m in enum)
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {name} must be {enum.__name__} values ({choices}), not bool")
+    try:
+        v = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be {enum.__name__} values ({choices}), not "
+                        f"{type(value).__name__}") from None
+    try:
+        return enum(v)
+    except ValueError:
+        raise ValueError(f"{what}: {name} must be {enum.__name__} values ({choices}), got "
+                         f"{value!r}") from None
+
+
 def _mode_tuple(mode, what):
     modes = tuple(mode) if isinstance(mode, (tuple, list)) else (mode,) * 3
     if not 1 <= len(modes) <= 3:
         raise ValueError(f"{what}: address_mode takes 1 to 3 modes, got {len(modes)}")
     modes = modes + (modes[-1],) * (3 - len(modes))
-    try:
-        return tuple(int(_AddressMode(int(m))) for m in modes)
-    except (ValueError, TypeError):
-        raise ValueError(f"{what}: address_mode must be address_mode values "
-                         f"(WRAP, CLAMP, MIRROR, BORDER), got {mode!r}") from None
+    return tuple(int(_enum_arg(m, _AddressMode, "address_mode", what)) for m in modes)
 
 
 def _texture_alignment():
@@ -325,15 +343,18 @@ class TextureObject(_driver.TextureObject):
                 num_channels=1):
         what = "TextureObject"
         modes = _mode_tuple(address_mode, what)
-        try:
-            filt = _FilterMode(int(filter_mode))
-        except (ValueError, TypeError):
-            raise ValueError(f"{what}: filter_mode must be filter_mode.POINT or LINEAR, got "
-                             f"{filter_mode!r}") from None
+        filt = _enum_arg(filter_mode, _FilterMode, "filter_mode", what)
         if border_color is None:
             border = (0.0, 0.0, 0.0, 0.0)
         else:
-            border = tuple(float(x) for x in border_color)
+            if not isinstance(border_color, (tuple, list, np.ndarray)):
+                raise TypeError(f"{what}: border_color must be a tuple of 1 to 4 numbers (one "
+                                f"per channel), not {type(border_color).__name__}")
+            try:
+                border = tuple(float(x) for x in np.asarray(border_color).ravel())
+            except (TypeError, ValueError):
+                raise TypeError(f"{what}: border_color must be a tuple of 1 to 4 numbers, got "
+                                f"{border_color!r}") from None
             if not 1 <= len(border) <= 4:
                 raise ValueError(f"{what}: border_color takes 1 to 4 numbers, got "
                                  f"{border_color!r}")
@@ -341,6 +362,11 @@ class TextureObject(_driver.TextureObject):
         linear = None
         if isinstance(source, _driver.Array):
             fmt = array_format(source.format)
+            if num_channels != 1 and _channels_arg(num_channels, what) != source.num_channels:
+                # an Array says its own channels: a different number was ignored
+                raise ValueError(f"{what}: num_channels={num_channels!r} does not match the "
+                                 f"Array's {source.num_channels} channel(s) (num_channels is "
+                                 f"for linear memory; an Array has its own)")
         elif hasattr(source, "gpudata") and hasattr(source, "dtype"):
             fmt = dtype_to_array_format(source.dtype)
             nch = _channels_arg(num_channels, what)

@@ -651,6 +651,24 @@ def test_bad_textures_and_surfaces_are_refused_with_the_argument_named(ga):
         drv.TextureObject(ints, address_mode=7)
     with pytest.raises(ValueError, match="filter_mode"):
         drv.TextureObject(ints, filter_mode=3)
+    # int() truncated 1.5 and took True; a str or None named no type; a
+    # border_color of 5 was "not iterable", a dict's keys were taken; an
+    # Array's own channels silently overrode num_channels (found by an
+    # adversarial review)
+    for kw, exc, match in [(dict(address_mode=1.5), TypeError, "address_mode must be .* not float"),
+                           (dict(address_mode=True), TypeError, "address_mode .* not bool"),
+                           (dict(address_mode=(0, None)), TypeError, "address_mode .* NoneType"),
+                           (dict(filter_mode=1.5), TypeError, "filter_mode must be .* float"),
+                           (dict(filter_mode="LINEAR"), TypeError, "filter_mode .* not str"),
+                           (dict(border_color=5), TypeError, "border_color must be a tuple"),
+                           (dict(border_color={1: 2}), TypeError, "border_color must be a tuple"),
+                           (dict(border_color=("a",)), TypeError, "border_color must be a tuple"),
+                           (dict(num_channels=2), ValueError, "does not match the Array's 1"),
+                           (dict(num_channels="x"), TypeError, "num_channels must be an int")]:
+        with pytest.raises(exc, match=match):
+            drv.TextureObject(ints, **kw)
+    drv.TextureObject(ints, address_mode=np.int32(int(drv.address_mode.WRAP)),
+                      border_color=np.zeros(4))  # NumPy ints and arrays are fine
     with pytest.raises(TypeError, match="source must be an Array or a GPUArray"):
         drv.TextureObject(np.zeros(4, np.float32))
     with pytest.raises(TypeError, match="no CUDA array format"):

@@ -129,9 +129,33 @@ class ArrayDescriptor3D(ArrayDescriptor):
 
 
 def _size_arg(x, what, name):
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or int(x) < 0:
-        raise ValueError(f"{what}: {name} must be an int >= 0, got {x!r}")
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{what}: {name} must be an int >= 0, not {type(x).__name__}")
+    if not 0 <= int(x) < 1 << 62:
+        raise ValueError(f"{what}: {name} must be an int >= 0 (and of a size a device holds), "
+                         f"got {x!r}")
     return int(x)
+
+
+def _array_limits(w, h, d, layered):
+    """The device's limits for an array of this kind, as text ("width <= ...")."""
+    from pycudac import driver
+    A = driver.device_attribute
+    if layered:
+        names = ((("width", "MAXIMUM_TEXTURE1D_LAYERED_WIDTH"),
+                  ("layers", "MAXIMUM_TEXTURE1D_LAYERED_LAYERS")) if h == 0 else
+                 (("width", "MAXIMUM_TEXTURE2D_LAYERED_WIDTH"),
+                  ("height", "MAXIMUM_TEXTURE2D_LAYERED_HEIGHT"),
+                  ("layers", "MAXIMUM_TEXTURE2D_LAYERED_LAYERS")))
+    elif d:
+        names = (("width", "MAXIMUM_TEXTURE3D_WIDTH"), ("height", "MAXIMUM_TEXTURE3D_HEIGHT"),
+                 ("depth", "MAXIMUM_TEXTURE3D_DEPTH"))
+    elif h:
+        names = (("width", "MAXIMUM_TEXTURE2D_WIDTH"), ("height", "MAXIMUM_TEXTURE2D_HEIGHT"))
+    else:
+        names = (("width", "MAXIMUM_TEXTURE1D_WIDTH"),)
+    dev = driver.Context.get_device()
+    return ", ".join(f"{n} <= {dev.get_attribute(getattr(A, a))}" for n, a in names)
 
 
 class Array(_driver.Array):
@@ -149,7 +173,13 @@ class Array(_driver.Array):
         h = _size_arg(descriptor.height, what, "height")
         is3d = isinstance(descriptor, ArrayDescriptor3D)
         d = _size_arg(descriptor.depth, what, "depth") if is3d else 0
-        flags = int(descriptor.flags) if is3d else 0
+        flags = 0
+        if is3d:
+            if isinstance(descriptor.flags, (bool, float)) or not hasattr(
+                    descriptor.flags, "__index__"):
+                raise TypeError(f"{what}: flags must be array3d_flags values (an int), not "
+                                f"{type(descriptor.flags).__name__}")
+            flags = _operator.index(descriptor.flags)
         if flags & ~int(array3d_flags.LAYERED | array3d_flags.SURFACE_LDST):
             raise ValueError(f"{what}: flags must combine array3d_flags.LAYERED and "
                              f"SURFACE_LDST, got {flags}")
@@ -159,7 +189,16 @@ class Array(_driver.Array):
             raise ValueError(f"{what}: a 3D array needs height >= 1")
         fmt = _format_arg(descriptor.format, what)
         nch = _channels_arg(descriptor.num_channels, what)
-        return super().__new__(cls, w, h, d, int(fmt), nch, flags)
+        try:
+            return super().__new__(cls, w, h, d, int(fmt), nch, flags)
+        except _driver.LogicError as exc:
+            if "INVALID_VALUE" not in str(exc):
+                raise
+            # the driver says only "invalid argument": name the limits it holds to
+            layered = bool(flags & array3d_flags.LAYERED)
+            raise ValueError(f"{what}: the driver refused a {w} x {h} x {d}"
+                             f"{' layered' if layered else ''} array; this device's limits for "
+                             f"it: {_array_limits(w, h, d, layered)}") from exc
 
     @property
     def dtype(self):
@@ -246,6 +285,9 @@ def gpuarray_to_array(gpuarray, order="C", allowSurfaceBind=False, layered=False
     """A new Array holding a contiguous GPUArray's contents (copied on the
     device); the shape rules of np_to_array."""
     what = "gpuarray_to_array"
+    if not all(hasattr(gpuarray, a) for a in ("gpudata", "flags", "dtype", "shape")):
+        raise TypeError(f"{what}: expected a GPUArray, got {type(gpuarray).__name__} (for a "
+                        f"numpy array, np_to_array)")
     if order not in ("C", "F"):
         raise ValueError(f"{what}: order must be 'C' or 'F', got {order!r}")
     flags = gpuarray.flags

@@ -637,6 +637,24 @@ def test_bad_arrays_are_refused_with_the_argument_named():
     a = drv.Array(drv.ArrayDescriptor(4, 2))
     with pytest.raises(ValueError, match="float32 of shape"):
         a.set(np.zeros((2, 5), np.float32))
+    # flags="x" was "invalid literal for int()", 1.5 made a LAYERED array,
+    # a width past 2**64 an OverflowError naming nothing, a GPUArray helper
+    # given a numpy array an AttributeError, and a width past the device's
+    # limit "invalid argument" alone (found by an adversarial review)
+    for flags in ("x", None, 1.5):
+        with pytest.raises(TypeError, match="flags must be array3d_flags values"):
+            drv.Array(drv.ArrayDescriptor3D(4, 4, 2, flags=flags))
+    with pytest.raises(ValueError, match="width must be an int >= 0 .* 18446744073709551616"):
+        drv.Array(drv.ArrayDescriptor(2 ** 64, 0))
+    with pytest.raises(TypeError, match="width must be an int"):
+        drv.Array(drv.ArrayDescriptor(4.0, 0))
+    for bad in (np.zeros(4), None):
+        with pytest.raises(TypeError, match="gpuarray_to_array: expected a GPUArray"):
+            drv.gpuarray_to_array(bad)
+    limit = drv.Context.get_device().get_attribute(drv.device_attribute.MAXIMUM_TEXTURE1D_WIDTH)
+    with pytest.raises(ValueError, match=f"refused a {2 * limit} x 0 x 0 array; this device's "
+                                         f"limits for it: width <= {limit}"):
+        drv.np_to_array(np.zeros(2 * limit, np.float32))
 
 
 def test_bad_textures_and_surfaces_are_refused_with_the_argument_named(ga):

@@ -50,11 +50,10 @@ def color_argb(color):
         name = color.strip().lower()
         if name in _COLORS:
             return _COLORS[name]
-        if len(name) == 7 and name[0] == "#":
-            try:
-                return 0xFF000000 | int(name[1:], 16)
-            except ValueError:
-                pass
+        # six hex digits only: int() also takes a sign ("#-12345" made a
+        # negative colour, refused at the first push instead of here)
+        if len(name) == 7 and name[0] == "#" and all(c in "0123456789abcdef" for c in name[1:]):
+            return 0xFF000000 | int(name[1:], 16)
         raise ValueError(f"color {color!r} is not one of {', '.join(sorted(_COLORS))} or "
                          "'#RRGGBB'")
     if not 0 <= color <= 0xFFFFFFFF:

@@ -75,6 +75,9 @@ def test_colors(color, argb):
     (lambda: profile.range("a\0b"), ValueError, "NUL"),
     (lambda: profile.range("x", color="chartreuse"), ValueError, "color 'chartreuse'"),
     (lambda: profile.range("x", color="#12345"), ValueError, "#RRGGBB"),
+    # a sign passed int(): refused only at the first `with` (an adversarial review)
+    (lambda: profile.range("x", color="#-12345"), ValueError, "#RRGGBB"),
+    (lambda: profile.range("x", color="# 12345"), ValueError, "#RRGGBB"),
     (lambda: profile.range("x", color=1.5), TypeError, "color must be"),
     (lambda: profile.range("x", color=True), TypeError, "color must be"),
     (lambda: profile.range("x", color=1 << 33), ValueError, "0xAARRGGBB"),

@@ -207,6 +207,18 @@ dm.link()
 assert dm.image[:4] == b"\\x7fELF" and b"scale_by_two" in dm.image, dm.image[:16]
 assert b"helper_twice" not in dm.image and seen == [(True, "")], seen
 assert dm.get_function("scale_by_two") is not None
+# a name that is no str was an AttributeError, an input type no jit_input_type
+# a message naming nothing (an adversarial review)
+for call, exc, words in ((lambda: DynamicModule(lto=True).add_source(HELPER, name=None),
+                          TypeError, "add_source: name must be a str"),
+                         (lambda: DynamicModule(lto=True).add_data(b"x", 99), ValueError,
+                          "input_type must be a jit_input_type")):
+    try:
+        call()
+    except exc as e:
+        assert words in str(e), e
+    else:
+        raise AssertionError(words)
 bad = DynamicModule(lto=True, message_handler=lambda ok, info, err: seen.append((ok, err)))
 bad.add_source(KERNEL)
 try:

@@ -208,12 +208,21 @@ class DynamicModule:
         if self.module is not None:
             raise _driver.LogicError("DynamicModule: already linked; make a new one to add more")
         from pycudac.driver import jit_input_type
-        self._inputs.append((int(jit_input_type(input_type)), data, path, name))
+        try:
+            kind = int(jit_input_type(input_type))
+        except ValueError:
+            raise ValueError(f"DynamicModule: input_type must be a jit_input_type "
+                             f"({', '.join(m.name for m in jit_input_type)}), not "
+                             f"{input_type!r}") from None
+        self._inputs.append((kind, data, path, name))
         return self
 
     def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
         """Compile `source` (relocatable device code) and queue its PTX (its
         LTO-IR with lto=True)."""
+        if not isinstance(name, str):
+            raise TypeError(f"DynamicModule.add_source: name must be a str, not "
+                            f"{type(name).__name__}")
         if nvcc_options:  # relocatable code is what add_source makes anyway, and
             # libraries (-lcudadevrt) go to the linker through add_stdlib
             nvcc_options = [o for o in _str_seq(nvcc_options, "nvcc_options", _OPTIONS_EXAMPLE)

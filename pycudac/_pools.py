@@ -6,9 +6,10 @@ both round requests to (bin_size), and PyCUDA's bitlog2.
 A freed block goes back into the bin of its rounded size, so a temporary
 never pays cuMemAlloc (or a pinned allocation) twice.
 """
-import operator
 
 import numpy as np
+
+from pycudac._checks import index_arg
 
 # ------------------------------------------------------------ device memory pool
 
@@ -60,12 +61,7 @@ def bitlog2(n):
 
 
 def _index_arg(v, what):
-    if isinstance(v, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        v = operator.index(v)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(v).__name__}") from None
+    v = index_arg(v, what)
     if v < 0:
         raise ValueError(f"{what} must be >= 0, got {v}")
     return v

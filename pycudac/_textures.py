@@ -17,6 +17,7 @@ import operator as _operator
 import numpy as np
 
 from pycudac import _driver
+from pycudac._checks import index_arg
 
 
 class array_format(_enum.IntEnum):
@@ -342,13 +343,7 @@ def _enum_arg(value, enum, name, what):
     is a TypeError, where int() truncated 1.5 and took True); a ValueError
     for an int that is no member."""
     choices = ", ".join(m.name for m in enum)
-    if isinstance(value, bool):
-        raise TypeError(f"{what}: {name} must be {enum.__name__} values ({choices}), not bool")
-    try:
-        v = _operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what}: {name} must be {enum.__name__} values ({choices}), not "
-                        f"{type(value).__name__}") from None
+    v = index_arg(value, f"{what}: {name}", f"{enum.__name__} values ({choices})")
     try:
         return enum(v)
     except ValueError:
@@ -489,10 +484,7 @@ class SurfaceObject(_driver.SurfaceObject):
 def _size(value, name):
     """value as a non-negative int below 2**63 (operator.index: no float or
     str), else TypeError, ValueError or OverflowError naming it."""
-    try:
-        v = _operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    v = index_arg(value, name, "an integer")
     if v < 0:
         raise ValueError(f"{name} must be non-negative, not {v}")
     if v >= 1 << 63:

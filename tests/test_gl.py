@@ -33,7 +33,7 @@ SIM_ERROR = "OpenGL interop needs a GPU and its driver; the simulator has no Ope
     (2 ** 32, ValueError, "RegisteredBuffer(bufobj) must be a GL name"),
     ("7", TypeError, "RegisteredBuffer(bufobj) must be an int (a GL name, GLuint), not str"),
     (7.0, TypeError, "not float"),
-    (True, TypeError, "RegisteredBuffer(bufobj) must be an int (a GL name), not bool"),
+    (True, TypeError, "RegisteredBuffer(bufobj) must be an int (a GL name, GLuint), not bool"),
     (None, TypeError, "not NoneType"),
 ])
 def test_a_bad_buffer_name_is_refused_by_name(bufobj, exc, words):

@@ -13,9 +13,9 @@ The simulator has no OpenGL: everything here raises LogicError there
 ("OpenGL interop needs a GPU and its driver; the simulator has no OpenGL").
 """
 import enum as _enum
-import operator as _operator
 
 from pycudac import _driver
+from pycudac._checks import index_arg
 from pycudac import driver as _drv
 from pycudac.driver import _Named
 
@@ -61,13 +61,7 @@ def get_gl_devices():
 
 def _gl_name(x, what):
     """A GL object name or enum: an int in 0..2**32-1, named `what`."""
-    if isinstance(x, bool):
-        raise TypeError(f"{what} must be an int (a GL name), not bool")
-    try:
-        n = _operator.index(x)
-    except TypeError:
-        raise TypeError(f"{what} must be an int (a GL name, GLuint), not "
-                        f"{type(x).__name__}") from None
+    n = index_arg(x, what, "an int (a GL name, GLuint)")
     if not 0 <= n <= 0xFFFFFFFF:
         raise ValueError(f"{what} must be a GL name in 0..4294967295, got {n}")
     return n

@@ -263,6 +263,23 @@ def test_layout_offset_and_skip_ahead(name):
     np.testing.assert_array_equal(points(gen, 1)[0], rows[skips, np.arange(t)])
 
 
+@pytest.mark.parametrize("name", [n for n in ALL if "32" in n])
+def test_sobol32_repeats_after_2_to_the_32_points(name):
+    """The 32-bit sequence has 2**32 points: offset 2**32 started at another
+    point than offset 0 and the step past point 2**32 - 1 took v[0], so the
+    sequence went on as no Sobol sequence (found by an adversarial review).
+    Offsets count modulo 2**32, and the last point steps back to the first."""
+    first = points(make(name), 3)
+    np.testing.assert_array_equal(points(make(name, offset=2 ** 32), 3), first)
+    np.testing.assert_array_equal(points(make(name, offset=5 * 2 ** 32 + 1), 2), first[1:])
+    gen = make(name, offset=2 ** 32 - 2)
+    scramble = None if gen.scramble_vector is None else gen.scramble_vector.get()
+    want = sobol.reference_points(gen.dir_vector.get(), 4, scramble, offset=2 ** 32 - 2)
+    got = points(gen, 4)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[2:], first[:2])
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_scrambling_changes_points_not_structure(name):
     """Scrambled generators draw other points than plain ones, the same

@@ -54,7 +54,9 @@ __device__ inline void pcc_rng_save(const pcc_rng_t &r, unsigned int *S, long lo
 __device__ inline unsigned int pcc_rng_u32(pcc_rng_t &r)
 {
     const unsigned int x = r.x;
-    r.x ^= r.v[(__ffsll((long long)~r.n) - 1) & 31];   /* 2^32 points, then it repeats */
+    /* 2^32 points, then it repeats: the lowest zero bit of n's low word
+     * (n = 2^32 - 1 gives none: v[31] takes the sequence back to point 0) */
+    r.x ^= r.v[(__ffs(~(unsigned int)r.n) - 1) & 31];
     r.n += 1ull;
     return x;
 }
@@ -72,10 +74,11 @@ __device__ inline unsigned int pcc_sobol_span(const unsigned int *v, unsigned lo
 __device__ inline void pcc_rng_start(pcc_rng_t &r, const void *aux, const void *scramble,
                                      long long t, unsigned long long offset)
 {
+    const unsigned int o = (unsigned int)offset; /* the period: offset mod 2^32 */
     r.v = (const unsigned int *)aux + t * 32;
-    r.n = offset;
+    r.n = o;
     r.x = (scramble ? ((const unsigned int *)scramble)[t] : 0u)
-          ^ pcc_sobol_span(r.v, offset ^ (offset >> 1));
+          ^ pcc_sobol_span(r.v, (unsigned long long)(o ^ (o >> 1)));
 }
 """
 
@@ -243,8 +246,9 @@ def reference_points(vectors, count, scramble=None, offset=0):
     dt = vectors.dtype.type
     x = np.zeros(len(vectors), dtype=dt) if scramble is None else np.array(scramble, dtype=dt)
     out = np.empty((count, len(vectors)), dtype=dt)
+    period = 1 << (8 * vectors.dtype.itemsize)  # Sobol32 repeats after 2**32 points
     for i in range(count):
-        n = offset + i
+        n = (offset + i) % period
         g = n ^ (n >> 1)
         row = x.copy()
         for k in range(vectors.shape[1]):

@@ -272,7 +272,7 @@ def np_to_array(nparray, order="C", allowSurfaceBind=False, layered=False, num_c
     nch = _channels_arg(num_channels, what)
     if order == "F":
         ary = ary.T
-    ary = np.ascontiguousarray(ary)
+    ary = np.asarray(ary, order="C")  # (ascontiguousarray made a 0-d array 1-d)
     w, h, d = _layout(ary.shape, nch, layered, what)
     flags = (array3d_flags.LAYERED if layered else 0) | \
         (array3d_flags.SURFACE_LDST if allowSurfaceBind else 0)

@@ -624,6 +624,8 @@ def test_bad_arrays_are_refused_with_the_argument_named():
         drv.np_to_array(np.zeros((4, 3), np.float32), num_channels=4)
     with pytest.raises(ValueError, match="1 to 3 dimensions"):
         drv.np_to_array(np.zeros((2, 2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):  # was a 1-element array
+        drv.np_to_array(np.float32(3))
     with pytest.raises(ValueError, match="layered array takes 2 or 3"):
         drv.np_to_array(np.zeros(4, np.float32), layered=True)
     with pytest.raises(ValueError, match="empty"):

@@ -145,8 +145,8 @@ class DeviceMemoryPool:
         self.managed_bytes = 0
 
     def allocate(self, nbytes):
-        if type(nbytes) is not int:
-            nbytes = int(nbytes)
+        if type(nbytes) is not int:  # as mem_alloc: 4.9 and "16" were taken
+            nbytes = index_arg(nbytes, "DeviceMemoryPool.allocate: nbytes")
         if nbytes < 0:
             raise ValueError(f"allocate: nbytes must be >= 0, got {nbytes}")
         size = bin_size(nbytes)
@@ -246,12 +246,22 @@ class PageLockedMemoryPool:
                 return driver.pagelocked_empty((n,), np.uint8)
         self._allocator = allocator
         self._bins = {}
+        self._holding = True
         self.active_blocks = 0
         self.held_blocks = 0
 
     def allocate(self, shape, dtype=np.float64, order="C"):
         dtype = np.dtype(dtype)
+        if dtype.hasobject:
+            # pagelocked_empty's rule: a reused block read as object
+            # pointers crashed the interpreter
+            raise TypeError(f"PageLockedMemoryPool.allocate: dtype {dtype} holds Python "
+                            f"objects, which pinned memory cannot")
+        if order not in ("C", "F"):
+            raise ValueError(f"PageLockedMemoryPool.allocate: order must be 'C' or 'F', got "
+                             f"{order!r}")
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        shape = tuple(_index_arg(n, "PageLockedMemoryPool.allocate: shape") for n in shape)
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         size = bin_size(nbytes)
         bin_ = self._bins.get(size)
@@ -277,14 +287,18 @@ class PageLockedMemoryPool:
 
     def _release(self, size, host):
         self.active_blocks -= 1
-        self._bins.setdefault(size, []).append(host)
-        self.held_blocks += 1
+        if self._holding:
+            self._bins.setdefault(size, []).append(host)
+            self.held_blocks += 1
 
     def free_held(self):
         self._bins.clear()
         self.held_blocks = 0
 
     def stop_holding(self):
+        """Free the held blocks, and every block freed from now on (PyCUDA's:
+        it kept holding those, pinned memory nobody would use again)."""
+        self._holding = False
         self.free_held()
 
 

@@ -100,3 +100,36 @@ def test_device_data_and_occupancy(backend):
         tools.OccupancyRecord(dd, dd.max_threads + 1)
     with pytest.raises(ValueError, match="registers"):
         tools.OccupancyRecord(dd, 1024, registers=255)
+
+
+def test_pools_refuse_what_would_crash_or_leak(backend):
+    """Found by an adversarial review: PageLockedMemoryPool.allocate took an
+    object dtype, and a reused pinned block read as object pointers crashed
+    the interpreter (run in a child here); its stop_holding() kept holding
+    what was freed afterwards; DeviceMemoryPool.allocate took 4.9 and "16"."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, pycudac.autoinit\n"
+            "from pycudac import tools\n"
+            "p = tools.PageLockedMemoryPool()\n"
+            "h = p.allocate(4, np.float64); h[:] = 1e-300; del h\n"
+            "try:\n"
+            "    o = p.allocate(4, object); print(o[0])\n"
+            "except TypeError as e:\n"
+            "    print('refused:', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "refused: PageLockedMemoryPool.allocate: dtype object" in \
+        r.stdout, (r.returncode, r.stdout, r.stderr[-800:])
+    import pycudac.autoinit  # noqa: F401
+    hp = tools.PageLockedMemoryPool()
+    h = hp.allocate(1 << 20, np.uint8)
+    hp.stop_holding()
+    del h
+    assert hp.held_blocks == 0 and hp.active_blocks == 0
+    with pytest.raises(ValueError, match="order must be 'C' or 'F'"):
+        hp.allocate(4, np.float32, order="X")
+    dp = tools.DeviceMemoryPool()
+    for bad in (4.9, "16"):
+        with pytest.raises(TypeError, match="allocate: nbytes must be an int"):
+            dp.allocate(bad)
+    assert int(dp.allocate(np.int64(16))) != 0

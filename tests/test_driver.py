@@ -169,6 +169,36 @@ def test_alloc_outlives_detached_context(ctx):
     assert drv.Context.get_current() is ctx
 
 
+def test_objects_of_a_detached_context_are_refused(ctx):
+    """Memory, a Function and a GPUArray of a detached context went on being
+    used: copies, memsets, launches and the array's own operations read or
+    wrote memory that went with the context (on a GPU), where its Stream and
+    Event already refused (found by an adversarial review). Each is a
+    LogicError now; the contexts made afterwards work."""
+    from pycudac import gpuarray
+    from pycudac.compiler import SourceModule
+    src = "__global__ void k(int *x) { x[0] = 1; }"
+    new = drv.Device(0).make_context()
+    a = drv.mem_alloc(16)
+    f = SourceModule(src).get_function("k")
+    g = gpuarray.zeros(4, np.float32)
+    drv.Context.pop()
+    new.detach()
+    fresh = SourceModule(src).get_function("k")  # in ctx, alive
+    h = np.zeros(4, np.int32)
+    for name, call in [("memcpy_htod", lambda: drv.memcpy_htod(a, h)),
+                       ("memset_d32", lambda: drv.memset_d32(a, 0, 4)),
+                       ("kernel 'k'", lambda: f(drv.mem_alloc(16), block=(1, 1, 1))),
+                       ("argument 1", lambda: fresh(a, block=(1, 1, 1))),
+                       ("GPUArray", g.get), ("GPUArray", lambda: g.fill(1))]:
+        with pytest.raises(drv.LogicError, match=f"{name}.*detached"):
+            call()
+    b = drv.mem_alloc(16)
+    fresh(b, block=(1, 1, 1))
+    drv.Context.synchronize()
+    assert drv.Context.get_current() is ctx and not drv.is_poisoned()
+
+
 # ---- device memory -------------------------------------------------------------
 
 @pytest.mark.valgrind

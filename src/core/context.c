@@ -286,6 +286,7 @@ static int context_release(PccContext *self, int raise)
     int skip = self->kind == PCC_CTX_BORROWED || pcc_skip_free();
     free_staging(self, skip);
     self->released = 1;
+    pcc_st.detached_any = 1;
     if (self == default_ctx) {
         default_ctx = NULL;
         Py_DECREF(self); /* the default's reference; the caller still holds one */

@@ -310,6 +310,13 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
     CUresult rc;
 
     pcc_general_launches++;
+    /* a detached context took its modules (and memory) with it */
+    if (PCC_UNLIKELY(pcc_st.detached_any) && f->context != NULL &&
+        ((PccContext *)f->context)->released) {
+        PyErr_Format(pcc_st.LogicError, "kernel '%U': the context its module was loaded in was "
+                     "detached (the module went with it): load it again", f->name);
+        return NULL;
+    }
     if (PCC_UNLIKELY(pcc_ready() < 0))
         return NULL;
     /* a thread's first call: no context is current there yet */
@@ -442,7 +449,9 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     else if (o->grid != f->last_dims[1])
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
-                     o->time_kernel || nargs != f->fast_nparams))
+                     o->time_kernel || nargs != f->fast_nparams ||
+                     (pcc_st.detached_any && f->context != NULL &&
+                      ((PccContext *)f->context)->released)))
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(pcc_ready() < 0)) /* poisoned or forked: its exception is set */
         return NULL;

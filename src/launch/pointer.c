@@ -90,6 +90,12 @@ static PyObject *array_base_get_ptr(PyObject *op, void *closure)
 {
     (void)closure;
     PccArrayBase *a = (PccArrayBase *)op;
+    if (PCC_UNLIKELY(pcc_st.detached_any) && a->context != NULL &&
+        PyObject_TypeCheck(a->context, pcc_st.Context) && ((PccContext *)a->context)->released) {
+        PyErr_SetString(pcc_st.LogicError, "GPUArray: the context it was made in was detached "
+                        "(its memory went with it)");
+        return NULL;
+    }
     if (pcc_gpudata_released(a->gpudata)) {
         PyErr_SetString(PyExc_ValueError,
                         "GPUArray: its device memory was freed (its gpudata, or the memory of "
@@ -303,6 +309,10 @@ static int alloc_ptr(PccFunction *f, int i, PyObject *a, CUdeviceptr *out)
     PccDeviceAllocation *d = (PccDeviceAllocation *)a;
     if (d->freed)
         return pcc_arg_error(f, i, PyExc_ValueError, "the DeviceAllocation was freed");
+    if (d->context != NULL && PyObject_TypeCheck(d->context, pcc_st.Context) &&
+        ((PccContext *)d->context)->released)
+        return pcc_arg_error(f, i, pcc_st.LogicError, "the DeviceAllocation's context was "
+                             "detached (its memory went with it)");
     if (check_device(f, i, "a DeviceAllocation", d->context) < 0)
         return -1;
     *out = d->ptr;

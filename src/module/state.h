@@ -66,6 +66,9 @@ typedef struct pcc_state {
     /* set once contexts of two devices have existed (core/peer.c): launches
      * then check that pointer arguments are on the kernel's device */
     int multi_device;
+    /* set once a Context was detached or destroyed (core/context.c): the
+     * fast paths then check that what they use still has its context */
+    int detached_any;
     PCC_STRINGS(PCC_STATE_STR_FIELD)
     PCC_HOOKS(PCC_STATE_HOOK_FIELD)
 

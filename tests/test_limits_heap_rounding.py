@@ -33,6 +33,13 @@ def test_get_and_set_limit(ctx):
     drv.Context.set_limit(drv.limit.STACK_SIZE, old)
     with pytest.raises(drv.Error):
         drv.Context.get_limit(12345)
+    # -1 and 2**64 wrapped to sizes the driver took; a float or a str was an
+    # unnamed error (found by an adversarial review)
+    for value, exc in ((-1, ValueError), (2 ** 64, OverflowError), (1.5, TypeError),
+                       ("4096", TypeError), (True, TypeError)):
+        with pytest.raises(exc, match="set_limit: value must be"):
+            drv.Context.set_limit(drv.limit.STACK_SIZE, value)
+    assert drv.Context.get_limit(drv.limit.STACK_SIZE) == old
 
 
 HEAP_KERNEL = r"""

@@ -421,9 +421,30 @@ static PyObject *context_set_limit(PyObject *cls, PyObject *args)
 {
     (void)cls;
     int limit;
-    unsigned long long value;
-    if (!PyArg_ParseTuple(args, "iK:set_limit", &limit, &value))
+    PyObject *v;
+    if (!PyArg_ParseTuple(args, "iO:set_limit", &limit, &v))
         return NULL;
+    /* a size: "K" wrapped -1 and 2**64 to numbers the driver took */
+    if (PyBool_Check(v) || !PyIndex_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "set_limit: value must be an int (a size in bytes or a "
+                     "count), not %.100s", Py_TYPE(v)->tp_name);
+        return NULL;
+    }
+    PyObject *iv = PyNumber_Index(v);
+    if (iv == NULL)
+        return NULL;
+    int overflow = 0;
+    long long sv = PyLong_AsLongLongAndOverflow(iv, &overflow);
+    int negative = overflow < 0 || (overflow == 0 && sv < 0);
+    unsigned long long value = negative ? 0 : PyLong_AsUnsignedLongLong(iv);
+    if (negative || (value == (unsigned long long)-1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        PyErr_Format(negative ? PyExc_ValueError : PyExc_OverflowError,
+                     "set_limit: value must be in 0..2**64-1, got %S", iv);
+        Py_DECREF(iv);
+        return NULL;
+    }
+    Py_DECREF(iv);
     if (pcc_ready() < 0 || pcc_context_ensure() < 0)
         return NULL;
     CUresult rc;

@@ -595,6 +595,11 @@ def test_stream_and_event():
         s.wait_for_event(s)
     with pytest.raises(TypeError, match="Event"):
         e1.time_since(1)
+    # an event never recorded: the driver's INVALID_HANDLE (a LogicError) on
+    # both backends; the simulator said NOT_READY, on which a retry loop never
+    # ends (found by an adversarial review)
+    with pytest.raises(drv.LogicError, match="INVALID_HANDLE"):
+        drv.Event().time_since(e1)
     with pytest.raises(ValueError, match="flags"):
         drv.Stream(flags=64)
     with pytest.raises(ValueError, match="flags"):

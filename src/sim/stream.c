@@ -185,8 +185,11 @@ static CUresult sim_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
         return rc;
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
         return CUDA_ERROR_INVALID_HANDLE;
+    /* never recorded: the driver's INVALID_HANDLE (NOT_READY is for a
+     * recorded event whose work has not finished, which a simulated launch
+     * never leaves behind: a retry loop on it would never end) */
     if (!start->recorded || !end->recorded)
-        return CUDA_ERROR_NOT_READY;
+        return CUDA_ERROR_INVALID_HANDLE;
     *ms = (float)((double)(end->ns - start->ns) / 1e6);
     return CUDA_SUCCESS;
 }

@@ -479,8 +479,10 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
         sim_mem_uncharge(SIM_CONTEXT_BYTES);
     }
     pthread_mutex_unlock(&state_lock);
-    if (reset)
+    if (reset) {
         sim_heap_release(p);
+        sim_registry_release_context(p);
+    }
     return CUDA_SUCCESS;
 }
 
@@ -524,6 +526,7 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
     ctx->alive = 0;
     sim_mem_uncharge(SIM_CONTEXT_BYTES);
     sim_heap_release(ctx);
+    sim_registry_release_context(ctx);
     int j = 0;
     for (int i = 0; i < ctx_depth; i++)
         if (ctx_stack[i] != ctx)

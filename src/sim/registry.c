@@ -345,6 +345,34 @@ CUresult sim_guarded_free(uintptr_t p, unsigned kinds)
     return CUDA_SUCCESS;
 }
 
+void sim_registry_release_context(CUcontext ctx)
+{
+    /* as the driver frees a destroyed context's memory: device and managed
+     * allocations made in it (their base addresses first, then each freed as
+     * cuMemFree would, quarantine and shadows alike) */
+    uintptr_t *bases = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&reg_lock);
+    for (size_t i = 0; i < reg_len; i++) {
+        if (reg[i].ctx != ctx || reg[i].map == NULL ||
+            (reg[i].kind != SIM_ALLOC_DEVICE && reg[i].kind != SIM_ALLOC_MANAGED))
+            continue;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            uintptr_t *b = realloc(bases, c * sizeof *b);
+            if (b == NULL)
+                break; /* what is not listed stays: a leak, never a fault */
+            bases = b;
+            cap = c;
+        }
+        bases[n++] = reg[i].base;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    for (size_t i = 0; i < n; i++)
+        (void)sim_guarded_free(bases[i], (1u << SIM_ALLOC_DEVICE) | (1u << SIM_ALLOC_MANAGED));
+    free(bases);
+}
+
 CUresult sim_mem_charge(size_t bytes)
 {
     size_t used = atomic_load(&bytes_in_use);

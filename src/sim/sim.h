@@ -168,6 +168,9 @@ typedef struct sim_alloc {
 /* Registers a range the runtime did not mmap (module globals). */
 int sim_registry_add_global(uintptr_t base, size_t size, const void *owner);
 void sim_registry_remove_owner(const void *owner);
+/* Frees the device and managed allocations made in ctx (its destruction, or
+ * the primary context's reset). */
+void sim_registry_release_context(CUcontext ctx);
 /* Describes `addr` relative to the nearest allocation ("4 bytes past the end
  * of the 4000-byte device allocation at 0x..."), into buf; _near with the
  * allocations below and above it given. */

@@ -981,3 +981,18 @@ def test_an_axis_out_of_range_is_numpys_axis_error(ga):
         ga.sum(a, axis=2)
     with pytest.raises(axis_error):
         ga.sum(a, axis=-3)
+
+
+def test_integer_to_a_negative_scalar_power_raises_as_numpy(ga):
+    """NumPy refuses an integer array to a negative integer power; pycudac
+    computed it (0 ** -1 gave 0; found by an adversarial review)."""
+    x = np.arange(-2, 4, dtype=np.int32)
+    g = ga.to_gpu(x)
+    for e in (-1, np.int64(-2)):
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            x ** e
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            g ** e
+    assert (g ** 2).get().tolist() == (x ** 2).tolist()
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose((g ** np.float32(-1)).get(), x ** np.float32(-1))

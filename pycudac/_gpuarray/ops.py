@@ -174,6 +174,12 @@ def binary(op, a, b, out=None, reflected=False, stream=None):
             return _vec_binary(op, a, b, out, reflected, stream)
         plan = binary_plan(op, descs)
     group_key, out_dtype, scalar_dtypes, fcache = plan
+    if op == "power" and out_dtype.kind in "iu":
+        # NumPy's rule for integer powers: a negative exponent raises (0 ** -1
+        # gave 0); a scalar is checked here, an array exponent is not
+        exponent = a if reflected else b
+        if not isinstance(exponent, _ga.GPUArray) and int(exponent) < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
     shape = a.shape
     if db[0] == "a":
         if b._ctx is not a._ctx:

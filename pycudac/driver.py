@@ -21,12 +21,14 @@ __all__ = [
     "Device", "Context", "device_attribute", "ctx_flags", "compute_mode", "limit",
     # device memory and copies
     "DeviceAllocation", "ManagedAllocation", "PointerHolderBase",
-    "mem_alloc", "mem_alloc_async", "mem_alloc_like", "mem_get_info", "prefetch",
+    "mem_alloc", "mem_alloc_async", "mem_alloc_like", "mem_alloc_pitch", "mem_get_info",
+    "prefetch",
     "to_device", "from_device", "from_device_like",
     "memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memcpy_peer",
     "memcpy_htod_async", "memcpy_dtoh_async", "memcpy_dtod_async",
     "memset_d8", "memset_d16", "memset_d32",
     "memset_d8_async", "memset_d16_async", "memset_d32_async",
+    "memset_d2d8", "memset_d2d16", "memset_d2d32",
     # host memory
     "HostAllocation", "PagelockedHostAllocation", "RegisteredHostMemory",
     "pagelocked_empty", "pagelocked_zeros", "pagelocked_empty_like", "pagelocked_zeros_like",
@@ -570,6 +572,62 @@ class PointerHolderBase:
         return _operator.index(self.get_pointer())
 
     __int__ = __index__
+
+
+def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:
+    """PyCUDA's pitched 2D allocation: (allocation, pitch) for `height` rows of
+    `width` bytes, each row starting `pitch` bytes after the last, pitch a
+    multiple of the device's TEXTURE_PITCH_ALIGNMENT (so a row may back a 2D
+    texture or a Memcpy2D). access_size, the bytes a thread reads at once, is
+    4, 8 or 16 as for cuMemAllocPitch; every row start is aligned for it."""
+    from pycudac._checks import index_arg
+    width = index_arg(width, "mem_alloc_pitch: width")
+    height = index_arg(height, "mem_alloc_pitch: height")
+    access_size = index_arg(access_size, "mem_alloc_pitch: access_size")
+    if width <= 0 or height <= 0:
+        raise ValueError(f"mem_alloc_pitch: width and height must be positive, got {width} "
+                         f"and {height}")
+    if access_size not in (4, 8, 16):
+        raise ValueError(f"mem_alloc_pitch: access_size must be 4, 8 or 16, got {access_size}")
+    align = max(Context.get_device().get_attribute(  # noqa: F405
+        device_attribute.TEXTURE_PITCH_ALIGNMENT) or 512, access_size)  # noqa: F405
+    pitch = -(-width // align) * align
+    return mem_alloc(pitch * height), pitch  # noqa: F405
+
+
+def _memset_2d(set_row, what, dest, pitch, value, width, height, elem):
+    from pycudac._checks import index_arg
+    pitch = index_arg(pitch, f"{what}: pitch")
+    width = index_arg(width, f"{what}: width")
+    height = index_arg(height, f"{what}: height")
+    if width < 0 or height < 0 or pitch < width * elem:
+        raise ValueError(f"{what}: width ({width} elements of {elem} bytes) and height "
+                         f"({height}) must be >= 0, and pitch ({pitch}) at least a row")
+    if width == 0 or height == 0:
+        return
+    size = getattr(dest, "size", None)
+    if size is not None and (height - 1) * pitch + width * elem > size:
+        raise ValueError(f"{what}: {height} rows of pitch {pitch} do not fit the {size}-byte "
+                         f"allocation")
+    set_row(dest, value, width)  # the first row through dest: a freed one is refused
+    start = _operator.index(dest)
+    for row in range(1, height):
+        set_row(start + row * pitch, value, width)
+
+
+def memset_d2d8(dest: Any, pitch: int, value: int, width: int, height: int) -> None:
+    """Set `height` rows of `width` bytes, `pitch` bytes apart, to an 8-bit value."""
+    _memset_2d(memset_d8, "memset_d2d8", dest, pitch, value, width, height, 1)  # noqa: F405
+
+
+def memset_d2d16(dest: Any, pitch: int, value: int, width: int, height: int) -> None:
+    """Set `height` rows of `width` 16-bit values, `pitch` bytes apart."""
+    _memset_2d(memset_d16, "memset_d2d16", dest, pitch, value, width, height, 2)  # noqa: F405
+
+
+def memset_d2d32(dest: Any, pitch: int, value: int, width: int, height: int) -> None:
+    """Set `height` rows of `width` 32-bit values, `pitch` bytes apart."""
+    _memset_2d(memset_d32, "memset_d2d32", dest, pitch, value, width, height, 4)  # noqa: F405
 
 
 def mem_alloc_like(ary: ArrayLike) -> DeviceAllocation:  # noqa: F405

@@ -996,3 +996,23 @@ def test_integer_to_a_negative_scalar_power_raises_as_numpy(ga):
     assert (g ** 2).get().tolist() == (x ** 2).tolist()
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose((g ** np.float32(-1)).get(), x ** np.float32(-1))
+
+
+def test_like_functions_stack_and_raw_copies_name_what_they_got(ga):
+    """empty_like/zeros_like of a NumPy array or a list, stack('ab') and a
+    raw copy given a GPUArray were AttributeErrors or a message about
+    indexing (found by an adversarial review): a NumPy array is taken as
+    CuPy takes it (shape, dtype, layout); the rest are TypeErrors."""
+    from pycudac import driver
+    z = ga.zeros_like(np.ones((2, 3), np.float32))
+    assert z.shape == (2, 3) and z.dtype == np.float32 and not z.get().any()
+    assert ga.empty_like(np.asfortranarray(np.ones((2, 3)))).flags.f_contiguous
+    with pytest.raises(TypeError, match="zeros_like: expected a GPUArray or a numpy.ndarray"):
+        ga.zeros_like([1, 2])
+    with pytest.raises(TypeError, match=r"stack: arrays\[0\] is a str"):
+        ga.stack("ab")
+    g = ga.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"memcpy_htod\(dest\): got a GPUArray; pass its memory"):
+        driver.memcpy_htod(g, np.ones(4, np.float32))
+    driver.memcpy_htod(g.gpudata, np.ones(4, np.float32))
+    assert g.get().tolist() == [1, 1, 1, 1]

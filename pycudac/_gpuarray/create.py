@@ -33,7 +33,17 @@ def ones(shape, dtype=np.float64, allocator=None, order="C"):
     return GPUArray(shape, dtype, allocator=allocator, order=order).fill(1)
 
 
-def _like(other, dtype, order):
+def _like(other, dtype, order, what):
+    if not isinstance(other, GPUArray):
+        # a NumPy array's shape, dtype and layout (as CuPy takes it); anything
+        # else was an AttributeError (_layout, dtype)
+        if not isinstance(other, np.ndarray):
+            raise TypeError(f"{what}: expected a GPUArray or a numpy.ndarray, got "
+                            f"{type(other).__name__}")
+        layout = "F" if other.flags.f_contiguous and not other.flags.c_contiguous else "C"
+        if order in ("K", "A"):
+            order = layout
+        return GPUArray(other.shape, other.dtype if dtype is None else dtype, order=order)
     if dtype is None:
         dtype = other.dtype
     if order == "K" or order == "A":
@@ -42,11 +52,11 @@ def _like(other, dtype, order):
 
 
 def empty_like(other, dtype=None, order="K"):
-    return _like(other, dtype, order)
+    return _like(other, dtype, order, "empty_like")
 
 
 def zeros_like(other, dtype=None, order="K"):
-    out = _like(other, dtype, order)
+    out = _like(other, dtype, order, "zeros_like")
     if out.size:
         from pycudac import driver
         driver.memset_d8(out.ptr, 0, out.nbytes)
@@ -54,7 +64,7 @@ def zeros_like(other, dtype=None, order="K"):
 
 
 def ones_like(other, dtype=None, order="K"):
-    return _like(other, dtype, order).fill(1)
+    return _like(other, dtype, order, "ones_like").fill(1)
 
 
 def to_gpu(ary, allocator=None):

@@ -148,10 +148,11 @@ def stack(arrays, axis=0, allocator=None):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("stack: need at least one array")
-    shape = arrays[0].shape
-    for k, a in enumerate(arrays):
+    for k, a in enumerate(arrays):  # before any is read (stack("ab") read str.shape)
         if not isinstance(a, _ga.GPUArray):
             raise TypeError(f"stack: arrays[{k}] is a {type(a).__name__}, not a GPUArray")
+    shape = arrays[0].shape
+    for k, a in enumerate(arrays):
         if a.shape != shape:
             raise ValueError(f"stack: all input arrays must have the same shape; arrays[{k}] "
                              f"has {a.shape}, arrays[0] has {shape}")

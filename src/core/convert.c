@@ -127,6 +127,12 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
         return 0;
     }
     PyObject *v = NULL;
+    if (pcc_st.ArrayBase != NULL && PyObject_TypeCheck(obj, pcc_st.ArrayBase)) {
+        /* (its __index__ said "only integer GPUArrays can be used as an index") */
+        PyErr_Format(PyExc_TypeError, "%s: got a GPUArray; pass its memory (.gpudata) for a "
+                     "raw copy, or use the array's own set()/get()", what);
+        return -1;
+    }
     int freed = pcc_freed_int_pointer(obj);
     if (freed != 0) {
         if (freed > 0)

@@ -513,7 +513,10 @@ def launch_map(group_key, name, out, operands, scalar_dtypes, stream=None, fcach
 def check_code(kernel, name, **texts):
     """A generated kernel's name (a C identifier) and its pieces of C code
     (str each), checked before they are pasted into a source."""
-    if not isinstance(name, str) or not _IDENT.match(name):
+    if not isinstance(name, str):
+        raise TypeError(f"{kernel}: name must be a str (a C identifier), not "
+                        f"{type(name).__name__}")
+    if not _IDENT.match(name):
         raise ValueError(f"{kernel}: name must be a C identifier, got {name!r}")
     for what, text in texts.items():
         if not isinstance(text, str):

@@ -477,3 +477,11 @@ def test_a_contiguous_map_launches_a_thread_per_vector_on_the_cuda_backend(stub_
     # same plus the tail's elements, which the vector threads finish; 1000
     # elements: 250 vectors, one block
     assert grids == [(1 << 24, 1 << 14, 256), ((1 << 24) + 1, 1 << 14, 256), (1000, 1, 256)]
+
+
+def test_a_kernel_name_that_is_no_str_is_a_type_error():
+    from pycudac.elementwise import ElementwiseKernel
+    with pytest.raises(TypeError, match="name must be a str"):  # was a ValueError
+        ElementwiseKernel("float *x", "x[i] = 0", name=5)
+    with pytest.raises(ValueError, match="name must be a C identifier"):
+        ElementwiseKernel("float *x", "x[i] = 0", name="no good")

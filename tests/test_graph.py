@@ -648,3 +648,14 @@ def test_graph_entry_points_refuse_wrong_kinds(k, streams):
     exe.launch(s)  # nothing above changed the exec
     s.synchronize()
     np.testing.assert_array_equal(read(a), 1)
+
+
+def test_begin_capture_names_a_bad_mode():
+    """begin_capture('x') was "'str' object cannot be interpreted as an
+    integer", 2**70 an unnamed OverflowError (found by an adversarial review)."""
+    s = drv.Stream()
+    for mode, exc in (("x", TypeError), (1.5, TypeError), (True, TypeError), (99, ValueError),
+                      (2 ** 70, ValueError)):
+        with pytest.raises(exc, match="begin_capture: capture_mode must be a capture_mode"):
+            s.begin_capture(mode)
+    assert not s.is_capturing()

@@ -859,3 +859,20 @@ def test_elementwise_kernel_checks_pointer_element_types(ctx):
         k(gpuarray.zeros(8, np.int32), y)
     k(y, gpuarray.arange(8, dtype=np.float32))
     np.testing.assert_array_equal(y.get(), 2 * np.arange(8, dtype=np.float32))
+
+
+def test_set_attribute_names_a_bad_value(mod):
+    """set_attribute(attr, 'x') said "'str' object cannot be interpreted as an
+    integer", 1 << 40 "value does not fit in a C int", -1 was the driver's
+    bare INVALID_VALUE (found by an adversarial review). A carveout of -1,
+    the driver's default, is still taken."""
+    f = mod.get_function("noargs")
+    attr = drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES
+    for value, exc, match in (("x", TypeError, "value must be an int, not str"),
+                              (True, TypeError, "value must be an int, not bool"),
+                              (1 << 40, OverflowError, "value 1099511627776 does not fit"),
+                              (-1, ValueError, "value must be >= 0, got -1")):
+        with pytest.raises(exc, match=f"set_attribute: {match}"):
+            f.set_attribute(attr, value)
+    f.set_attribute(attr, 1024)
+    f.set_attribute(9, -1)  # PREFERRED_SHARED_MEMORY_CARVEOUT: the default

@@ -8,6 +8,7 @@
  * to the same Graph object that begin_capture made and get_capture_info_v2
  * gives out (so the two compare equal, as in PyCUDA).
  */
+#include <limits.h>
 #include <string.h>
 
 #include "driver/loader.h"
@@ -26,11 +27,28 @@ static PyObject *stream_begin_capture(PyObject *op, PyObject *args, PyObject *kw
     static char *kwlist[] = {"capture_mode", NULL};
     int mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
     const char *what = "Stream.begin_capture";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i:begin_capture", kwlist, &mode))
+    PyObject *m = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:begin_capture", kwlist, &m))
         return NULL;
+    if (m != NULL) { /* a capture_mode or its int ('x' was an unnamed TypeError) */
+        if (PyBool_Check(m) || !PyIndex_Check(m)) {
+            PyErr_Format(PyExc_TypeError, "%s: capture_mode must be a capture_mode (GLOBAL, "
+                         "THREAD_LOCAL or RELAXED), not %.100s", what, Py_TYPE(m)->tp_name);
+            return NULL;
+        }
+        PyObject *iv = PyNumber_Index(m);
+        if (iv == NULL)
+            return NULL;
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(iv, &overflow);
+        Py_DECREF(iv);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        mode = overflow || v < INT_MIN || v > INT_MAX ? -1 : (int)v;
+    }
     if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED) {
         PyErr_Format(PyExc_ValueError, "%s: capture_mode must be a capture_mode (GLOBAL, "
-                     "THREAD_LOCAL or RELAXED), got %d", what, mode);
+                     "THREAD_LOCAL or RELAXED), got %S", what, m);
         return NULL;
     }
     pcc_ctx_guard g;

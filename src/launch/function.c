@@ -231,8 +231,28 @@ static PyObject *function_set_attribute(PyObject *self, PyObject *const *args, P
         return NULL;
     }
     int a, v;
-    if (attr_arg(args[0], &a) < 0 || as_int(args[1], &v) < 0)
+    if (attr_arg(args[0], &a) < 0)
         return NULL;
+    /* an int (a str was "cannot be interpreted as an integer"), >= 0: every
+     * settable attribute is a size, a carveout or a flag */
+    if (PyBool_Check(args[1]) || !PyIndex_Check(args[1])) {
+        PyErr_Format(PyExc_TypeError, "set_attribute: value must be an int, not %.100s",
+                     Py_TYPE(args[1])->tp_name);
+        return NULL;
+    }
+    if (as_int(args[1], &v) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "set_attribute: value %S does not fit in a C int",
+                         args[1]);
+        }
+        return NULL;
+    }
+    /* a carveout of -1 is the driver's default */
+    if (v < 0 && !(a == 9 /* PREFERRED_SHARED_MEMORY_CARVEOUT */ && v == -1)) {
+        PyErr_Format(PyExc_ValueError, "set_attribute: value must be >= 0, got %d", v);
+        return NULL;
+    }
     if (pcc_ready() < 0)
         return NULL;
     if (pcc_check(pcc_drv.cuFuncSetAttribute(f->fn, a, v), "cuFuncSetAttribute") < 0)

@@ -41,7 +41,8 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
 OUT=${PACKAGE_OUT:-$ROOT/build/package}
-PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_launch.py test_launch_args.py test_compiler.py
+PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_launch.py test_launch_args.py
+    test_launch_cooperative.py test_compiler.py
     test_gpuarray.py test_elementwise.py test_scan.py test_cumath.py test_curandom.py
     test_graph.py test_tools.py"}
 # the smaller set for the other Python/NumPy pairs: what depends on them (the

@@ -12,7 +12,6 @@ arguments and names the one that is wrong before the driver sees them.
 from __future__ import annotations
 
 import enum as _enum
-import operator as _operator
 
 import numpy as np
 
@@ -94,12 +93,10 @@ def _format_arg(fmt, what):
 
 
 def _channels_arg(n, what):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{what}: num_channels must be an int (1, 2 or 4), not "
-                        f"{type(n).__name__}")
-    if int(n) not in (1, 2, 4):
+    v = index_arg(n, f"{what}: num_channels", "an int (1, 2 or 4)")
+    if v not in (1, 2, 4):
         raise ValueError(f"{what}: num_channels must be 1, 2 or 4, got {n!r}")
-    return int(n)
+    return v
 
 
 class ArrayDescriptor:
@@ -130,12 +127,11 @@ class ArrayDescriptor3D(ArrayDescriptor):
 
 
 def _size_arg(x, what, name):
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{what}: {name} must be an int >= 0, not {type(x).__name__}")
-    if not 0 <= int(x) < 1 << 62:
+    v = index_arg(x, f"{what}: {name}", "an int >= 0")
+    if not 0 <= v < 1 << 62:
         raise ValueError(f"{what}: {name} must be an int >= 0 (and of a size a device holds), "
                          f"got {x!r}")
-    return int(x)
+    return v
 
 
 def _array_limits(w, h, d, layered):
@@ -174,13 +170,8 @@ class Array(_driver.Array):
         h = _size_arg(descriptor.height, what, "height")
         is3d = isinstance(descriptor, ArrayDescriptor3D)
         d = _size_arg(descriptor.depth, what, "depth") if is3d else 0
-        flags = 0
-        if is3d:
-            if isinstance(descriptor.flags, (bool, float)) or not hasattr(
-                    descriptor.flags, "__index__"):
-                raise TypeError(f"{what}: flags must be array3d_flags values (an int), not "
-                                f"{type(descriptor.flags).__name__}")
-            flags = _operator.index(descriptor.flags)
+        flags = index_arg(descriptor.flags, f"{what}: flags",
+                          "array3d_flags values (an int)") if is3d else 0
         if flags & ~int(array3d_flags.LAYERED | array3d_flags.SURFACE_LDST):
             raise ValueError(f"{what}: flags must combine array3d_flags.LAYERED and "
                              f"SURFACE_LDST, got {flags}")

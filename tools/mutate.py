@@ -526,18 +526,15 @@ MUTATIONS = [
       ["tests/test_driver.py"], "a destroyed context's memory stays charged on the simulator"),
     # ---- the second adversarial review's fixes ------------------------------------------
     M("DC1", "src/launch/pointer.c",
-      "    if (d->context != NULL && PyObject_TypeCheck(d->context, pcc_st.Context) &&\n"
-      "        ((PccContext *)d->context)->released)\n        return pcc_arg_error(",
+      "    if (pcc_context_gone(d->context))\n        return pcc_arg_error(",
       "    if (0)\n        return pcc_arg_error(",
       ["tests/test_driver.py"], "a kernel takes memory of a detached context"),
     M("DC2", "src/launch/call.c",
-      "    if (PCC_UNLIKELY(pcc_st.detached_any) && f->context != NULL &&\n"
-      "        ((PccContext *)f->context)->released) {",
-      "    if (0) {",
+      "    if (PCC_UNLIKELY(pcc_context_gone(f->context))) {\n        PyErr_Format(",
+      "    if (0) {\n        PyErr_Format(",
       ["tests/test_driver.py"], "a Function of a detached context launches"),
     M("DC3", "src/core/convert.c",
-      "        if (a->context != NULL && PyObject_TypeCheck(a->context, pcc_st.Context) &&\n"
-      "            ((PccContext *)a->context)->released) {",
+      "        if (pcc_context_gone(a->context)) {",
       "        if (0) {",
       ["tests/test_driver.py"], "a copy into memory of a detached context runs"),
     M("PL1", "pycudac/_pools.py",

@@ -29,6 +29,15 @@ typedef struct {
     void *staging; /* pinned staging buffers for pageable copies (core/memcpy.c), or NULL */
 } PccContext;
 
+/* Whether `context` (a Context, or NULL) was detached or destroyed: what was
+ * made in it (memory, modules) went with it. Asks nothing until some context
+ * was (pcc_st.detached_any), so the launch path pays one load. */
+static inline int pcc_context_gone(PyObject *context)
+{
+    return pcc_st.detached_any && context != NULL &&
+           PyObject_TypeCheck(context, pcc_st.Context) && ((PccContext *)context)->released;
+}
+
 /* dev's compute capability into *major and *minor: CUDA_SUCCESS or the
  * driver's code, nothing raised (src/core/device.c). */
 CUresult pcc_device_cc(CUdevice dev, int *major, int *minor);

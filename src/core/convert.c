@@ -116,8 +116,7 @@ int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *w
             PyErr_Format(PyExc_ValueError, "%s: the DeviceAllocation was already freed", what);
             return -1;
         }
-        if (a->context != NULL && PyObject_TypeCheck(a->context, pcc_st.Context) &&
-            ((PccContext *)a->context)->released) {
+        if (pcc_context_gone(a->context)) {
             PyErr_Format(pcc_st.LogicError, "%s: the DeviceAllocation's context was detached "
                          "(its memory went with it)", what);
             return -1;

@@ -311,8 +311,7 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
 
     pcc_general_launches++;
     /* a detached context took its modules (and memory) with it */
-    if (PCC_UNLIKELY(pcc_st.detached_any) && f->context != NULL &&
-        ((PccContext *)f->context)->released) {
+    if (PCC_UNLIKELY(pcc_context_gone(f->context))) {
         PyErr_Format(pcc_st.LogicError, "kernel '%U': the context its module was loaded in was "
                      "detached (the module went with it): load it again", f->name);
         return NULL;
@@ -450,8 +449,7 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(o->block == NULL || o->block != f->last_dims[0] || o->shared != NULL ||
                      o->time_kernel || nargs != f->fast_nparams ||
-                     (pcc_st.detached_any && f->context != NULL &&
-                      ((PccContext *)f->context)->released)))
+                     pcc_context_gone(f->context)))
         return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(pcc_ready() < 0)) /* poisoned or forked: its exception is set */
         return NULL;

@@ -639,13 +639,12 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
         return 0;
     }
     if (t == pcc_st.DeviceAllocation) {
-        /* with several devices, memory of another context: conv_one checks it */
+        /* with several devices, memory of another context, or of a detached
+         * one: conv_one checks it */
         if ((k != PK_PTR && !p->untyped8) || ((PccDeviceAllocation *)arg)->freed ||
             PCC_UNLIKELY(pcc_st.multi_device &&
                          ((PccDeviceAllocation *)arg)->context != f->context) ||
-            PCC_UNLIKELY(pcc_st.detached_any &&  /* conv_one refuses it */
-                         ((PccDeviceAllocation *)arg)->context != NULL &&
-                         ((PccContext *)((PccDeviceAllocation *)arg)->context)->released))
+            PCC_UNLIKELY(pcc_context_gone(((PccDeviceAllocation *)arg)->context)))
             return 1;
         memcpy(dst, &((PccDeviceAllocation *)arg)->ptr, sizeof(CUdeviceptr));
         return 0;

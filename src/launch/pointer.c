@@ -90,8 +90,7 @@ static PyObject *array_base_get_ptr(PyObject *op, void *closure)
 {
     (void)closure;
     PccArrayBase *a = (PccArrayBase *)op;
-    if (PCC_UNLIKELY(pcc_st.detached_any) && a->context != NULL &&
-        PyObject_TypeCheck(a->context, pcc_st.Context) && ((PccContext *)a->context)->released) {
+    if (PCC_UNLIKELY(pcc_context_gone(a->context))) {
         PyErr_SetString(pcc_st.LogicError, "GPUArray: the context it was made in was detached "
                         "(its memory went with it)");
         return NULL;
@@ -309,8 +308,7 @@ static int alloc_ptr(PccFunction *f, int i, PyObject *a, CUdeviceptr *out)
     PccDeviceAllocation *d = (PccDeviceAllocation *)a;
     if (d->freed)
         return pcc_arg_error(f, i, PyExc_ValueError, "the DeviceAllocation was freed");
-    if (d->context != NULL && PyObject_TypeCheck(d->context, pcc_st.Context) &&
-        ((PccContext *)d->context)->released)
+    if (pcc_context_gone(d->context))
         return pcc_arg_error(f, i, pcc_st.LogicError, "the DeviceAllocation's context was "
                              "detached (its memory went with it)");
     if (check_device(f, i, "a DeviceAllocation", d->context) < 0)

@@ -19,6 +19,7 @@ __all__ = [
     # the backend, the driver, devices and contexts
     "init", "get_backend", "get_driver_version", "get_version",
     "Device", "Context", "device_attribute", "ctx_flags", "compute_mode", "limit",
+    "func_cache", "shared_config",
     # device memory and copies
     "DeviceAllocation", "ManagedAllocation", "PointerHolderBase",
     "mem_alloc", "mem_alloc_async", "mem_alloc_like", "mem_alloc_pitch", "mem_get_info",
@@ -337,6 +338,24 @@ class mem_host_register_flags(_Named, _enum.IntFlag):
     DEVICEMAP = 0x02
     IOMEMORY = 0x04
     READ_ONLY = 0x08
+
+
+class func_cache(_Named, _enum.IntEnum):
+    """CUfunc_cache: Context.set_cache_config / Function.set_cache_config,
+    the preference between L1 cache and shared memory."""
+    PREFER_NONE = 0
+    PREFER_SHARED = 1
+    PREFER_L1 = 2
+    PREFER_EQUAL = 3
+
+
+class shared_config(_Named, _enum.IntEnum):
+    """CUsharedconfig: Context.set_shared_config / Function.set_shared_config,
+    the shared memory bank size (fixed at four bytes on every GPU CUDA 13
+    drives)."""
+    DEFAULT_BANK_SIZE = 0
+    FOUR_BYTE_BANK_SIZE = 1
+    EIGHT_BYTE_BANK_SIZE = 2
 
 
 class mem_attach_flags(_Named, _enum.IntFlag):
@@ -772,3 +791,6 @@ except (AttributeError, TypeError):  # already gone, or an immutable type
     pass
 # Device.get_attributes() and attribute access (src/core/device.c) use it.
 _register("device_attribute", device_attribute)
+# Context.get_cache_config / get_shared_config answer with their members.
+_register("func_cache", func_cache)
+_register("shared_config", shared_config)

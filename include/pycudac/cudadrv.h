@@ -81,6 +81,20 @@ enum {
     CU_LIMIT_MAX
 };
 
+/* CUfunc_cache (cuCtxSetCacheConfig / cuFuncSetCacheConfig) and CUsharedconfig
+ * (cuCtxSetSharedMemConfig / cuFuncSetSharedMemConfig). */
+enum {
+    CU_FUNC_CACHE_PREFER_NONE = 0,
+    CU_FUNC_CACHE_PREFER_SHARED = 1,
+    CU_FUNC_CACHE_PREFER_L1 = 2,
+    CU_FUNC_CACHE_PREFER_EQUAL = 3
+};
+enum {
+    CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE = 0,
+    CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE = 1,
+    CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE = 2
+};
+
 /* CUresult values (Driver API reference, "Error codes"). */
 enum {
     CUDA_SUCCESS = 0,
@@ -200,6 +214,7 @@ enum {
     CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
     CU_MEM_ATTACH_GLOBAL = 0x1,
     CU_MEM_ATTACH_HOST = 0x2,
+    CU_MEM_ATTACH_SINGLE = 0x4,
     CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
     CU_MEM_LOCATION_TYPE_HOST = 0x2,
     CU_POINTER_ATTRIBUTE_CONTEXT = 1,
@@ -473,6 +488,10 @@ enum {
     X(CUresult, cuCtxSynchronize, "cuCtxSynchronize", (void))                              \
     X(CUresult, cuCtxSetLimit, "cuCtxSetLimit", (int limit, size_t value))                 \
     X(CUresult, cuCtxGetLimit, "cuCtxGetLimit", (size_t *pvalue, int limit))               \
+    X(CUresult, cuCtxSetCacheConfig, "cuCtxSetCacheConfig", (int config))                \
+    X(CUresult, cuCtxGetCacheConfig, "cuCtxGetCacheConfig", (int *pconfig))              \
+    OPT(CUresult, cuCtxSetSharedMemConfig, "cuCtxSetSharedMemConfig", (int config))      \
+    OPT(CUresult, cuCtxGetSharedMemConfig, "cuCtxGetSharedMemConfig", (int *pconfig))    \
     X(CUresult, cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free, size_t *total))            \
     X(CUresult, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytesize))        \
     X(CUresult, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                             \
@@ -516,6 +535,8 @@ enum {
     X(CUresult, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                       \
     X(CUresult, cuStreamSynchronize, "cuStreamSynchronize", (CUstream s))                  \
     X(CUresult, cuStreamQuery, "cuStreamQuery", (CUstream s))                              \
+    X(CUresult, cuStreamAttachMemAsync, "cuStreamAttachMemAsync",                        \
+      (CUstream s, CUdeviceptr d, size_t length, unsigned int flags))                     \
     X(CUresult, cuStreamWaitEvent, "cuStreamWaitEvent",                                    \
       (CUstream s, CUevent e, unsigned int flags))                                         \
     X(CUresult, cuLaunchHostFunc, "cuLaunchHostFunc",                                      \
@@ -537,6 +558,9 @@ enum {
       (int *pi, int attrib, CUfunction f))                                                 \
     X(CUresult, cuFuncSetAttribute, "cuFuncSetAttribute",                                  \
       (CUfunction f, int attrib, int value))                                               \
+    X(CUresult, cuFuncSetCacheConfig, "cuFuncSetCacheConfig", (CUfunction f, int config))  \
+    OPT(CUresult, cuFuncSetSharedMemConfig, "cuFuncSetSharedMemConfig",                   \
+        (CUfunction f, int config))                                                        \
     X(CUresult, cuLaunchKernel, "cuLaunchKernel",                                          \
       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,    \
        unsigned int by, unsigned int bz, unsigned int sharedMemBytes, CUstream s,          \

@@ -16,6 +16,7 @@
 
 #include "driver/loader.h"
 #include "core/context.h"
+#include "core/convert.h"
 #include "core/memory.h"
 #include "core/multi.h"
 #include "core/stream.h"
@@ -474,6 +475,64 @@ static PyObject *context_get_limit(PyObject *cls, PyObject *arg)
     return PyLong_FromSize_t(value);
 }
 
+/* Context.set_cache_config(config) / get_cache_config(): the current
+ * context's preference between L1 and shared memory (driver.func_cache);
+ * set_shared_config(config) / get_shared_config(): its shared-memory bank
+ * size (driver.shared_config); as PyCUDA has them. CUDA 13's header dropped
+ * the bank-size calls: a driver without them drives only GPUs with fixed
+ * four-byte banks, where the reference has the setter do nothing and the
+ * getter answer FOUR_BYTE_BANK_SIZE, so that is what happens then. */
+
+static PyObject *context_set_cache_config(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    int v;
+    if (pcc_enum_arg(arg, "set_cache_config(config): config", "func_cache", PCC_FUNC_CACHE_VALUES,
+                     &v) < 0 ||
+        pcc_ready() < 0 || pcc_context_ensure() < 0 ||
+        pcc_check(pcc_drv.cuCtxSetCacheConfig(v), "cuCtxSetCacheConfig") < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_get_cache_config(PyObject *cls, PyObject *unused)
+{
+    (void)cls;
+    (void)unused;
+    int v = 0;
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0 ||
+        pcc_check(pcc_drv.cuCtxGetCacheConfig(&v), "cuCtxGetCacheConfig") < 0)
+        return NULL;
+    return pcc_enum_member(pcc_st.func_cache, v);
+}
+
+static PyObject *context_set_shared_config(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    int v;
+    if (pcc_enum_arg(arg, "set_shared_config(config): config", "shared_config",
+                     PCC_SHARED_CONFIG_VALUES, &v) < 0 ||
+        pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    if (pcc_drv.cuCtxSetSharedMemConfig != NULL &&
+        pcc_check(pcc_drv.cuCtxSetSharedMemConfig(v), "cuCtxSetSharedMemConfig") < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_get_shared_config(PyObject *cls, PyObject *unused)
+{
+    (void)cls;
+    (void)unused;
+    int v = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    if (pcc_drv.cuCtxGetSharedMemConfig != NULL &&
+        pcc_check(pcc_drv.cuCtxGetSharedMemConfig(&v), "cuCtxGetSharedMemConfig") < 0)
+        return NULL;
+    return pcc_enum_member(pcc_st.shared_config, v);
+}
+
 static PyObject *context_get_device(PyObject *cls, PyObject *unused)
 {
     (void)cls;
@@ -632,6 +691,16 @@ static PyMethodDef context_methods[] = {
     {"get_limit", (PyCFunction)context_get_limit, METH_O | METH_STATIC,
      "get_limit(limit) -> int: a limit (driver.limit) of the current context "
      "(cuCtxGetLimit)."},
+    {"set_cache_config", (PyCFunction)context_set_cache_config, METH_O | METH_STATIC,
+     "set_cache_config(config): the current context's L1/shared memory preference, a "
+     "driver.func_cache (cuCtxSetCacheConfig)."},
+    {"get_cache_config", (PyCFunction)context_get_cache_config, METH_NOARGS | METH_STATIC,
+     "get_cache_config() -> driver.func_cache: the current context's preference."},
+    {"set_shared_config", (PyCFunction)context_set_shared_config, METH_O | METH_STATIC,
+     "set_shared_config(config): the current context's shared memory bank size, a "
+     "driver.shared_config (does nothing on GPUs with fixed four-byte banks)."},
+    {"get_shared_config", (PyCFunction)context_get_shared_config, METH_NOARGS | METH_STATIC,
+     "get_shared_config() -> driver.shared_config: the current context's bank size."},
     {"detach", (PyCFunction)context_detach, METH_NOARGS,
      "Release (primary) or destroy (created) the context now."},
     {"__enter__", (PyCFunction)context_enter, METH_NOARGS, "push()"},

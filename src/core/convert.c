@@ -92,6 +92,41 @@ int pcc_flags_arg(PyObject *obj, void *out)
     return 1;
 }
 
+int pcc_enum_arg(PyObject *obj, const char *what, const char *enum_name, unsigned int valid,
+                 int *out)
+{
+    if (PyBool_Check(obj) || PyFloat_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a driver.%s member, not %.100s", what,
+                     enum_name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(obj, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 0 || v > 31 || !(valid & (1u << v))) {
+        PyErr_Format(PyExc_ValueError, "%s must be a driver.%s member, got %S", what, enum_name,
+                     obj);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+PyObject *pcc_enum_member(PyObject *enum_cls, int v)
+{
+    PyObject *n = PyLong_FromLong(v);
+    if (n == NULL || enum_cls == NULL)
+        return n;
+    PyObject *m = PyObject_CallOneArg(enum_cls, n);
+    if (m == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+        PyErr_Clear(); /* a value newer than the enum: the number */
+        return n;
+    }
+    Py_DECREF(n);
+    return m;
+}
+
 int pcc_freed_int_pointer(PyObject *obj)
 {
     if (PyLong_CheckExact(obj) || !PyLong_Check(obj) || PyBool_Check(obj))

@@ -23,6 +23,21 @@ int pcc_flags_arg(PyObject *obj, void *out);
  * end of its allocation, or (size_t)-1 when unknown. 0 or -1. */
 int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what);
 
+/* A driver enum argument: an int (an IntEnum member is one) whose value v
+ * has bit v set in `valid`, else a TypeError or ValueError that names
+ * `what` and driver.`enum_name`. 0 or -1. */
+int pcc_enum_arg(PyObject *obj, const char *what, const char *enum_name, unsigned int valid,
+                 int *out);
+
+/* The `valid` masks of the driver enums more than one entry point takes. */
+#define PCC_FUNC_CACHE_VALUES 0xfu    /* func_cache: PREFER_NONE, SHARED, L1, EQUAL */
+#define PCC_SHARED_CONFIG_VALUES 0x7u /* shared_config: DEFAULT, FOUR_BYTE, EIGHT_BYTE */
+
+/* enum_cls(v), the member of a registered driver enum (pcc_st.func_cache
+ * ...); the plain int when none is registered or v is not a member. New
+ * reference or NULL. */
+PyObject *pcc_enum_member(PyObject *enum_cls, int v);
+
 /* 1 when `obj` is an int subclass that says it was freed (a
  * tools.PooledDeviceAllocation: it *is* its address, and after free() that
  * address may belong to another array), 0 otherwise, -1 with an exception.

@@ -15,6 +15,7 @@
 #include "driver/loader.h"
 #include "core/context.h"
 #include "core/capture.h"
+#include "core/convert.h"
 #include "core/memory.h"
 #include "core/stream.h"
 #include "structmember.h"
@@ -302,9 +303,52 @@ static PyType_Spec alloc_spec = {
     .slots = alloc_slots,
 };
 
+/* ManagedAllocation.attach(mem_flags, stream=None), as PyCUDA has it: which
+ * streams may use the memory from the point `stream` reaches
+ * (cuStreamAttachMemAsync over the whole allocation): GLOBAL any, HOST
+ * none but the host's (on GPUs without concurrent managed access), SINGLE
+ * `stream` alone. */
+static PyObject *managed_attach(PyObject *op, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"mem_flags", "stream", NULL};
+    PyObject *flags_obj, *stream_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:attach", kwlist, &flags_obj, &stream_obj))
+        return NULL;
+    int flags;
+    CUstream stream;
+    CUdeviceptr p;
+    size_t avail;
+    if (pcc_enum_arg(flags_obj, "attach(mem_flags): mem_flags", "mem_attach_flags",
+                     1u << CU_MEM_ATTACH_GLOBAL | 1u << CU_MEM_ATTACH_HOST |
+                         1u << CU_MEM_ATTACH_SINGLE,
+                     &flags) < 0 ||
+        pcc_stream_arg(stream_obj, &stream, "attach(stream): stream") < 0 ||
+        pcc_devptr_arg(op, &p, &avail, "attach") < 0)
+        return NULL;
+    if (flags == CU_MEM_ATTACH_SINGLE && stream == NULL) {
+        PyErr_SetString(PyExc_ValueError, "attach(mem_flags=mem_attach_flags.SINGLE) needs a "
+                                          "stream: the default stream stands for all of them");
+        return NULL;
+    }
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    if (pcc_check(pcc_drv.cuStreamAttachMemAsync(stream, p, 0, (unsigned int)flags),
+                  "cuStreamAttachMemAsync") < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef managed_methods[] = {
+    {"attach", (PyCFunction)(void (*)(void))managed_attach, METH_VARARGS | METH_KEYWORDS,
+     "attach(mem_flags, stream=None): which streams may use this memory once `stream` gets "
+     "there, a driver.mem_attach_flags: GLOBAL (any), HOST (the host), SINGLE (`stream` "
+     "alone; needs a stream). cuStreamAttachMemAsync."},
+    {NULL, NULL, 0, NULL}};
+
 static PyType_Slot managed_slots[] = {
     {Py_tp_doc, "Managed (unified) memory: a DeviceAllocation NumPy can read and write."},
     {Py_bf_getbuffer, managed_getbuffer},
+    {Py_tp_methods, managed_methods},
     {0, NULL}};
 
 static PyType_Spec managed_spec = {

@@ -16,6 +16,7 @@
 #include <structmember.h>
 
 #include "core/context.h"
+#include "core/convert.h"
 #include "core/module.h"
 
 static PyTypeObject *layout_type; /* ParamLayout struct sequence */
@@ -205,9 +206,22 @@ static void function_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
+/* 0 when f's handle may go to the driver: it is ready and f's module still
+ * has its context (a detached one took the module along: its handle is
+ * gone); else -1 with an exception. */
+static int function_usable(PccFunction *f)
+{
+    if (pcc_context_gone(f->context)) {
+        PyErr_Format(pcc_st.LogicError, "kernel '%U': the context its module was loaded in was "
+                     "detached (the module went with it): load it again", f->name);
+        return -1;
+    }
+    return pcc_ready();
+}
+
 static PyObject *get_attr_value(PccFunction *f, int attr)
 {
-    if (pcc_ready() < 0)
+    if (function_usable(f) < 0)
         return NULL;
     int v = 0;
     if (pcc_check(pcc_drv.cuFuncGetAttribute(&v, attr, f->fn), "cuFuncGetAttribute") < 0)
@@ -253,12 +267,41 @@ static PyObject *function_set_attribute(PyObject *self, PyObject *const *args, P
         PyErr_Format(PyExc_ValueError, "set_attribute: value must be >= 0, got %d", v);
         return NULL;
     }
-    if (pcc_ready() < 0)
+    if (function_usable(f) < 0)
         return NULL;
     if (pcc_check(pcc_drv.cuFuncSetAttribute(f->fn, a, v), "cuFuncSetAttribute") < 0)
         return NULL;
     if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
         f->smem_allowed = v > 48 * 1024 ? v : 48 * 1024;
+    Py_RETURN_NONE;
+}
+
+/* set_cache_config(config) / set_shared_config(config): this kernel's
+ * preferences, over the context's (driver.func_cache / driver.shared_config;
+ * see Context.set_cache_config for a driver without the bank-size call). */
+static PyObject *function_set_cache_config(PyObject *self, PyObject *arg)
+{
+    PccFunction *f = (PccFunction *)self;
+    int v;
+    if (pcc_enum_arg(arg, "set_cache_config(config): config", "func_cache",
+                     PCC_FUNC_CACHE_VALUES, &v) < 0 ||
+        function_usable(f) < 0 ||
+        pcc_check(pcc_drv.cuFuncSetCacheConfig(f->fn, v), "cuFuncSetCacheConfig") < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *function_set_shared_config(PyObject *self, PyObject *arg)
+{
+    PccFunction *f = (PccFunction *)self;
+    int v;
+    if (pcc_enum_arg(arg, "set_shared_config(config): config", "shared_config",
+                     PCC_SHARED_CONFIG_VALUES, &v) < 0 ||
+        function_usable(f) < 0)
+        return NULL;
+    if (pcc_drv.cuFuncSetSharedMemConfig != NULL &&
+        pcc_check(pcc_drv.cuFuncSetSharedMemConfig(f->fn, v), "cuFuncSetSharedMemConfig") < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -412,6 +455,12 @@ static PyMethodDef function_methods[] = {
      "get_attribute(attr): cuFuncGetAttribute (function_attribute values)."},
     {"set_attribute", (PyCFunction)(void (*)(void))function_set_attribute, METH_FASTCALL,
      "set_attribute(attr, value): cuFuncSetAttribute."},
+    {"set_cache_config", function_set_cache_config, METH_O,
+     "set_cache_config(config): this kernel's L1/shared memory preference, a "
+     "driver.func_cache (cuFuncSetCacheConfig; over the context's unless PREFER_NONE)."},
+    {"set_shared_config", function_set_shared_config, METH_O,
+     "set_shared_config(config): this kernel's shared memory bank size, a "
+     "driver.shared_config (does nothing on GPUs with fixed four-byte banks)."},
     {"max_potential_block_size", (PyCFunction)(void (*)(void))function_max_potential_block_size,
      METH_VARARGS | METH_KEYWORDS,
      "max_potential_block_size(dynamic_smem=0, block_size_limit=0) -> (min_grid, block)"},

@@ -1,5 +1,7 @@
 /*
- * sim/heap.c — a context's limits (cuCtxSetLimit / cuCtxGetLimit) and the
+ * sim/heap.c — a context's limits (cuCtxSetLimit / cuCtxGetLimit), the cache and
+ * shared-memory bank preferences of contexts and kernels
+ * (cu{Ctx,Func}{Set,Get}{Cache,SharedMem}Config) and the
  * device heap that malloc() and free() in kernels use: one region per
  * context, CU_LIMIT_MALLOC_HEAP_SIZE bytes (8 MiB unless set before the
  * first kernel that allocates), first-fit with neighbours merged on free,
@@ -93,8 +95,94 @@ static CUresult sim_cuCtxGetLimit(size_t *pvalue, int which)
     return CUDA_SUCCESS;
 }
 
+/* The L1/shared split preference: kept and answered; the simulator has one
+ * memory, so nothing else follows from it. */
+static CUresult sim_cuCtxSetCacheConfig(int config)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c = sim_current_ctx();
+    pthread_mutex_lock(&heap_lock);
+    c->cache_config = config;
+    pthread_mutex_unlock(&heap_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuCtxGetCacheConfig(int *pconfig)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (pconfig == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c = sim_current_ctx();
+    pthread_mutex_lock(&heap_lock);
+    *pconfig = c->cache_config;
+    pthread_mutex_unlock(&heap_lock);
+    return CUDA_SUCCESS;
+}
+
+/* The bank size: fixed at four bytes, as on every GPU CUDA 13 drives, where
+ * a request is accepted and changes nothing. */
+static CUresult sim_cuCtxSetSharedMemConfig(int config)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return config < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE ||
+                   config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE
+               ? CUDA_ERROR_INVALID_VALUE
+               : CUDA_SUCCESS;
+}
+
+static CUresult sim_cuCtxGetSharedMemConfig(int *pconfig)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (pconfig == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pconfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuFuncSetCacheConfig(CUfunction f, int config)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    f->cache_config = config;
+    return CUDA_SUCCESS;
+}
+
+static CUresult sim_cuFuncSetSharedMemConfig(CUfunction f, int config)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_func_ok(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    return config < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE ||
+                   config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE
+               ? CUDA_ERROR_INVALID_VALUE
+               : CUDA_SUCCESS;
+}
+
 void sim_fill_limit_table(pcc_driver_table *t)
 {
+    t->cuCtxSetCacheConfig = sim_cuCtxSetCacheConfig;
+    t->cuCtxGetCacheConfig = sim_cuCtxGetCacheConfig;
+    t->cuCtxSetSharedMemConfig = sim_cuCtxSetSharedMemConfig;
+    t->cuCtxGetSharedMemConfig = sim_cuCtxGetSharedMemConfig;
+    t->cuFuncSetCacheConfig = sim_cuFuncSetCacheConfig;
+    t->cuFuncSetSharedMemConfig = sim_cuFuncSetSharedMemConfig;
     t->cuCtxSetLimit = sim_cuCtxSetLimit;
     t->cuCtxGetLimit = sim_cuCtxGetLimit;
 }

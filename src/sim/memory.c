@@ -498,8 +498,34 @@ static CUresult sim_cuMemPrefetchAsync_v2(CUdeviceptr d, size_t n, CUmemLocation
     return prefetch_check(d, n, s);
 }
 
+/* Which streams may use managed memory: nothing to change in one memory,
+ * after the checks the driver makes (the whole allocation, from its start;
+ * one of the three flags; SINGLE names a stream, not the default one). */
+static CUresult sim_cuStreamAttachMemAsync(CUstream s, CUdeviceptr d, size_t length,
+                                           unsigned int flags)
+{
+    CUresult rc = sim_enter();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_stream_ok(s))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+        flags != CU_MEM_ATTACH_SINGLE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags == CU_MEM_ATTACH_SINGLE && (s == NULL || s == SIM_STREAM_LEGACY))
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_alloc a;
+    if (!sim_registry_lookup((uintptr_t)d, &a) || a.kind != SIM_ALLOC_MANAGED ||
+        (uintptr_t)d != a.base || (length != 0 && length != a.size))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = sim_stream_submit(s, NULL)) == SIM_RUN_NOW)
+        rc = CUDA_SUCCESS;
+    return rc;
+}
+
 void sim_fill_mem_table(pcc_driver_table *t)
 {
+    t->cuStreamAttachMemAsync = sim_cuStreamAttachMemAsync;
     t->cuMemGetInfo = sim_cuMemGetInfo;
     t->cuMemAlloc = sim_cuMemAlloc;
     t->cuMemFree = sim_cuMemFree;

@@ -67,6 +67,7 @@ struct CUctx_st {
     size_t limits[CU_LIMIT_MAX];        /* cuCtxSetLimit's values ... */
     unsigned char limit_set[CU_LIMIT_MAX]; /* ... where set (else the default) */
     struct sim_heap *heap;       /* device malloc's heap, made on first use (sim/heap.c) */
+    int cache_config;            /* cuCtxSetCacheConfig's CUfunc_cache */
 };
 
 struct sim_capture;
@@ -237,6 +238,7 @@ struct CUfunc_st {
     const pcc_sim_kernel *k;
     int max_dynamic_shared;
     int carveout;
+    int cache_config; /* cuFuncSetCacheConfig's CUfunc_cache */
     void **argv; /* scratch for launches with a packed buffer (under sim_launch_lock) */
 };
 

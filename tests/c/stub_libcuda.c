@@ -581,6 +581,34 @@ API CUresult cuMemPrefetchAsync_v2(CUdeviceptr d, size_t n, CUmemLocation loc, u
     return CUDA_SUCCESS;
 }
 
+API CUresult cuStreamAttachMemAsync(CUstream s, CUdeviceptr d, size_t length, unsigned int flags)
+{
+    (void)s;
+    (void)length;
+    return d && (flags == 1 || flags == 2 || flags == 4) ? CUDA_SUCCESS
+                                                          : CUDA_ERROR_INVALID_VALUE;
+}
+
+static int stub_cache_config;
+
+API CUresult cuCtxSetCacheConfig(int config)
+{
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (config < 0 || config > 3)
+        return CUDA_ERROR_INVALID_VALUE;
+    stub_cache_config = config;
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuCtxGetCacheConfig(int *config)
+{
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *config = stub_cache_config;
+    return CUDA_SUCCESS;
+}
+
 API CUresult cuMemPrefetchAsync(CUdeviceptr d, size_t n, CUdevice dst, CUstream s)
 {
     (void)d;

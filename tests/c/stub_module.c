@@ -192,6 +192,13 @@ API CUresult cuFuncSetAttribute(CUfunction f, int attr, int value)
     return f ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+API CUresult cuFuncSetCacheConfig(CUfunction f, int config)
+{
+    if (f == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return config >= 0 && config <= 3 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 API CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size)
 {
     (void)f;

@@ -1,7 +1,8 @@
-"""A context's and a kernel's cache and shared-memory bank preferences
-(Context/Function.set_cache_config, set_shared_config, driver.func_cache,
-driver.shared_config) and ManagedAllocation.attach, with PyCUDA's names:
-PyCUDA code that called them got an AttributeError. On both backends."""
+"""A context's and a kernel's settings: cache and shared-memory bank
+preferences (Context/Function.set_cache_config, set_shared_config,
+driver.func_cache, driver.shared_config) and ManagedAllocation.attach, with
+PyCUDA's names (PyCUDA code that called them got an AttributeError); a new
+context's flags and the device attributes asked by number. On both backends."""
 import numpy as np
 import pytest
 
@@ -166,3 +167,26 @@ def test_attach_of_freed_or_detached_memory_is_refused(ctx):
     with pytest.raises(drv.LogicError, match="attach: .*context was detached"):
         gone.attach(drv.mem_attach_flags.GLOBAL)
     assert drv.Context.get_current() is ctx and not drv.is_poisoned()
+
+
+# ---- a context's flags, a device's attributes by number -------------------------------
+
+def test_make_context_names_bad_flags(ctx):
+    """Bits outside CU_CTX_FLAGS_MASK were the driver's bare 'cuCtxCreate
+    failed: invalid argument' (a LogicError naming no argument)."""
+    dev = drv.Device(0)
+    for flags in (12345, 0x100, 2**31 - 1):
+        with pytest.raises(ValueError, match=r"make_context\(flags\): .* not driver\.ctx_flags"):
+            dev.make_context(flags=flags)
+    new = dev.make_context(flags=drv.ctx_flags.SCHED_BLOCKING_SYNC | drv.ctx_flags.MAP_HOST)
+    drv.Context.pop()
+    new.detach()
+    assert drv.Context.get_current() is ctx
+
+
+def test_get_attribute_names_an_unknown_number(ctx):
+    dev = drv.Device(0)
+    with pytest.raises(ValueError, match=r"get_attribute\(attr\): 99999 is not a device "
+                                         r"attribute this driver knows"):
+        dev.get_attribute(99999)
+    assert dev.get_attribute(drv.device_attribute.WARP_SIZE) == 32

@@ -101,11 +101,6 @@ static PyObject *device_name(PccDevice *self, PyObject *unused)
     return PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "replace");
 }
 
-static int attr_int(CUdevice dev, int attr, int *out)
-{
-    return pcc_check(pcc_drv.cuDeviceGetAttribute(out, attr, dev), "cuDeviceGetAttribute");
-}
-
 CUresult pcc_device_cc(CUdevice dev, int *major, int *minor)
 {
     CUresult rc =
@@ -156,7 +151,13 @@ static PyObject *device_get_attribute(PccDevice *self, PyObject *attr)
     if (pcc_ready() < 0)
         return NULL;
     int v = 0;
-    if (attr_int(self->dev, (int)a, &v) < 0)
+    CUresult rc = pcc_drv.cuDeviceGetAttribute(&v, (int)a, self->dev);
+    if (rc == CUDA_ERROR_INVALID_VALUE) { /* (the device is valid: the number is not) */
+        PyErr_Format(PyExc_ValueError, "get_attribute(attr): %ld is not a device attribute "
+                     "this driver knows (see driver.device_attribute)", a);
+        return NULL;
+    }
+    if (pcc_check(rc, "cuDeviceGetAttribute") < 0)
         return NULL;
     return PyLong_FromLong(v);
 }
@@ -253,6 +254,12 @@ static PyObject *device_make_context(PccDevice *self, PyObject *args, PyObject *
     unsigned int flags = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O&:make_context", kwlist, pcc_flags_arg, &flags))
         return NULL;
+    /* CU_CTX_FLAGS_MASK: the driver's answer to another bit names nothing */
+    if (flags & ~0xffu) {
+        PyErr_Format(PyExc_ValueError, "make_context(flags): %u has bits that are not "
+                     "driver.ctx_flags (0x%x outside FLAGS_MASK = 0xff)", flags, flags & ~0xffu);
+        return NULL;
+    }
     if (pcc_ready() < 0)
         return NULL;
     CUcontext ctx = NULL;
@@ -260,6 +267,12 @@ static PyObject *device_make_context(PccDevice *self, PyObject *args, PyObject *
     Py_BEGIN_ALLOW_THREADS
     rc = pcc_drv.cuCtxCreate(&ctx, flags, self->dev);
     Py_END_ALLOW_THREADS
+    if (rc == CUDA_ERROR_INVALID_VALUE) { /* e.g. two scheduling policies at once */
+        PyErr_Format(PyExc_ValueError, "make_context(flags): the driver refused flags = 0x%x "
+                     "(at most one SCHED_* policy, with MAP_HOST, LMEM_RESIZE_TO_MAX, "
+                     "COREDUMP_ENABLE, USER_COREDUMP_ENABLE, SYNC_MEMOPS)", flags);
+        return NULL;
+    }
     if (pcc_check(rc, "cuCtxCreate") < 0)
         return NULL;
     /* cuCtxCreate made it current (pushed) in this thread, as in PyCUDA. */

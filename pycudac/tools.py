@@ -20,6 +20,7 @@ import functools
 
 import numpy as np
 
+from pycudac import _driver
 from pycudac._pools import (DeviceMemoryPool, PageLockedMemoryPool, PooledDeviceAllocation,
                             PooledHostAllocation, bin_size, bitlog2)
 
@@ -413,6 +414,20 @@ def clear_context_caches():
     """Forget every context-dependent memo (kernels, pools' bins stay)."""
     for cache in _context_caches:
         cache.clear()
+
+
+def _forget_context(ctx):
+    """Drop what the context-dependent caches hold for `ctx` (keyed by it, or
+    by a tuple that starts with it): Context.detach() calls this, so that a
+    program making and detaching contexts does not keep a pool and kernels
+    of each one it detached."""
+    for cache in _context_caches:
+        for key in [k for k in cache
+                    if k is ctx or (type(k) is tuple and k and k[0] is ctx)]:
+            del cache[key]
+
+
+_driver._register("context_detached", _forget_context)
 
 
 # ------------------------------------------------------------ contexts and tests

@@ -190,3 +190,37 @@ def test_get_attribute_names_an_unknown_number(ctx):
                                          r"attribute this driver knows"):
         dev.get_attribute(99999)
     assert dev.get_attribute(drv.device_attribute.WARP_SIZE) == 32
+
+
+# ---- a destroyed context's handle, given to the next one ---------------------------
+
+def test_a_recycled_context_handle_meets_no_stale_cache(ctx):
+    """The driver gives a destroyed context's CUcontext to the next context it
+    makes (the simulator does too). Context equality was the handle's, so the
+    GPUArray pool, ElementwiseKernel's and context_dependent_memoize's caches
+    handed the new context the dead one's memory and kernels: gpuarray.zeros
+    in it was 'memset_d8 failed: invalid argument' on an H200. A detached
+    Context equals itself alone, and detach() empties the caches of it."""
+    from pycudac import gpuarray, tools
+    from pycudac._gpuarray.layout import pools
+    dev = drv.Device(0)
+    first = dev.make_context()
+    a = gpuarray.zeros(1000, np.float32)
+    b = (a + 1).get()
+    assert (b == 1).all()
+    del a
+    drv.Context.pop()
+    first.detach()
+    assert first == first and not any(k is first for k in pools)
+    second = dev.make_context()
+    try:
+        if drv.get_backend() == "sim":
+            assert second.handle == first.handle  # as the driver reuses it
+        assert second != first and hash(second) == hash(first) or second.handle != first.handle
+        c = gpuarray.zeros(1000, np.float32)
+        assert ((c + 2).get() == 2).all()
+        assert tools.current_context() is second
+    finally:
+        drv.Context.pop()
+        second.detach()
+    assert drv.Context.get_current() is ctx and not drv.is_poisoned()

@@ -554,6 +554,13 @@ static PyObject *context_detach(PccContext *self, PyObject *unused)
         return NULL;
     if (context_release(self, 1) < 0)
         return NULL;
+    /* what the package's caches hold for it (pools, kernels) goes now */
+    if (pcc_st.context_detached != NULL) {
+        PyObject *r = PyObject_CallOneArg(pcc_st.context_detached, (PyObject *)self);
+        if (r == NULL)
+            return NULL;
+        Py_DECREF(r);
+    }
     Py_RETURN_NONE;
 }
 
@@ -619,7 +626,12 @@ static PyObject *context_richcompare(PyObject *a, PyObject *b, int op)
 {
     if (!PyObject_TypeCheck(b, pcc_st.Context) || (op != Py_EQ && op != Py_NE))
         Py_RETURN_NOTIMPLEMENTED;
-    int eq = ((PccContext *)a)->ctx == ((PccContext *)b)->ctx;
+    /* The same CUcontext, both alive: the driver hands a destroyed context's
+     * handle to the next one it makes, and caches keyed by a Context (the
+     * GPUArray pools, context_dependent_memoize) gave that one the dead
+     * context's memory and kernels. A detached Context equals itself alone. */
+    PccContext *x = (PccContext *)a, *y = (PccContext *)b;
+    int eq = x == y || (x->ctx == y->ctx && !x->released && !y->released);
     return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 

@@ -51,7 +51,9 @@ struct pcc_backend;
     X(sim_instrumented) /* pycudac._simcheck._instrumented: () -> bool */                   \
     X(view_pointer)     /* pycudac._gpuarray.layout.ViewPointer: a view's gpudata (a type) */ \
     X(func_cache)       /* pycudac.driver.func_cache: the enum (get_cache_config's) */       \
-    X(shared_config)    /* pycudac.driver.shared_config: the enum (get_shared_config's) */
+    X(shared_config)    /* pycudac.driver.shared_config: the enum (get_shared_config's) */   \
+    /* pycudac.tools._forget_context: (ctx) -> None, after detach() */                        \
+    X(context_detached)
 
 #define PCC_STATE_STR_FIELD(field, text) PyObject *str_##field;
 #define PCC_STATE_HOOK_FIELD(field) PyObject *field;

@@ -486,6 +486,14 @@ static CUresult sim_cuDevicePrimaryCtxRelease(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+/* Destroyed contexts, the latest last: cuCtxCreate hands out the latest
+ * one's handle again, as the driver does (on an H200 the context made next
+ * had the destroyed one's CUcontext, and a cache keyed by the handle gave
+ * the new context the old one's pooled memory). The struct is reused, never
+ * freed: a stale handle reads as a live context, as it does on a GPU. */
+static CUcontext dead_ctx[16];
+static int ndead;
+
 static CUresult sim_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     CUresult rc = device_ok(dev);
@@ -499,8 +507,12 @@ static CUresult sim_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice de
         return CUDA_ERROR_OUT_OF_MEMORY;
     if ((rc = sim_mem_charge(SIM_CONTEXT_BYTES)) != CUDA_SUCCESS)
         return rc;
-    CUcontext c = calloc(1, sizeof *c);
-    if (c == NULL) {
+    pthread_mutex_lock(&state_lock);
+    CUcontext c = ndead > 0 ? dead_ctx[--ndead] : NULL;
+    pthread_mutex_unlock(&state_lock);
+    if (c != NULL)
+        memset(c, 0, sizeof *c);
+    else if ((c = calloc(1, sizeof *c)) == NULL) {
         sim_mem_uncharge(SIM_CONTEXT_BYTES);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -521,8 +533,8 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
     if (!sim_ctx_valid(ctx) || ctx->primary || !ctx->alive)
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Remove it from this thread's stack. The struct is kept (marked dead),
-     * so a stale handle on another thread's stack reads as invalid instead
-     * of as freed memory. */
+     * so a stale handle on another thread's stack reads as invalid, not as
+     * freed memory, until a new context takes the handle (dead_ctx). */
     ctx->alive = 0;
     sim_mem_uncharge(SIM_CONTEXT_BYTES);
     sim_heap_release(ctx);
@@ -532,6 +544,10 @@ static CUresult sim_cuCtxDestroy(CUcontext ctx)
         if (ctx_stack[i] != ctx)
             ctx_stack[j++] = ctx_stack[i];
     ctx_depth = j;
+    pthread_mutex_lock(&state_lock);
+    if (ndead < (int)(sizeof dead_ctx / sizeof dead_ctx[0]))
+        dead_ctx[ndead++] = ctx;
+    pthread_mutex_unlock(&state_lock);
     return CUDA_SUCCESS;
 }
 

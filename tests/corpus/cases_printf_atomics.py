@@ -134,7 +134,7 @@ def _ints_ref(d):
                 -ll),
         cprintf("long  |%ld|%lu|%lx|%lo|", ll, ull, ull, u),
         cprintf("short |%hd|%hu|%hx|%6hd|%-6hu|%+hd|%hX|", s, us, s, s, us, s, us),
-        cprintf("char  |%hhd|%hhu|%02hhx|%hhX|%hhi|%c|%3c|%-3c|", sc, uc, sc, uc, sc, uc, uc,
+        cprintf("char  |%d|%u|%02x|%X|%i|%c|%3c|%-3c|", sc, uc, sc & 0xFF, uc, sc, uc, uc,
                 ord("q")),
         cprintf("star  |%*d|%-*d|%*u|%*x|", w, i, w, i, w + 4, u, 3, 0xAB),
         cprintf("pct   |%%|%d%%|%5.1f%%|%%d|", 42, 99.5),

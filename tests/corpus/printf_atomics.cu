@@ -28,8 +28,10 @@ __global__ void print_integers(int i, unsigned int u, long long ll, unsigned lon
     printf("long  |%ld|%lu|%lx|%lo|\n", (long)ll, (unsigned long)ull, (unsigned long)ull,
            (unsigned long)u);
     printf("short |%hd|%hu|%hx|%6hd|%-6hu|%+hd|%hX|\n", s, us, (unsigned short)s, s, us, s, us);
-    printf("char  |%hhd|%hhu|%02hhx|%hhX|%hhi|%c|%3c|%-3c|\n", sc, uc, (unsigned char)sc, uc,
-           sc, uc, uc, 'q');
+    // chars go as ints: CUDA's printf has no hh size (an H200 printed %hhX and
+    // everything after it wrongly; the simulator says so on stderr)
+    printf("char  |%d|%u|%02x|%X|%i|%c|%3c|%-3c|\n", sc, uc, (unsigned char)sc, uc, sc, uc, uc,
+           'q');
     printf("star  |%*d|%-*d|%*u|%*x|\n", w, i, w, i, w + 4, u, 3, 0xabu);
     printf("pct   |%%|%d%%|%5.1f%%|%%d|\n", 42, 99.5);
 }

@@ -204,7 +204,7 @@ def bench_pycudac(rec, quick, tmp):
 
     def floor_first_load_us():
         """The floor for a warm hit: a fresh C process whose first
-        cuModuleLoadData is of the same CUBIN (bench/floor.c --only firstload)."""
+        cuModuleLoadData is of the same CUBIN (bench/out/floor --only firstload)."""
         exe = os.path.join(ROOT, "bench", "out", "floor")
         if not os.path.exists(exe):
             raise RuntimeError("bench/out/floor is not built")

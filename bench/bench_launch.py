@@ -33,7 +33,7 @@ __global__ void k16(float *a, float *b, float *c, float *d,
     float4 v, double x, unsigned int u, long long ll) {}
 """
 SRC_EXTERN_C = 'extern "C" {\n' + SRC + "\n}\n"
-# issue 25's texture row: the floor's texk (bench/floor.c), the same source
+# issue 25's texture row: the floor's texk (bench/floor/launch.c), the same source
 TEX_SRC = r"""
 extern "C" __global__ void texk(cudaTextureObject_t t, float *out)
 { out[threadIdx.x] = tex1D<float>(t, threadIdx.x + 0.5f); }

@@ -138,7 +138,7 @@ def load_floor(path, nvrtc_hint=None):
     CuPy and cuda.core: the device's primary context). Returns (lib, None)
     or (None, why)."""
     if not path or not os.path.exists(path):
-        return None, f"{path} not built (cc -O2 -fPIC -shared -Iinclude bench/floor.c -ldl)"
+        return None, f"{path} not built (cc -O2 -fPIC -shared -Iinclude bench/floor/*.c -ldl)"
     try:
         lib = ctypes.CDLL(path)
         lib.floor_init.argtypes = [ctypes.c_char_p]

@@ -14,6 +14,7 @@ what they run fails, and say so.
 
 No driver is needed; everything runs on any machine, the device machine's
 `make gpu-check` included (where $OUT is ignored by these runs)."""
+import glob
 import json
 import os
 import shutil
@@ -154,7 +155,7 @@ exit 0
 """
 
 # the stages that would run real programs here: the C floor (built from
-# bench/floor.c, it needs a GPU) and compute-sanitizer (on the device machine)
+# bench/floor/, it needs a GPU) and compute-sanitizer (on the device machine)
 SKIP = "floor_build floor sanitizer_example sanitizer_planted sanitizer_pytest sanitizer_leaks"
 
 
@@ -601,8 +602,8 @@ def _cc():
 
 
 @pytest.mark.parametrize("src,shared,python", [
-    ("floor.c", False, False),       # gpu_check.sh: bench/out/floor
-    ("floor.c", True, False),        # and bench/out/libfloor.so
+    ("floor", False, False),         # gpu_check.sh: bench/out/floor from every .c of bench/floor/
+    ("floor", True, False),          # and bench/out/libfloor.so
     ("floor_multi.c", True, False),  # gpu_check_multi.sh: libfloor_multi.so
     ("callloop.c", True, True),      # bench_launch.py, against this Python's headers
     ("code_lines.c", True, True),    # bench/code_lines.py
@@ -614,8 +615,11 @@ def test_the_bench_c_programs_build_warning_free(tmp_path, src, shared, python):
         pytest.skip(f"no Python.h in {include}")
     cmd = [_cc(), "-O2", "-Wall", "-Wextra", "-Werror"]
     cmd += ["-fPIC", "-shared", "-fvisibility=hidden"] if shared else []
+    path = os.path.join(ROOT, "bench", src)  # a file, or a folder built from its .c files
+    srcs = sorted(glob.glob(os.path.join(path, "*.c"))) if os.path.isdir(path) else [path]
+    assert srcs, path
     cmd += ["-I" + (include if python else os.path.join(ROOT, "include")),
-            os.path.join(ROOT, "bench", src), "-ldl", "-o", str(tmp_path / "out")]
+            *srcs, "-ldl", "-o", str(tmp_path / "out")]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode != 0 and shutil.which(cmd[0]) is None:
         pytest.skip(f"no C compiler {cmd[0]!r}")

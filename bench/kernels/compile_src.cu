@@ -1,4 +1,4 @@
-// The source that the compile and cache benchmarks compile (bench/floor.c
+// The source that the compile and cache benchmarks compile (bench/out/floor
 // --src and bench/bench_compile.py read this file). Plain CUDA C with no
 // extern "C": pycudac, and the floor, wrap it the same way.
 #define TILE 32

@@ -97,8 +97,8 @@ run_stage info 60 env PYCUDAC_BACKEND=cuda "$PY" -m pycudac
 
 # The C floor: an executable and the same code as a library (bench_launch.py
 # loads it in-process to alternate with pycudac's launches).
-run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor.c -ldl -o bench/out/floor &&
-    cc -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude bench/floor.c -ldl -o bench/out/libfloor.so'
+run_stage floor_build 60 bash -c 'cc -O2 -Wall -Wextra -Iinclude bench/floor/*.c -ldl -o bench/out/floor &&
+    cc -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden -Iinclude bench/floor/*.c -ldl -o bench/out/libfloor.so'
 
 # ---- 2. tests on the GPU ----------------------------------------------------
 # --continue-on-collection-errors: a test file that cannot be imported there
@@ -224,8 +224,11 @@ if [ -n "$SAN" ]; then
     # start subprocesses (the sanitizer follows children and slows them badly)
     # or compare timings: memory errors first, then the same run for leaks
     SAN_TESTS=()
-    for f in tests/test_launch.py tests/test_launch_args.py tests/test_launch_cooperative.py \
-        tests/test_driver.py tests/test_graph.py; do [ -f "$f" ] && SAN_TESTS+=("$f"); done
+    for f in tests/test_launch.py tests/test_launch_args.py tests/test_launch_pointers.py \
+        tests/test_launch_cooperative.py tests/test_driver.py tests/test_driver_memory.py \
+        tests/test_driver_host_memory.py tests/test_graph.py; do
+        [ -f "$f" ] && SAN_TESTS+=("$f")
+    done
     [ ${#SAN_TESTS[@]} -eq 0 ] && SAN_TESTS=(tests)
     SAN_K="not fork and not exit and not subprocess and not thread and not slower"
     run_stage sanitizer_pytest 150 env PYCUDAC_BACKEND=cuda "$SAN" --tool memcheck \

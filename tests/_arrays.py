@@ -1,5 +1,6 @@
-"""Sample arrays for the GPUArray tests (test_gpuarray, test_gpuarray_index):
-small values of every dtype, so results compare exactly with NumPy's."""
+"""Sample arrays for the GPUArray tests (test_gpuarray, test_gpuarray_functions,
+test_gpuarray_index): small values of every dtype, so results compare exactly
+with NumPy's."""
 import numpy as np
 from numpy.lib.recfunctions import unstructured_to_structured
 

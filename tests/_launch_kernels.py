@@ -1,6 +1,9 @@
-"""The kernels tests/test_launch.py and tests/test_launch_args.py launch: MIXED
-declares a kernel per kind of parameter (its layout and packing), ECHO writes
-its parameters back where a test can read them."""
+"""The kernels tests/test_launch.py, tests/test_launch_args.py and
+tests/test_launch_pointers.py launch: MIXED declares a kernel per kind of
+parameter (its layout and packing), ECHO writes its parameters back where a
+test can read them; `mod` (a fixture, imported by the files that use it) is
+their module."""
+import pytest
 
 
 def source_module(src, **kw):
@@ -61,3 +64,8 @@ extern "C" __global__ void with_shared(float *out)
     out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
 }
 """
+
+
+@pytest.fixture(scope="module")
+def mod(ctx):
+    return source_module(MIXED + ECHO)

@@ -2,7 +2,8 @@
 without streams, launch-configuration checks, prepared calls, templates, many
 and large parameters, the fast path, and the sticky error after an
 out-of-bounds kernel (in a subprocess). The arguments' conversions are
-tests/test_launch_args.py's, cooperative launches tests/test_launch_cooperative.py's."""
+tests/test_launch_args.py's and tests/test_launch_pointers.py's, cooperative launches
+tests/test_launch_cooperative.py's."""
 import struct
 import subprocess
 import sys

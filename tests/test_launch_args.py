@@ -1,10 +1,11 @@
-"""Function objects' arguments: the parameter layout, every conversion rule
-and its errors (through pack()), pointers from every kind of array and their
-element types, the C ABI fallback, In/Out objects, and fuzzing of the packer.
-The launches themselves are tests/test_launch.py's."""
+"""Function objects' arguments: the parameter layout (the driver's over a
+misread declaration, the C ABI fallback), every conversion rule of numbers,
+vectors and structs and its errors (through pack()), what each launch sends
+(the stub driver), In/Out objects, Function attributes, and fuzzing of the
+packer. Pointers are tests/test_launch_pointers.py's, the launches
+themselves tests/test_launch.py's."""
 import math
 import os
-import re
 import struct
 import subprocess
 import sys
@@ -15,13 +16,10 @@ import pytest
 
 drv = pytest.importorskip("pycudac.driver")
 
-from _arrays import DLPackOnly  # noqa: E402
-from _launch_kernels import ECHO, MIXED, source_module  # noqa: E402
+import _launch_kernels  # noqa: E402
+from _launch_kernels import source_module  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def mod(ctx):
-    return source_module(MIXED + ECHO)
+mod = _launch_kernels.mod  # a fixture: pytest finds it in this module
 
 
 # ------------------------------------------------------------- layout
@@ -218,6 +216,34 @@ def test_half_rounds_like_numpy(mod):
         assert raw[e.offset:e.offset + 2] == np.float16(v).tobytes(), v
 
 
+@pytest.mark.valgrind
+def test_numpy_scalars_of_the_declared_type_pack_their_own_bytes(mod):
+    """A NumPy scalar of exactly the declared type (numpy.int32 for int,
+    numpy.float32 for float...) and a Python int for float or double take
+    the packer's inline path: the bytes must be what the general conversion
+    makes, on both sides of the one-digit edge."""
+    f = mod.get_function("ints")
+    b = _ints_bytes(f, e=np.int32(-2**31), f=np.uint32(2**32 - 1), g=np.int64(-2**63),
+                    h=np.uint64(2**64 - 1))
+    assert b["e"] == struct.pack("<i", -2**31) and b["f"] == struct.pack("<I", 2**32 - 1)
+    assert b["g"] == struct.pack("<q", -2**63) and b["h"] == struct.pack("<Q", 2**64 - 1)
+    fl = mod.get_function("floats")
+    for v in (0, -7, 2**24 + 1, 2**30 - 1, 2**30 + 1, -(2**30) - 3, 2**53 + 1):
+        raw = fl.pack(v, v, 0.0)
+        assert raw[:4] == np.float32(v).tobytes(), v
+        assert raw[8:16] == struct.pack("<d", float(v)), v
+    raw = fl.pack(np.float32(1.1), np.float64(2.2), 0.0)
+    assert raw[:4] == np.float32(1.1).tobytes() and raw[8:16] == struct.pack("<d", 2.2)
+    nan = np.frombuffer(struct.pack("<I", 0x7fc01234), np.float32)[0]
+    assert fl.pack(nan, 0.0, 0.0)[:4] == struct.pack("<I", 0x7fc01234)
+    with pytest.raises(OverflowError, match="'f'.*unsigned int"):
+        f.pack(*_ints_args(f=np.int32(-1)))
+    with pytest.raises(OverflowError, match="'e'"):
+        f.pack(*_ints_args(e=np.uint32(2**31)))
+    with pytest.raises(OverflowError, match="'f'"):
+        fl.pack(np.float64(1e39), 0.0, 0.0)
+
+
 # -------------------------------------------------------------- bool
 
 @pytest.mark.valgrind
@@ -308,182 +334,17 @@ def test_struct_params(mod):
         f.pack(1.0, None)
 
 
-# -------------------------------------------------------------- pointers
-
-class FakeGPUArray:
-    def __init__(self, ptr):
-        self.gpudata = ptr
-
-
-class FakeCAI:
-    def __init__(self, ptr):
-        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (1,),
-                                         "typestr": "<i4", "version": 3}
-
-
 @pytest.mark.valgrind
-def test_pointer_conversions(mod):
+def test_wrong_argument_count(mod):
     f = mod.get_function("ptrs")
-    a = drv.mem_alloc(64)
-    try:
-        assert f.pack(a, None) == struct.pack("<QQ", int(a), 0)
-        assert f.pack(0x1000, np.uintp(0x2000)) == struct.pack("<QQ", 0x1000, 0x2000)
-        assert f.pack(2 ** 64 - 1, 0) == struct.pack("<QQ", 2 ** 64 - 1, 0)
-        assert f.pack(FakeGPUArray(a), FakeGPUArray(0x40)) == struct.pack("<QQ", int(a), 0x40)
-        assert f.pack(FakeGPUArray(None), FakeCAI(0x80)) == struct.pack("<QQ", 0, 0x80)
-    finally:
-        a.free()
-    with pytest.raises(ValueError, match="freed"):
-        f.pack(a, None)
-    with pytest.raises(OverflowError, match="argument 1 'a'"):
-        f.pack(-1, None)
-    with pytest.raises(OverflowError):
-        f.pack(2 ** 64, None)
-    with pytest.raises(TypeError, match="argument 2 'b' \\(const int \\*\\).*In.*to_gpu"):
-        f.pack(None, np.zeros(4, np.int32))
-    for bad in (1.5, "x", True, [1, 2], object()):
-        with pytest.raises(TypeError, match="argument 1 'a' \\(float \\*\\)"):
-            f.pack(bad, None)
-    with pytest.raises(TypeError, match="host buffer"):
-        f.pack(b"abc", None)
-    with pytest.raises(TypeError, match="launched"):
-        f.pack(drv.In(np.zeros(4, np.float32)), None)
+    with pytest.raises(TypeError, match=r"kernel 'ptrs' takes 2 arguments \(float \*a, "
+                                        r"const int \*b\) but 1 was given"):
+        f.pack(None)
+    with pytest.raises(TypeError, match="but 3 were given"):
+        f(None, None, None, block=(1, 1, 1))
 
 
-@pytest.mark.valgrind
-def test_numpy_scalars_of_the_declared_type_pack_their_own_bytes(mod):
-    """A NumPy scalar of exactly the declared type (numpy.int32 for int,
-    numpy.float32 for float...) and a Python int for float or double take
-    the packer's inline path: the bytes must be what the general conversion
-    makes, on both sides of the one-digit edge."""
-    f = mod.get_function("ints")
-    b = _ints_bytes(f, e=np.int32(-2**31), f=np.uint32(2**32 - 1), g=np.int64(-2**63),
-                    h=np.uint64(2**64 - 1))
-    assert b["e"] == struct.pack("<i", -2**31) and b["f"] == struct.pack("<I", 2**32 - 1)
-    assert b["g"] == struct.pack("<q", -2**63) and b["h"] == struct.pack("<Q", 2**64 - 1)
-    fl = mod.get_function("floats")
-    for v in (0, -7, 2**24 + 1, 2**30 - 1, 2**30 + 1, -(2**30) - 3, 2**53 + 1):
-        raw = fl.pack(v, v, 0.0)
-        assert raw[:4] == np.float32(v).tobytes(), v
-        assert raw[8:16] == struct.pack("<d", float(v)), v
-    raw = fl.pack(np.float32(1.1), np.float64(2.2), 0.0)
-    assert raw[:4] == np.float32(1.1).tobytes() and raw[8:16] == struct.pack("<d", 2.2)
-    nan = np.frombuffer(struct.pack("<I", 0x7fc01234), np.float32)[0]
-    assert fl.pack(nan, 0.0, 0.0)[:4] == struct.pack("<I", 0x7fc01234)
-    with pytest.raises(OverflowError, match="'f'.*unsigned int"):
-        f.pack(*_ints_args(f=np.int32(-1)))
-    with pytest.raises(OverflowError, match="'e'"):
-        f.pack(*_ints_args(e=np.uint32(2**31)))
-    with pytest.raises(OverflowError, match="'f'"):
-        fl.pack(np.float64(1e39), 0.0, 0.0)
-
-
-class SlottedArray:
-    """A GPUArray-like class with a `gpudata` slot, as pycudac's GPUArray."""
-    __slots__ = ("gpudata", "note")
-
-    def __init__(self, gpudata):
-        self.gpudata = gpudata
-
-
-class OtherSlottedArray:
-    __slots__ = ("gpudata",)
-
-    def __init__(self, gpudata):
-        self.gpudata = gpudata
-
-
-def test_gpudata_read_from_its_slot_stays_right(mod):
-    """The packer learns a slotted class's gpudata slot and reads it
-    directly: that must give what obj.gpudata gives, also after the object
-    or the class changes."""
-    f = mod.get_function("ptrs")
-    a, b = drv.mem_alloc(64), drv.mem_alloc(64)
-    try:
-        x = SlottedArray(a)
-        for _ in range(3):  # the first conversion learns the slot
-            assert f.pack(x, SlottedArray(b)) == struct.pack("<QQ", int(a), int(b))
-        x.gpudata = b
-        assert f.pack(x, None) == struct.pack("<QQ", int(b), 0)
-        x.gpudata = 0x1000
-        assert f.pack(x, SlottedArray(None)) == struct.pack("<QQ", 0x1000, 0)
-        for _ in range(3):  # another class in turn with the first: both right
-            assert f.pack(OtherSlottedArray(a), SlottedArray(b)) == struct.pack(
-                "<QQ", int(a), int(b))
-        del x.gpudata
-        with pytest.raises(TypeError, match="argument 1 'a'.*SlottedArray"):
-            f.pack(x, None)
-        x.gpudata = -5
-        with pytest.raises(OverflowError, match="argument 1 'a'"):
-            f.pack(x, None)
-        x.gpudata = a
-        assert f.pack(x, None) == struct.pack("<QQ", int(a), 0)
-        SlottedArray.gpudata = property(lambda self: 0x2000)  # the class changes
-        try:
-            assert f.pack(x, SlottedArray.__new__(SlottedArray)) == struct.pack(
-                "<QQ", 0x2000, 0x2000)
-        finally:
-            del SlottedArray.gpudata
-    finally:
-        a.free()
-        b.free()
-    y = OtherSlottedArray(a)
-    for _ in range(2):
-        with pytest.raises(ValueError, match="argument 1 'a'.*freed"):
-            f.pack(y, None)
-
-
-class Address(int):
-    """An int subclass that says whether it was freed, as a pooled block does."""
-
-
-def test_an_int_subclass_that_says_it_was_freed(mod):
-    """The packer learns an int subclass whose instances keep `freed` in
-    their __dict__ and reads it there: the answer must stay getattr's."""
-    f = mod.get_function("ptrs")
-    a, b = Address(0x1000), Address(0x2000)
-    a.freed = False
-    for _ in range(3):  # b has no `freed`: not freed
-        assert f.pack(a, b) == struct.pack("<QQ", 0x1000, 0x2000)
-    a.freed = True
-    with pytest.raises(ValueError, match="argument 1 'a'.*already freed"):
-        f.pack(a, None)
-    a.freed = 0
-    assert f.pack(a, None) == struct.pack("<QQ", 0x1000, 0)
-    neg = Address(-5)
-    neg.freed = False
-    with pytest.raises(OverflowError, match="argument 1 'a'"):
-        f.pack(neg, None)
-    big = Address(2**64 - 1)
-    big.freed = False
-    assert f.pack(big, None) == struct.pack("<QQ", 2**64 - 1, 0)
-    a.freed = False
-    Address.freed = property(lambda self: True)  # the class changes: getattr's answer
-    try:
-        for _ in range(3):
-            with pytest.raises(ValueError, match="already freed"):
-                f.pack(a, None)
-    finally:
-        del Address.freed
-    assert f.pack(a, None) == struct.pack("<QQ", 0x1000, 0)
-
-
-def test_gpuarray_pointers_pooled_plain_and_views(mod):
-    from pycudac import gpuarray
-    f = mod.get_function("ptrs")
-    pooled = gpuarray.arange(16, dtype=np.float32)
-    plain = gpuarray.GPUArray((16,), np.int32, allocator=drv.mem_alloc)
-    for _ in range(3):
-        assert f.pack(pooled, plain) == struct.pack("<QQ", pooled.ptr, plain.ptr)
-        assert f.pack(pooled[4:], plain[2:]) == struct.pack("<QQ", pooled.ptr + 16,
-                                                           plain.ptr + 8)
-    plain.gpudata.free()
-    with pytest.raises(ValueError, match="argument 2 'b'.*freed"):
-        f.pack(pooled, plain)
-    pooled.gpudata.free()
-    with pytest.raises(ValueError, match="argument 1 'a'.*freed"):
-        f.pack(pooled, None)
-
+# ------------------------------------------------ what each launch sends
 
 STUB_LAUNCH_CHILD = textwrap.dedent(r"""
     import ctypes, os, sys
@@ -576,54 +437,6 @@ def test_what_each_launch_sends_through_the_stub_driver(stub_driver):
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]
 
 
-@pytest.mark.valgrind
-def test_wrong_argument_count(mod):
-    f = mod.get_function("ptrs")
-    with pytest.raises(TypeError, match=r"kernel 'ptrs' takes 2 arguments \(float \*a, "
-                                        r"const int \*b\) but 1 was given"):
-        f.pack(None)
-    with pytest.raises(TypeError, match="but 3 were given"):
-        f(None, None, None, block=(1, 1, 1))
-
-
-# ------------------------------------------------ more pointer sources
-
-def test_pointer_from_gpuarray_pinned_and_managed(mod):
-    f = mod.get_function("ptrs")
-    gpuarray = pytest.importorskip("pycudac.gpuarray")
-    g = gpuarray.to_gpu(np.arange(8, dtype=np.float32))
-    assert f.pack(g, g[2:].view(np.int32)) == struct.pack("<QQ", int(g.gpudata),
-                                                          int(g.gpudata) + 8)
-    pinned = drv.pagelocked_empty(16, np.float32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
-    raw = f.pack(pinned, pinned[4:].view(np.int32))
-    p0, p1 = struct.unpack("<QQ", raw)
-    assert p0 != 0 and p1 == p0 + 16
-    managed = drv.managed_empty(16, np.int32)
-    assert f.pack(managed[1:].view(np.float32), managed) == struct.pack(
-        "<QQ", managed.ctypes.data + 4, managed.ctypes.data)
-    # a plain host array (no pinned/managed base) is refused with the hint
-    with pytest.raises(TypeError, match="In.*to_gpu"):
-        f.pack(np.array(pinned), None)
-
-
-@pytest.mark.valgrind
-def test_pinned_and_managed_arrays_in_a_launch(mod):
-    f = mod.get_function("scale")
-    x = drv.managed_zeros(64, np.float32)
-    x[:] = np.arange(64)
-    y = drv.pagelocked_zeros(64, np.float32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
-    f(y, x, 2.0, 64, block=(64, 1, 1))
-    drv.Context.synchronize()
-    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
-
-
-@pytest.mark.valgrind
-def test_dlpack_host_tensor_is_refused(mod):
-    f = mod.get_function("ptrs")
-    with pytest.raises(TypeError, match="device type 1"):
-        f.pack(DLPackOnly(np.zeros(3, np.float32)), None)
-
-
 # -------------------------------------------- C ABI fallback, In/Out objects
 
 @pytest.mark.parametrize("name", ["mixed", "ints", "floats", "vecs", "flags", "ptrs", "scale",
@@ -694,6 +507,8 @@ if given is not None:
             return
         assert len(raw) == 51
 
+
+# ------------------------------------- the driver's layout and the declaration
 
 DISAGREE = r"""
 #ifndef REAL
@@ -778,87 +593,6 @@ def test_function_object_basics(mod):
         type(f)()
     g = mod.get_function("scale")
     assert g.param_layout == f.param_layout
-
-
-# ------------------------------------------------ pointer element types (issue 21)
-
-TYPED = r"""
-struct Pair { int a; float b; };
-__global__ void typed(float *x, const unsigned int *u, float4 *v, double2 *c, void *any,
-                      char *bytes, unsigned char *ubytes, Pair *pairs, int n) { }
-"""
-
-
-class _CAI:
-    def __init__(self, g, typestr=None):
-        self.g = g
-        cai = dict(g.__cuda_array_interface__)
-        if typestr is not None:
-            cai["typestr"] = typestr
-        self.__cuda_array_interface__ = cai
-
-
-def test_pointer_element_types_are_checked(ctx):
-    """The first mistake PyCUDA's tutorial warns about: a float64 (or int32)
-    array for a `float *` was accepted and the kernel read garbage. When the
-    argument carries a dtype and the pointee is an arithmetic, vector or
-    complex type, a mismatch is a TypeError naming the kernel, the parameter,
-    the declared type and the dtype given; void, char, unsigned char and
-    struct pointers, raw addresses, and views of the right dtype still go."""
-    from pycudac import gpuarray
-    f = source_module(TYPED).get_function("typed")
-    n = 16
-    x = gpuarray.zeros(n, np.float32)
-    u = gpuarray.zeros(n, np.uint32)
-    v = gpuarray.zeros(n, gpuarray.vec.float4)
-    c = gpuarray.zeros(n, np.complex128)
-    good = [x, u, v, c, x, x, x, x, np.int32(n)]
-    for _ in range(3):  # the fast path and the general one agree
-        f.pack(*good)
-        f(*good, block=(1, 1, 1))
-    # vector and complex pointees also take their components, and complex
-    f.pack(x, u, gpuarray.zeros(4 * n, np.float32), gpuarray.zeros(2 * n, np.float64),
-           *good[4:])
-    f.pack(x, u, v, gpuarray.zeros(n, gpuarray.vec.double2), *good[4:])
-    # any memory for void, char, unsigned char and a struct; raw addresses
-    d64 = gpuarray.zeros(n, np.float64)
-    f.pack(x, u, v, c, d64, d64, d64, d64, np.int32(n))
-    f.pack(d64.gpudata, int(u.ptr), v.gpudata, c.ptr, *good[4:])
-    wrong = [
-        (0, d64, "argument 1 'x' (float *): got a GPUArray of float64, but the kernel reads "
-                 "float32"),
-        (0, gpuarray.zeros(n, np.int32), "'x' (float *): got a GPUArray of int32"),
-        (1, gpuarray.zeros(n, np.int32), "'u' (const unsigned int *): got a GPUArray of int32"),
-        (2, d64, "'v' (float4 *): got a GPUArray of float64"),
-        (3, gpuarray.zeros(n, np.complex64), "'c' (double2 *): got a GPUArray of complex64"),
-        (0, drv.In(np.zeros(n, np.float64)), "'x' (float *): got In of float64"),
-        (0, drv.Out(np.zeros(n, np.int32)), "'x' (float *): got Out of int32"),
-        (0, _CAI(d64), "got an array (__cuda_array_interface__) of float64"),
-        (0, DLPackOnly(d64), "got a DLPack tensor of float64"),
-    ]
-    for pos, arg, msg in wrong:
-        args = list(good)
-        args[pos] = arg
-        for _ in range(2):
-            with pytest.raises(TypeError, match=re.escape(msg)):
-                f(*args, block=(1, 1, 1))
-    # the reinterpretation made on purpose: a view of the declared dtype
-    f(d64.view(np.float32), *good[1:], block=(1, 1, 1))
-    f(drv.In(np.zeros(n, np.float64).view(np.float32)), *good[1:], block=(1, 1, 1))
-    f(_CAI(d64, typestr="<f4"), *good[1:], block=(1, 1, 1))
-
-
-def test_elementwise_kernel_checks_pointer_element_types(ctx):
-    from pycudac import gpuarray
-    from pycudac.elementwise import ElementwiseKernel
-    k = ElementwiseKernel("float *y, const float *x", "y[i] = 2 * x[i]", name="twice")
-    y = gpuarray.zeros(8, np.float32)
-    with pytest.raises(TypeError, match=r"'x' \(const float \*\): got a GPUArray of float64"):
-        k(y, gpuarray.zeros(8, np.float64))
-    with pytest.raises(TypeError, match=r"'y' \(float \*\): got a GPUArray of int32"):
-        k(gpuarray.zeros(8, np.int32), y)
-    k(y, gpuarray.arange(8, dtype=np.float32))
-    np.testing.assert_array_equal(y.get(), 2 * np.arange(8, dtype=np.float32))
 
 
 def test_set_attribute_names_a_bad_value(mod):

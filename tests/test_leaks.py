@@ -12,7 +12,7 @@ remembered tuples settle), then N more, and asks two questions:
   collecting garbage) grow by N / 10 or more? A leaked temporary (an int
   from `__index__`, a tuple, a bytes) is one block per call, +N.
 
-The RSS checks of tests/test_faults.py allow 8 MiB, which a leak of a few
+The RSS checks of tests/test_faults_load.py allow 8 MiB, which a leak of a few
 dozen bytes per call never reaches; these see one object. With
 PYTHONMALLOC=malloc (the ASan and valgrind stages) Python counts no blocks:
 there only the reference counts are checked. Values are chosen outside

@@ -24,7 +24,7 @@
 # and used: driver, compiler, gpuarray, elementwise, reduction, scan,
 # cumath, curandom, tools, graphs; the stubs and __all__ in
 # test_package.py), the release build of the C core (launch marshaling,
-# the warm-start path of test_compiler) and the Python/NumPy version
+# the warm-start path of test_compiler_warm) and the Python/NumPy version
 # (VERSION_TESTS). The rest of the suite tests the same code in the tree:
 # the cache's and the simulator's internals, the layout, the CI scripts,
 # sanitizers, leaks, fuzzing and the corpus are the suite's job and are not
@@ -41,15 +41,19 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 PY=${PY:-$ROOT/.venv/bin/python}
 OUT=${PACKAGE_OUT:-$ROOT/build/package}
-PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_launch.py test_launch_args.py
-    test_launch_cooperative.py test_compiler.py
-    test_gpuarray.py test_elementwise.py test_scan.py test_cumath.py test_curandom.py
+PACKAGE_TESTS=${PACKAGE_TESTS:-"test_package.py test_driver.py test_driver_memory.py
+    test_driver_host_memory.py test_launch.py test_launch_args.py test_launch_pointers.py
+    test_launch_cooperative.py test_compiler.py test_source_module.py test_compiler_warm.py
+    test_gpuarray.py test_gpuarray_functions.py test_gpuarray_interop.py
+    test_elementwise.py test_scan.py test_cumath.py test_curandom.py
     test_graph.py test_tools.py"}
 # the smaller set for the other Python/NumPy pairs: what depends on them (the
 # NumPy C API in argument packing, promotion and ufunc loops, NumPy-facing
 # array behaviour, enum printing on 3.10, the stubs and __all__)
-VERSION_TESTS="test_package.py test_driver.py test_launch.py test_launch_args.py test_gpuarray.py
-    test_gpuarray_index.py test_elementwise.py test_cumath.py"
+VERSION_TESTS="test_package.py test_driver.py test_driver_memory.py test_driver_host_memory.py
+    test_launch.py test_launch_args.py test_launch_pointers.py test_gpuarray.py
+    test_gpuarray_functions.py test_gpuarray_interop.py test_gpuarray_index.py
+    test_elementwise.py test_cumath.py"
 # python:numpy:artifact:tests — the wheel is built for the interpreter that
 # builds (.venv's). CI's matrix: the wheel on NumPy 2 and on the oldest
 # NumPy (built against 2, it must run on 1.23), the sdist built on the oldest
@@ -127,7 +131,8 @@ with tempfile.TemporaryDirectory() as tmp:
           f"{'.debug_' not in sections}")
 t = tarfile.open(sdist)
 members = {m.name.split("/", 1)[1] for m in t.getmembers() if "/" in m.name}
-for need in ["tests/conftest.py", "tests/_arrays.py", "tests/_launch_kernels.py", "tests/c/stub_libcuda.c",
+for need in ["tests/conftest.py", "tests/_arrays.py", "tests/_launch_kernels.py",
+             "tests/_driver_setup.py", "tests/_compile_setup.py", "tests/c/stub_libcuda.c",
              "tests/c/stub_launch.c", "tests/c/stub_graphics.c", "tests/c/stub_module.c",
              "LICENSE",
              "src/sim/prelude", "src/util/crc32c.c", "include/pycudac/cudadrv.h",

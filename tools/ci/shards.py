@@ -24,7 +24,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # device-wide memory measured before and after: alone, after the others
-ALONE = ("test_driver.py", "test_faults.py", "test_leaks.py", "test_scale.py")
+ALONE = ("test_driver.py", "test_driver_memory.py", "test_driver_host_memory.py",
+         "test_faults_load.py", "test_leaks.py", "test_scale.py")
 
 
 def deal(files, n):

@@ -287,6 +287,36 @@ def test_device_printf(ctx, capfd):
     assert "thread 2" not in out
 
 
+PRINTF_SIZES = r"""
+__global__ void sizes(signed char c, unsigned char u, int i)
+{
+    printf("ok |%d|%5.2f|%-4s|%lld|%hd|%ld|%%|%c|%+.3e|%#o|\n", i, 2.5, "ab", -7ll, (short)3,
+           4l, 'q', 1.5, 8u);
+    printf("hh |%hhd|%hhX|%d|\n", c, u, i);
+}
+"""
+
+
+def test_printf_outside_cudas_subset_is_named(ctx, capfd):
+    """CUDA's printf has sizes h, l and ll only: an H200 printed %hhX and the
+    arguments after it wrongly, where the simulator printed them as C does.
+    It still does, and says on stderr, once per format, that a GPU would not
+    (on a GPU only the first line is defined)."""
+    from pycudac.compiler import SourceModule
+    f = SourceModule(PRINTF_SIZES).get_function("sizes")
+    for _ in range(2):
+        f(np.int8(-5), np.uint8(200), np.int32(77), block=(1, 1, 1))
+        drv.Context.synchronize()
+    out, err = capfd.readouterr()
+    assert out.count("ok |77| 2.50|ab  |-7|3|4|%|q|+1.500e+00|010|\n") == 2
+    if drv.get_backend() != "sim":
+        return
+    assert out.count("hh |-5|C8|77|\n") == 2
+    assert err.count("device printf") == 1, err
+    assert '"hh |%hhd|%hhX|%d|\\n" uses %hhd, which CUDA\'s printf does not have' in err
+    assert "a GPU prints it and the arguments after it wrongly" in err
+
+
 def test_atomics_every_type(ctx):
     mod = load("atomics.cu")
     i = np.array([0, 0, 0, 0, -1, 0, 0, 0, 0], np.int32)

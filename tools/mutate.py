@@ -36,14 +36,21 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # test groups
-T_LAUNCH = ["tests/test_launch.py", "tests/test_launch_args.py", "tests/test_leaks.py"]
-T_PACK = ["tests/test_launch_args.py", "tests/test_launch.py", "tests/test_leaks.py", "tests/test_fuzz.py"]
-T_CACHE = ["tests/test_cache.py", "tests/test_compiler.py"]
-T_POISON = ["tests/test_errors.py", "tests/test_faults.py", "tests/test_sim_runtime.py",
-            "tests/test_launch.py", "tests/test_launch_args.py"]
-T_ARRAYS = ["tests/test_gpuarray.py", "tests/test_elementwise.py", "tests/test_gpuarray_index.py",
-            "tests/test_cumath.py"]
-T_RED = ["tests/test_reduction.py", "tests/test_gpuarray.py"]
+T_LAUNCH = ["tests/test_launch.py", "tests/test_launch_args.py", "tests/test_launch_pointers.py",
+            "tests/test_leaks.py"]
+T_PACK = ["tests/test_launch_args.py", "tests/test_launch_pointers.py", "tests/test_launch.py",
+          "tests/test_leaks.py", "tests/test_fuzz.py"]
+T_CACHE = ["tests/test_cache.py", "tests/test_cache_key.py", "tests/test_cache_dirs.py",
+           "tests/test_cache_warm.py", "tests/test_compiler.py", "tests/test_source_module.py",
+           "tests/test_compiler_warm.py"]
+T_POISON = ["tests/test_errors.py", "tests/test_faults.py", "tests/test_faults_load.py",
+            "tests/test_faults_garbage.py", "tests/test_sim_runtime.py", "tests/test_launch.py",
+            "tests/test_launch_args.py", "tests/test_launch_pointers.py"]
+T_GPUARRAY = ["tests/test_gpuarray.py", "tests/test_gpuarray_functions.py",
+              "tests/test_gpuarray_interop.py"]
+T_ARRAYS = T_GPUARRAY + ["tests/test_elementwise.py", "tests/test_gpuarray_index.py",
+                         "tests/test_cumath.py"]
+T_RED = ["tests/test_reduction.py"] + T_GPUARRAY
 T_SCAN = ["tests/test_scan.py"]
 T_SIM = ["tests/test_sim_runtime.py", "tests/test_sim_kernels.py", "tests/test_sim_driver.py"]
 T_RNG_GEN = ["tests/test_curandom_generators.py"]
@@ -261,11 +268,11 @@ MUTATIONS = [
     M("TX4", "pycudac/_textures.py",
       "            dims = 1 + (source.height > 0) + (source.depth > 0 and not layered)",
       "            dims = 3",
-      ["tests/test_textures.py"], "a 1D array's missing axes are asked as the user's mode"),
+      ["tests/test_textures_arrays.py"], "a 1D array's missing axes are asked as the user's mode"),
     M("TX5", "pycudac/_textures.py",
       "            dims = 1 + (source.height > 0) + (source.depth > 0 and not layered)",
       "            dims = 1 + (source.height > 0) + (source.depth > 0)",
-      ["tests/test_textures.py"], "a layered array's layers count as an axis"),
+      ["tests/test_textures_arrays.py"], "a layered array's layers count as an axis"),
     # ---- broadcasting ------------------------------------------------------------
     M("B1", "pycudac/elementwise.py",
       """        elif n != 1:
@@ -422,7 +429,7 @@ MUTATIONS = [
     M("V2", "src/sim/registry.c",
       "    if (a && n <= a->size - ((uintptr_t)p - a->base))",
       "    if (a)",
-      T_SIM + ["tests/test_driver.py"], "a copy past the end of an allocation is made"),
+      T_SIM + ["tests/test_driver_memory.py"], "a copy past the end of an allocation is made"),
     M("V3", "src/sim/launch.c",
       """        if (buf_size != end || (end > 0 && buf == NULL))""",
       """        if (buf_size > end || (end > 0 && buf == NULL))""",
@@ -475,11 +482,11 @@ MUTATIONS = [
     M("UF1", "src/launch/pointer.c",
       "    if (pcc_gpudata_released(a->gpudata)) {\n        PyErr_SetString(PyExc_ValueError,",
       "    if (0) {\n        PyErr_SetString(PyExc_ValueError,",
-      ["tests/test_gpuarray.py"], "GPUArray.ptr gives the address of freed memory"),
+      ["tests/test_gpuarray_interop.py"], "GPUArray.ptr gives the address of freed memory"),
     M("UF2", "src/launch/pointer.c",
       "    return owner != NULL && pcc_is_device_allocation(owner) &&",
       "    return 0 && owner != NULL && pcc_is_device_allocation(owner) &&",
-      ["tests/test_gpuarray.py"], "a view whose owner's allocation was freed counts as live"),
+      ["tests/test_gpuarray_interop.py"], "a view whose owner's allocation was freed counts as live"),
     M("UF3", "src/launch/pack.c",
       "        if (pcc_gpudata_released(mem))",
       "        if (0)",
@@ -487,15 +494,15 @@ MUTATIONS = [
     M("UF4", "src/launch/pointer.c",
       "        if (pcc_gpudata_released(a->gpudata))\n            return pcc_arg_error(",
       "        if (0)\n            return pcc_arg_error(",
-      ["tests/test_gpuarray.py"], "a kernel takes a GPUArray view over freed memory"),
+      ["tests/test_gpuarray_interop.py"], "a kernel takes a GPUArray view over freed memory"),
     M("MC1", "src/core/array.c",
       "        if (v[k] < 0) {",
       "        if (0) {",
-      ["tests/test_textures.py"], "_memcpy3d takes a negative offset (a write before the buffer)"),
+      ["tests/test_textures_arrays.py"], "_memcpy3d takes a negative offset (a write before the buffer)"),
     M("MC2", "pycudac/_textures.py",
       "    if v < 0:\n        raise ValueError(f\"{name} must be non-negative, not {v}\")",
       "    if False:\n        raise ValueError(f\"{name} must be non-negative, not {v}\")",
-      ["tests/test_textures.py"], "Memcpy2D takes a negative dst_y"),
+      ["tests/test_textures_arrays.py"], "Memcpy2D takes a negative dst_y"),
     M("FL1", "src/launch/call.c",
       "    if (PyBool_Check(v) || PyLong_Check(v) ||",
       "    if (1 || PyBool_Check(v) || PyLong_Check(v) ||",
@@ -568,7 +575,8 @@ MUTATIONS = [
     M("SM1", "src/compile/cache_warm.c",
       "    if (PyTuple_GET_SIZE(args) == 1 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0) &&",
       "    if (PyTuple_GET_SIZE(args) >= 1 &&",
-      ["tests/test_compiler.py"], "SourceModule(src, options=...) is taken as SourceModule(src)"),
+      ["tests/test_compiler_warm.py", "tests/test_source_module.py"],
+      "SourceModule(src, options=...) is taken as SourceModule(src)"),
     M("SM2", "src/compile/cache_warm.c",
       "        int instrumented = sim_instrumented();",
       "        int instrumented = 0;",
@@ -576,12 +584,42 @@ MUTATIONS = [
     M("SM3", "src/compile/cache_warm.c",
       "        if (mod != Py_None) {\n            Py_XSETREF(sm->module, mod);\n            return 0;\n        }\n        Py_DECREF(mod);",
       "        if (mod != Py_None) {\n            Py_XSETREF(sm->module, mod);\n            return 0;\n        }\n        Py_DECREF(mod);\n        return 0;",
-      ["tests/test_compiler.py"], "a miss of the one-call path leaves the SourceModule without a module"),
+      ["tests/test_compiler_warm.py", "tests/test_source_module.py"],
+      "a miss of the one-call path leaves the SourceModule without a module"),
     # ---- pools (issue 23) ------------------------------------------------------------
     M("M1", "src/core/pool.c",
       "    if (self->shared)\n        return 0;\n",
       "    if (1)\n        return 0;\n",
       T_POOL, "get_ipc_descriptor does not export the pool first (the H100's rule)"),
+    # ---- session 32: preferences, attach, recycled context handles, printf ----------------
+    M("CX2", "src/core/context.c",
+      "    int eq = x == y || (x->ctx == y->ctx && !x->released && !y->released);",
+      "    int eq = x->ctx == y->ctx;",
+      ["tests/test_driver_prefs.py"], "a detached Context equals the next one with its handle"),
+    M("CX3", "pycudac/tools.py",
+      "            del cache[key]",
+      "            pass",
+      ["tests/test_driver_prefs.py"], "detach() leaves the context's pool and kernels cached"),
+    M("CX4", "src/sim/driver.c",
+      "    CUcontext c = ndead > 0 ? dead_ctx[--ndead] : NULL;",
+      "    CUcontext c = NULL;",
+      ["tests/test_driver_prefs.py"], "the simulator never reuses a destroyed context's handle"),
+    M("PF1", "src/core/convert.c",
+      "    if (overflow || v < 0 || v > 31 || !(valid & (1u << v))) {",
+      "    if (overflow || v < 0 || v > 31) {",
+      ["tests/test_driver_prefs.py"], "a cache config of 4 reaches the driver"),
+    M("PF2", "src/core/memory.c",
+      "    if (flags == CU_MEM_ATTACH_SINGLE && stream == NULL) {",
+      "    if (0) {",
+      ["tests/test_driver_prefs.py"], "attach(SINGLE) without a stream reaches the driver"),
+    M("PF3", "src/launch/function.c",
+      "    if (pcc_context_gone(f->context)) {\n        PyErr_Format(pcc_st.LogicError, \"kernel '%U': the context",
+      "    if (0) {\n        PyErr_Format(pcc_st.LogicError, \"kernel '%U': the context",
+      ["tests/test_driver_prefs.py"], "a detached context's Function handle reaches the driver"),
+    M("PR1", "src/sim/print.c",
+      "    if (!unsupported_conversion(fmt, spec, sizeof spec))\n        return;",
+      "    if (1)\n        return;",
+      ["tests/test_sim_kernels.py"], "a printf conversion outside CUDA's subset goes unnamed"),
 ]
 
 

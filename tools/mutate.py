@@ -616,7 +616,7 @@ MUTATIONS = [
       "    if (pcc_context_gone(f->context)) {\n        PyErr_Format(pcc_st.LogicError, \"kernel '%U': the context",
       "    if (0) {\n        PyErr_Format(pcc_st.LogicError, \"kernel '%U': the context",
       ["tests/test_driver_prefs.py"], "a detached context's Function handle reaches the driver"),
-    M("PR1", "src/sim/print.c",
+    M("PT1", "src/sim/print.c",
       "    if (!unsupported_conversion(fmt, spec, sizeof spec))\n        return;",
       "    if (1)\n        return;",
       ["tests/test_sim_kernels.py"], "a printf conversion outside CUDA's subset goes unnamed"),
@@ -734,6 +734,11 @@ def main(argv=None):
     ap.add_argument("--skip-baseline", action="store_true")
     args = ap.parse_args(argv)
 
+    seen = set()
+    for m in MUTATIONS:  # an id twice ran and reported both under one name
+        if m["id"] in seen:
+            ap.error(f"mutation id {m['id']} is used twice")
+        seen.add(m["id"])
     muts = MUTATIONS
     if args.only:
         muts = [m for m in MUTATIONS if m["id"] in args.only]

@@ -483,54 +483,64 @@ static PyObject *context_get_limit(PyObject *cls, PyObject *arg)
  * four-byte banks, where the reference has the setter do nothing and the
  * getter answer FOUR_BYTE_BANK_SIZE, so that is what happens then. */
 
+typedef CUresult (*ctx_set_fn)(int);
+typedef CUresult (*ctx_get_fn)(int *);
+
+/* Both pairs: `set` and `get` point at the driver table's entry, read once
+ * pcc_ready has filled it (NULL where the driver lacks the call). */
+static PyObject *set_ctx_config(PyObject *arg, const char *what, const char *enum_name,
+                                unsigned int valid, ctx_set_fn *set, const char *call)
+{
+    int v;
+    if (pcc_enum_arg(arg, what, enum_name, valid, &v) < 0 || pcc_ready() < 0 ||
+        pcc_context_ensure() < 0)
+        return NULL;
+    if (*set != NULL && pcc_check((*set)(v), call) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_ctx_config(PyObject **enum_cls, int absent, ctx_get_fn *get,
+                                const char *call)
+{
+    int v = absent;
+    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
+        return NULL;
+    if (*get != NULL && pcc_check((*get)(&v), call) < 0)
+        return NULL;
+    return pcc_enum_member(*enum_cls, v);
+}
+
 static PyObject *context_set_cache_config(PyObject *cls, PyObject *arg)
 {
     (void)cls;
-    int v;
-    if (pcc_enum_arg(arg, "set_cache_config(config): config", "func_cache", PCC_FUNC_CACHE_VALUES,
-                     &v) < 0 ||
-        pcc_ready() < 0 || pcc_context_ensure() < 0 ||
-        pcc_check(pcc_drv.cuCtxSetCacheConfig(v), "cuCtxSetCacheConfig") < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return set_ctx_config(arg, "set_cache_config(config): config", "func_cache",
+                          PCC_FUNC_CACHE_VALUES, &pcc_drv.cuCtxSetCacheConfig,
+                          "cuCtxSetCacheConfig");
 }
 
 static PyObject *context_get_cache_config(PyObject *cls, PyObject *unused)
 {
     (void)cls;
     (void)unused;
-    int v = 0;
-    if (pcc_ready() < 0 || pcc_context_ensure() < 0 ||
-        pcc_check(pcc_drv.cuCtxGetCacheConfig(&v), "cuCtxGetCacheConfig") < 0)
-        return NULL;
-    return pcc_enum_member(pcc_st.func_cache, v);
+    return get_ctx_config(&pcc_st.func_cache, CU_FUNC_CACHE_PREFER_NONE,
+                          &pcc_drv.cuCtxGetCacheConfig, "cuCtxGetCacheConfig");
 }
 
 static PyObject *context_set_shared_config(PyObject *cls, PyObject *arg)
 {
     (void)cls;
-    int v;
-    if (pcc_enum_arg(arg, "set_shared_config(config): config", "shared_config",
-                     PCC_SHARED_CONFIG_VALUES, &v) < 0 ||
-        pcc_ready() < 0 || pcc_context_ensure() < 0)
-        return NULL;
-    if (pcc_drv.cuCtxSetSharedMemConfig != NULL &&
-        pcc_check(pcc_drv.cuCtxSetSharedMemConfig(v), "cuCtxSetSharedMemConfig") < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return set_ctx_config(arg, "set_shared_config(config): config", "shared_config",
+                          PCC_SHARED_CONFIG_VALUES, &pcc_drv.cuCtxSetSharedMemConfig,
+                          "cuCtxSetSharedMemConfig");
 }
 
 static PyObject *context_get_shared_config(PyObject *cls, PyObject *unused)
 {
     (void)cls;
     (void)unused;
-    int v = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
-    if (pcc_ready() < 0 || pcc_context_ensure() < 0)
-        return NULL;
-    if (pcc_drv.cuCtxGetSharedMemConfig != NULL &&
-        pcc_check(pcc_drv.cuCtxGetSharedMemConfig(&v), "cuCtxGetSharedMemConfig") < 0)
-        return NULL;
-    return pcc_enum_member(pcc_st.shared_config, v);
+    return get_ctx_config(&pcc_st.shared_config, CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE,
+                          &pcc_drv.cuCtxGetSharedMemConfig, "cuCtxGetSharedMemConfig");
 }
 
 static PyObject *context_get_device(PyObject *cls, PyObject *unused)

@@ -159,6 +159,7 @@ def test_context_not_constructible():
         drv.Context()
 
 
+@pytest.mark.detached_memory
 def test_alloc_outlives_detached_context(ctx):
     new = drv.Device(0).make_context()
     a = drv.mem_alloc(64)
@@ -169,6 +170,7 @@ def test_alloc_outlives_detached_context(ctx):
     assert drv.Context.get_current() is ctx
 
 
+@pytest.mark.detached_memory
 def test_objects_of_a_detached_context_are_refused(ctx):
     """Memory, a Function and a GPUArray of a detached context went on being
     used: copies, memsets, launches and the array's own operations read or
@@ -199,6 +201,7 @@ def test_objects_of_a_detached_context_are_refused(ctx):
     assert drv.Context.get_current() is ctx and not drv.is_poisoned()
 
 
+@pytest.mark.detached_memory
 def test_a_detached_context_gives_its_memory_back(ctx):
     """As the driver does, destroying a context frees the memory allocated in
     it. The simulator kept it: five contexts that each made a 1 GiB

@@ -155,6 +155,7 @@ def test_attach_refuses_bad_arguments(ctx):
     assert not drv.is_poisoned()
 
 
+@pytest.mark.detached_memory
 def test_attach_of_freed_or_detached_memory_is_refused(ctx):
     mem = drv.managed_empty(16, np.int32).base  # (the array is gone: free() frees)
     mem.free()
@@ -194,6 +195,7 @@ def test_get_attribute_names_an_unknown_number(ctx):
 
 # ---- a destroyed context's handle, given to the next one ---------------------------
 
+@pytest.mark.detached_memory
 def test_a_recycled_context_handle_meets_no_stale_cache(ctx):
     """The driver gives a destroyed context's CUcontext to the next context it
     makes (the simulator does too). Context equality was the handle's, so the

@@ -3,10 +3,12 @@ documented fields, each of which changes it (source, options, name
 expressions, target, arch, backend, NVRTC's identity, CUDA_HOME, the format
 version, the headers included, through include_dirs, an absolute path or
 CPATH), the same in every process; and an entry's payload codec."""
+import json
 import os
 import subprocess
 import sys
 import textwrap
+import zlib
 
 import pytest
 
@@ -108,6 +110,42 @@ def test_key_is_sha256_of_the_documented_fields(tmp_path):
         _driver.sha256_setup(True)
 
 
+COMPRESSED_CHILD = r"""
+import json, os, sys
+import pycudac.autoinit
+from pycudac import compiler
+src, d = open(sys.argv[1]).read(), sys.argv[2]
+cold = compiler.SourceModule(src, cache_dir=d)
+(entry,) = [f for f in os.listdir(d) if f.endswith(".pcc")]
+data = open(os.path.join(d, entry), "rb").read()
+compiler._memo.clear()
+warm = compiler.SourceModule(src, cache_dir=d)
+print("RESULT " + json.dumps({"ptx": cold.ptx, "image": len(cold.image), "entry": len(data),
+      "in_entry": cold.ptx.encode() in data, "from_cache": warm.from_cache,
+      "same": warm.ptx == cold.ptx, "once": warm.ptx is warm.ptx}))
+"""
+
+
+def test_a_cubin_entrys_ptx_is_stored_compressed_and_read_when_wanted(tmp_path, stub_driver):
+    """A CUBIN entry held its PTX as text, most of the bytes a warm start
+    read and checked (10.6 of 24.7 KB for bench/kernels/compile_src.cu):
+    it is zlib-compressed now (form 2 of the payload), and a module from
+    the entry inflates it only when module.ptx is read. NVRTC's CUBIN over
+    the stub driver (the CUDA backend's path, here without a GPU)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYCUDAC_BACKEND="cuda", PYCUDAC_LIBCUDA=stub_driver,
+               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYCUDAC_DISABLE_CACHE", None)
+    r = subprocess.run([sys.executable, "-c", COMPRESSED_CHILD,
+                        os.path.join(root, "bench", "kernels", "compile_src.cu"), str(tmp_path)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.split("RESULT ", 1)[1])
+    assert len(out["ptx"]) > 4000 and not out["in_entry"]
+    assert out["entry"] < out["image"] + len(out["ptx"]) // 2
+    assert out["from_cache"] and out["same"] and out["once"]
+
+
 def test_payload_round_trip_and_damage():
     """An entry's payload decodes to what was encoded; any damage (every
     truncation, flipped bytes) decodes to None (a miss) or to a dict, never
@@ -125,6 +163,11 @@ def test_payload_round_trip_and_damage():
                                 "compute_90") == bare
     for n in range(len(p)):
         assert _driver.cache_decode(p[:n], "cubin", "sm_90") is None
+    # the PTX goes in compressed (form 2); a stream zlib cannot read is a miss
+    assert p[4] == 2 and zlib.compress(b".version 8", 6) in p
+    broken = p.replace(zlib.compress(b".version 8", 6), b"\x78\x9c" + b"\0" * 16)
+    broken = _driver.cache_encode("cubin", "sm_90", "", b"i", b"\x78\x9cnot zlib", [], None)
+    assert broken[4] == 2 and _driver.cache_decode(broken, "cubin", "sm_90") is None
     rng = random.Random(7)
     for _ in range(3000):
         b = bytearray(p)

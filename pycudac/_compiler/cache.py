@@ -12,11 +12,18 @@ from pycudac._driver import CompileError
 from pycudac._compiler.includes import _hidden_include_dirs, _include_files, _IncludeTreeTooLarge
 from pycudac._compiler.toolkit import _NO_CCCL, _compiler_identity, _system_includes
 
+try:
+    import zlib as _zlib
+except ImportError:  # a Python built without zlib: entries keep their PTX as text
+    _zlib = None
+else:  # module.ptx of a warm start inflates the entry's PTX with it
+    _driver._register("ptx_inflate", _zlib.decompress)
+
 #: Bump when the payload layout or the key recipe changes, or what every
 #: compile adds to the source (the extern "C++" around toolkit includes, the
 #: C library stand-ins of src/compile/c_headers.c): old entries then simply
 #: stop matching.
-CACHE_FORMAT_VERSION = 4
+CACHE_FORMAT_VERSION = 5  # 5: a CUBIN entry's PTX compressed
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30
@@ -110,9 +117,14 @@ def _usable_dir(cache_dir, check=True):
 
 
 def _encode_payload(result, target, arch):
-    """A compile result as the bytes of a cache entry (format: src/compile/cache_key.c)."""
+    """A compile result as the bytes of a cache entry (format: src/compile/cache_key.c).
+    The PTX goes in compressed (zlib: a third of its bytes, so a warm start
+    reads and checks less; it is inflated when module.ptx is read)."""
+    ptx = result.get("ptx")
+    if isinstance(ptx, str) and ptx and _zlib is not None:
+        ptx = _zlib.compress(ptx.encode("utf-8", "surrogatepass"), 6)
     return _driver.cache_encode(target, arch, result.get("log"), result["image"],
-                                result.get("ptx"), result["options"], result.get("lowered"))
+                                ptx, result["options"], result.get("lowered"))
 
 
 def _check_pch(pch):

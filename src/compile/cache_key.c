@@ -14,10 +14,13 @@
  * joined by NUL, name_expressions joined by NUL, no_extern_c, source, then
  * include.<k>/include.bytes pairs), so no two field lists hash alike.
  *
- * The payload ("PCC3") is: magic, has_ptx (1 byte), field count (u32), one
- * u64 size per field, then the fields: target, arch, log, image, ptx,
- * options joined by NUL, then (name expression, lowered name) pairs. All
- * little-endian; text is UTF-8 (surrogatepass, like the source).
+ * The payload ("PCC3") is: magic, the PTX's form (1 byte: 0 none, 1 UTF-8,
+ * 2 UTF-8 zlib-compressed), field count (u32), one u64 size per field, then
+ * the fields: target, arch, log, image, ptx, options joined by NUL, then
+ * (name expression, lowered name) pairs. All little-endian; text is UTF-8
+ * (surrogatepass, like the source). compiler.py stores the PTX compressed
+ * where zlib is there (a third of its bytes: a warm start reads and checks
+ * less, and inflates it only when module.ptx is read).
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -29,7 +32,7 @@
 #include "util/fixbuf.h"
 
 #define PAYLOAD_MAGIC "PCC3"
-#define PAYLOAD_HEAD 9 /* magic, has_ptx, field count */
+#define PAYLOAD_HEAD 9 /* magic, the PTX's form, field count */
 #define PAYLOAD_FIXED 6 /* target, arch, log, image, ptx, options */
 
 /* ---- the directory ----------------------------------------------------------- */
@@ -383,18 +386,39 @@ void pcc_result_parts_clear(pcc_result_parts *r)
     Py_CLEAR(r->ptx);
     Py_CLEAR(r->options);
     Py_CLEAR(r->lowered);
+    r->ptx_zlib = 0;
+}
+
+/* The PTX of a payload whose form is 2: the registered zlib.decompress over
+ * [p, p+n), decoded; NULL with no exception when it cannot be had (no zlib
+ * registered, not a zlib stream: a miss), NULL with one on other failures. */
+static PyObject *inflated_text(const char *p, uint64_t n)
+{
+    if (pcc_st.ptx_inflate == NULL)
+        return NULL;
+    PyObject *z = PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
+    PyObject *raw = z ? PyObject_CallOneArg(pcc_st.ptx_inflate, z) : NULL;
+    Py_XDECREF(z);
+    PyObject *t = NULL;
+    if (raw != NULL && PyBytes_Check(raw))
+        t = text(PyBytes_AS_STRING(raw), (uint64_t)PyBytes_GET_SIZE(raw));
+    Py_XDECREF(raw);
+    if (t == NULL && z != NULL && !PyErr_ExceptionMatches(PyExc_MemoryError))
+        PyErr_Clear(); /* zlib.error, or not UTF-8: not an entry we wrote */
+    return t;
 }
 
 /* The compile result a payload holds, into *r (new references; options a
  * tuple, lowered NULL when there are none, ptx None or, with lazy_ptx, its
- * UTF-8 bytes, else str): 1, or 0 when it is not one of ours for
- * target/arch (a miss), or -1 with an exception (Python failures only). */
+ * bytes as stored (r->ptx_zlib says which form), else str): 1, or 0 when
+ * it is not one of ours for target/arch (a miss), or -1 with an exception
+ * (Python failures only). */
 static int decode_parts(const char *payload, uint64_t len, const char *target, const char *arch,
                         int lazy_ptx, pcc_result_parts *r)
 {
     const unsigned char *p = (const unsigned char *)payload;
     *r = (pcc_result_parts){0};
-    if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 1)
+    if (len < PAYLOAD_HEAD || memcmp(p, PAYLOAD_MAGIC, 4) != 0 || p[4] > 2)
         return 0;
     uint32_t n = get_u32(p + 5);
     if (n < PAYLOAD_FIXED || n % 2 || n > (len - PAYLOAD_HEAD) / 8)
@@ -426,7 +450,13 @@ static int decode_parts(const char *payload, uint64_t len, const char *target, c
     r->image = PyBytes_FromStringAndSize(f[3], (Py_ssize_t)fs[3]);
     r->ptx = !p[4] ? Py_NewRef(Py_None)
              : lazy_ptx ? PyBytes_FromStringAndSize(f[4], (Py_ssize_t)fs[4])
-                        : text(f[4], fs[4]);
+             : p[4] == 2 ? inflated_text(f[4], fs[4])
+                         : text(f[4], fs[4]);
+    r->ptx_zlib = lazy_ptx && p[4] == 2;
+    if (r->ptx == NULL && !PyErr_Occurred()) { /* compressed, and no zlib to read it */
+        pcc_result_parts_clear(r);
+        return 0;
+    }
     r->options = PyTuple_New(nopts);
     if (!r->log || !r->image || !r->ptx || !r->options)
         goto fail;
@@ -513,8 +543,11 @@ static PyObject *py_cache_encode(PyObject *self, PyObject *args)
     PyObject *fixed[] = {target, arch, log == Py_None ? empty : log, NULL,
                          ptx == Py_None ? empty : ptx, opts_joined};
     for (int i = 0; i < PAYLOAD_FIXED; i++) {
-        PyObject *b = i == 3 ? PyBytes_FromStringAndSize(image.buf, image.len)
-                             : utf8(fixed[i], "cache_encode(): log, ptx, target and arch");
+        /* the PTX as str, or as bytes its caller compressed (zlib) */
+        PyObject *b = i == 3                        ? PyBytes_FromStringAndSize(image.buf, image.len)
+                      : i == 4 && PyBytes_Check(ptx) ? Py_NewRef(ptx)
+                                                     : utf8(fixed[i], "cache_encode(): log, ptx, "
+                                                                      "target and arch");
         if (b == NULL || PyList_Append(parts, b) < 0) {
             Py_XDECREF(b);
             goto done;
@@ -545,7 +578,7 @@ static PyObject *py_cache_encode(PyObject *self, PyObject *args)
         goto done;
     unsigned char *w = (unsigned char *)PyBytes_AS_STRING(out);
     memcpy(w, PAYLOAD_MAGIC, 4);
-    w[4] = ptx != Py_None;
+    w[4] = ptx == Py_None ? 0 : PyBytes_Check(ptx) ? 2 : 1;
     put_u32(w + 5, (uint32_t)n);
     unsigned char *data = w + PAYLOAD_HEAD + 8 * n;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -703,7 +736,8 @@ static PyMethodDef cache_key_methods[] = {
     {"cache_disabled", py_cache_disabled, METH_NOARGS,
      "True when PYCUDAC_DISABLE_CACHE is 1, true, yes or on."},
     {"cache_encode", py_cache_encode, METH_VARARGS,
-     "cache_encode(target, arch, log, image, ptx, options, lowered) -> payload bytes."},
+     "cache_encode(target, arch, log, image, ptx, options, lowered) -> payload bytes. ptx: "
+     "str, None, or bytes: its UTF-8 compressed with zlib."},
     {"cache_decode", py_cache_decode, METH_VARARGS,
      "cache_decode(payload, target, arch) -> the result dict, or None when the payload is not "
      "one of ours for that target."},

@@ -345,8 +345,10 @@ static int Module_set_signatures(PyObject *op, PyObject *value, void *closure)
 }
 
 /* module.ptx: NVRTC's PTX as str (None when there is none). A warm start
- * leaves it as the verified UTF-8 bytes of the cache entry; the first read
- * decodes them. */
+ * leaves it as the verified bytes of the cache entry, UTF-8 and in the
+ * entry's zlib form (a third of a CUBIN entry's bytes, not read until
+ * wanted); the first read inflates (the zlib.decompress compiler.py
+ * registers) and decodes them. */
 static PyObject *Module_get_ptx(PyObject *op, void *closure)
 {
     (void)closure;
@@ -355,6 +357,24 @@ static PyObject *Module_get_ptx(PyObject *op, void *closure)
         PyErr_SetString(PyExc_AttributeError,
                         "this module has no 'ptx': it was not compiled by pycudac");
         return NULL;
+    }
+    if (self->ptx_zlib) {
+        if (pcc_st.ptx_inflate == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "module.ptx: this module's PTX is compressed "
+                                                "and zlib was not registered (import "
+                                                "pycudac.compiler)");
+            return NULL;
+        }
+        PyObject *raw = PyObject_CallOneArg(pcc_st.ptx_inflate, self->ptx);
+        if (raw == NULL)
+            return NULL;
+        if (!PyBytes_Check(raw)) {
+            Py_DECREF(raw);
+            PyErr_SetString(PyExc_RuntimeError, "module.ptx: inflating the PTX gave no bytes");
+            return NULL;
+        }
+        Py_SETREF(self->ptx, raw);
+        self->ptx_zlib = 0;
     }
     if (PyBytes_Check(self->ptx)) {
         PyObject *text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(self->ptx),
@@ -377,6 +397,7 @@ static int Module_set_ptx(PyObject *op, PyObject *value, void *closure)
     }
     Py_XINCREF(value);
     Py_XSETREF(self->ptx, value);
+    self->ptx_zlib = 0;
     return 0;
 }
 
@@ -531,6 +552,7 @@ PyObject *pcc_module_from_parts(const pcc_result_parts *parts, PyObject *source,
     if (lowered != NULL && PyDict_GET_SIZE(lowered) > 0)
         self->lowered = Py_NewRef(lowered);
     self->ptx = Py_NewRef(ptx ? ptx : Py_None);
+    self->ptx_zlib = parts->ptx_zlib && ptx != NULL && PyBytes_Check(ptx);
     PyObject *dict = PyObject_GenericGetDict((PyObject *)self, NULL);
     int rc = dict == NULL ? -1 : 0;
     int is_cubin = PyUnicode_Check(f->target) &&
@@ -563,7 +585,7 @@ PyObject *pcc_module_from_result(PyObject *result, PyObject *source, PyObject *k
     }
     pcc_result_parts parts = {field(result, A_IMAGE), field(result, A_LOG),
                               field(result, A_PTX), field(result, A_OPTIONS),
-                              field(result, A_LOWERED)};
+                              field(result, A_LOWERED), 0};
     pcc_result_facts f = {field(result, A_TARGET), field(result, A_ARCH), field(result, A_KEY),
                           field(result, A_FROM_CACHE)};
     if (facts != NULL)

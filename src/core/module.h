@@ -17,6 +17,7 @@ typedef struct {
     PyObject *weakreflist;
     PyObject *dict;        /* instance __dict__: compiler.py hangs log/source here */
     PyObject *ptx;         /* str, None, UTF-8 bytes decoded on first read, or NULL */
+    int ptx_zlib;          /* ptx is those bytes zlib-compressed (a cache entry's) */
 } PccModule;
 
 /* What a compile result says about itself; borrowed references. */
@@ -25,10 +26,12 @@ typedef struct {
 } pcc_result_facts;
 
 /* A compile result's fields; borrowed references. `ptx` may be the PTX's
- * UTF-8 bytes (verified, decoded on first read of module.ptx: a warm start
- * need not pay for it), `lowered` NULL (none), `options` any sequence. */
+ * UTF-8 bytes, zlib-compressed when ptx_zlib (a cache entry's; verified,
+ * inflated and decoded on first read of module.ptx: a warm start need not
+ * pay for it), `lowered` NULL (none), `options` any sequence. */
 typedef struct {
     PyObject *image, *log, *ptx, *options, *lowered;
+    int ptx_zlib;
 } pcc_result_parts;
 
 /* The parts loaded into the current context as a module with the

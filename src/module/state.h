@@ -53,7 +53,8 @@ struct pcc_backend;
     X(func_cache)       /* pycudac.driver.func_cache: the enum (get_cache_config's) */       \
     X(shared_config)    /* pycudac.driver.shared_config: the enum (get_shared_config's) */   \
     /* pycudac.tools._forget_context: (ctx) -> None, after detach() */                        \
-    X(context_detached)
+    X(context_detached)                                                                      \
+    X(ptx_inflate)      /* zlib.decompress (pycudac._compiler.cache): an entry's PTX */
 
 #define PCC_STATE_STR_FIELD(field, text) PyObject *str_##field;
 #define PCC_STATE_HOOK_FIELD(field) PyObject *field;

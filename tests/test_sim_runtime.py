@@ -625,3 +625,51 @@ def test_environment_changes_reach_the_simulator_and_race_with_nothing(tmp_path)
     """, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "KEPT 1 1" in r.stdout and "OK True" in r.stdout, r.stdout + r.stderr
+
+
+# ---- asynchronous copies ------------------------------------------------------------------
+
+@pytest.mark.parametrize("size, zfill, what", [(12, 0, "must be 4, 8 or 16"),
+                                               (8, 9, "zfill at most size_and_align"),
+                                               (16, 0, "misaligned address")])
+def test_a_pipeline_copy_outside_its_rules_stops_the_kernel(size, zfill, what):
+    """__pipeline_memcpy_async takes 4, 8 or 16 bytes, aligned so, zfill at
+    most that: the simulator stops the kernel and names the rule (the GPU's
+    result is undefined, or a misaligned-address fault)."""
+    off = 4 if what == "misaligned address" else 0
+    expect_sticky(f"""
+        mod = SourceModule('''
+        #include <cuda_pipeline.h>
+        __global__ void stage(const char *in, int *out)
+        {{
+            __shared__ __align__(16) char s[64];
+            __pipeline_memcpy_async(s + {off}, in, {size}, {zfill});
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+            out[0] = s[0];
+        }}''')
+        out = drv.mem_alloc(64)
+        mod.get_function("stage")(out, out, block=(1, 1, 1), grid=(1, 1))
+    """, "kernel 'stage'", what,
+        name="CUDA_ERROR_MISALIGNED_ADDRESS" if off else "CUDA_ERROR_LAUNCH_FAILED")
+
+
+def test_cuda_barrier_is_refused_not_a_hang(ctx):
+    """cuda::barrier's threads wait for each other by spinning, and the
+    simulator runs a block's threads one at a time between barriers: a
+    kernel with arrive_and_wait() never finished (the launch hung). Its
+    header is refused at compile time, naming what runs instead."""
+    src = """
+    #include <cuda/barrier>
+    __global__ void k(float *out)
+    {
+        __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+        if (threadIdx.x == 0)
+            init(&bar, blockDim.x);
+        __syncthreads();
+        bar.arrive_and_wait();
+        out[threadIdx.x] = 1.0f;
+    }"""
+    with pytest.raises(drv.CompileError, match=r"<cuda/barrier> cannot run on the pycudac CPU "
+                                               r"simulator: its threads wait for one another"):
+        source_module(src)

@@ -99,6 +99,8 @@ SOURCES = {s.file: s for s in [
     Source("printf_atomics.cu"),
     # shuffles with a width, logical-warp scans, divergent ballots, warp match: no asm
     Source("warp_shuffle.cu"),
+    # Ampere's asynchronous copies: cg::memcpy_async and <cuda_pipeline.h>'s primitives
+    Source("async_copy.cu", toolkit=True),
     # the simulator refuses inline PTX (`asm`), which NVRTC accepts (docs/simulator.md)
     Source("inline_ptx.cu",
            disagree="refuses the inline PTX: 'inline assembly (`asm`: PTX) cannot run on the "
@@ -121,3 +123,4 @@ import cases_math_api  # noqa: E402,F401
 import cases_cpp  # noqa: E402,F401
 import cases_printf_atomics  # noqa: E402,F401
 import cases_warp_ptx  # noqa: E402,F401
+import cases_async  # noqa: E402,F401

@@ -388,10 +388,27 @@ static int write_program_header(struct _nvrtcProgram *P, job *J, int i)
     return write_file(path, P->hdr_srcs.v[i], strlen(P->hdr_srcs.v[i]));
 }
 
+/* libcu++'s headers whose threads wait for one another (cuda::barrier and
+ * cuda::memcpy_async with it, latch, semaphore, pipeline): compiled for the
+ * host they spin until the others arrive, and the simulator runs a block's
+ * threads one at a time between barriers, so a kernel using them never
+ * finished (it hung the launch). An #error that says so instead. */
+static int blocking_cccl_header(const char *name)
+{
+    static const char *const names[] = {"cuda/barrier", "cuda/std/barrier", "cuda/latch",
+                                        "cuda/std/latch", "cuda/semaphore", "cuda/std/semaphore",
+                                        "cuda/pipeline"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* A libcu++ header (<cuda/std/...>) the program includes: the host
  * compiler reads it as a host C++ library, so CUDA's macros and the
  * prelude's are put aside around it; without libcu++, an #error that says
- * what provides it. */
+ * what provides it; for one whose threads wait for each other, an #error
+ * that says why the simulator cannot run it. */
 static int write_cccl_wrapper(job *J, const char *name)
 {
     static const char *const macros[] = {
@@ -404,7 +421,15 @@ static int write_cccl_wrapper(job *J, const char *name)
     if (!safe_name(name) || make_parents(path, J->tl + 5) != 0)
         return -1;
     pcc_sbuf s = {0};
-    if (J->O.sys_dirs.n == 0) {
+    if (blocking_cccl_header(name)) {
+        pcc_sb_printf(&s, "#error \"<%s> cannot run on the pycudac CPU simulator: its threads wait "
+                          "for one another (cuda::barrier, cuda::memcpy_async with a barrier, "
+                          "latches, semaphores, pipelines) by spinning, and the simulator runs a "
+                          "block's threads one at a time between __syncthreads(). Use "
+                          "__syncthreads(), or cooperative_groups (cg::memcpy_async and cg::wait, "
+                          "given a plain byte count for a cuda::aligned_size_t), which it runs\"\n",
+                      name);
+    } else if (J->O.sys_dirs.n == 0) {
         pcc_sb_printf(&s, "#error \"<%s> is libcu++ (CCCL), which the pycudac CPU simulator did not "
                           "find: install the nvidia-cuda-cccl wheel (pip install nvidia-cuda-cccl) or a "
                           "CUDA toolkit (set CUDA_HOME), or pass its include/cccl directory in "

@@ -97,6 +97,7 @@ def test_pycuda_style_preferences():
     cuda.Context.set_cache_config(cuda.func_cache.PREFER_NONE)
 
 
+@pytest.mark.detached_memory
 def test_a_function_of_a_detached_context_is_refused(ctx):
     """Its module went with the context: the handle must not reach the
     driver (get_attribute and set_attribute sent it too)."""

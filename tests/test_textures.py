@@ -304,6 +304,45 @@ def test_a_texture_over_freed_linear_memory_is_refused_at_launch(mod, ga):
     assert not drv.is_poisoned()
 
 
+def test_a_texture_over_an_array_launches_on_the_fast_path(mod, ga):
+    """A TextureObject over a CUDA array is packed by the launch's fast path
+    (its handle: it cannot go stale, an Array refuses free() under it), so a
+    texture-reading kernel launches as cheaply as a plain one: it went
+    through launch_general (issue 25's texture row, 1.06x of the C floor on
+    two H200 hosts). One over linear memory still goes there, which checks
+    that memory (the review's freed-memory refusal, here with every other
+    argument one the fast path takes)."""
+    f = mod.get_function("f1")
+    arr = drv.np_to_array(np.arange(8, dtype=np.float32) * 2)
+    tex = drv.TextureObject(arr, filter_mode=drv.filter_mode.POINT)
+    x = drv.mem_alloc(4 * 8)
+    drv.memcpy_htod(x, np.arange(8, dtype=np.float32) + 0.5)
+    out = drv.mem_alloc(4 * 8)
+    block = (8, 1, 1)
+    f(tex, x, out, np.int32(8), block=block)  # parses the block tuple
+    before = drv._debug_counters()["general_launches"]
+    for _ in range(50):
+        f(tex, x, out, 8, block=block)
+    assert drv._debug_counters()["general_launches"] == before
+    got = np.empty(8, np.float32)
+    drv.memcpy_dtoh(got, out)
+    assert got.tolist() == (np.arange(8) * 2.0).tolist()
+    alloc = drv.mem_alloc(64)
+    g = ga.GPUArray((16,), np.float32, gpudata=alloc)
+    g.set(np.arange(16, dtype=np.float32))
+    lin = drv.TextureObject(g)
+    fetch = mod.get_function("fetch_f")
+    res = drv.mem_alloc(16)
+    fetch(lin, res, np.int32(4), block=(4, 1, 1))
+    before = drv._debug_counters()["general_launches"]
+    fetch(lin, res, np.int32(4), block=(4, 1, 1))
+    assert drv._debug_counters()["general_launches"] == before + 1
+    alloc.free()
+    with pytest.raises(ValueError, match="argument 1 't'.*linear memory that was freed"):
+        fetch(lin, res, np.int32(4), block=(4, 1, 1))
+    assert not drv.is_poisoned()
+
+
 def test_tex1Dfetch_of_two_channels(mod, ga):
     data = np.arange(16, dtype=np.int32).reshape(8, 2)
     tex = drv.TextureObject(ga.to_gpu(data), num_channels=2)

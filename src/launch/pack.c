@@ -601,8 +601,8 @@ static PCC_NOINLINE int int_as_float(int k, long long v, char *dst)
  * a float for float or double; an int in range for an integer or a
  * pointer (and a one-digit int for float or double); a DeviceAllocation,
  * or a GPUArray whose gpudata is one, for a pointer; an ndarray of its
- * remembered dtype for a vector or struct; a NumPy scalar of exactly the
- * declared type. 0 when stored; 1 when the argument needs conv_one, which
+ * remembered dtype for a vector or struct; a TextureObject over a CUDA
+ * array; a NumPy scalar of exactly the declared type. 0 when stored; 1 when the argument needs conv_one, which
  * converts everything else and makes every refusal. Each case stores what
  * conv_one would.
  * The code is kept short on purpose: the driver's launch evicts the CPU's
@@ -660,6 +660,17 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
             pcc_array_base_ptr((const PccArrayBase *)arg, &dp) != 0)
             return 1;
         memcpy(dst, &dp, sizeof dp);
+        return 0;
+    }
+    /* a live texture object over a CUDA array, one context: its handle
+     * (everything else, and every refusal, is conv_handle's; driver's
+     * TextureObject and Array are Python subclasses of the C types) */
+    if (k == PK_TEX && PyObject_TypeCheck(arg, pcc_st.TextureObject)) {
+        const PccTexObject *tex = (const PccTexObject *)arg;
+        if (tex->handle == 0 || !PyObject_TypeCheck(tex->source, pcc_st.Array) ||
+            PCC_UNLIKELY(pcc_st.multi_device))
+            return 1;
+        memcpy(dst, &tex->handle, sizeof tex->handle);
         return 0;
     }
     return pack_numpy_scalar(t, k, arg, dst);

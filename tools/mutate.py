@@ -757,6 +757,7 @@ def main(argv=None):
 
     tree = os.path.join(args.workdir, "tree")
     print(f"mutate: copying the tree to {tree}", flush=True)
+    started = tree_state()
     copy_tree(tree)
     env = dict(os.environ, PYCUDAC_BACKEND="sim",
                PYCUDAC_CACHE_DIR=os.path.join(args.workdir, "cache"))
@@ -814,7 +815,7 @@ def main(argv=None):
             if m["path"].startswith(("src/", "include/")):
                 b.rebuild(m["path"])
 
-    report = render(results)
+    report = render(results, started)
     print(report)
     if args.report:
         with open(args.report, "w") as f:
@@ -822,7 +823,16 @@ def main(argv=None):
     return 0 if all(s == "CAUGHT" for _, s, _, _ in results) else 1
 
 
-def render(results):
+def tree_state():
+    """(when, what): the time and `git describe --dirty` of the tree as the
+    pass copies it, not as it is when the pass ends (a long pass outlives
+    commits made meanwhile)."""
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    return time.strftime('%Y-%m-%d %H:%M', time.localtime()), commit
+
+
+def render(results, started=None):
     counts = {}
     for _, s, _, _ in results:
         counts[s] = counts.get(s, 0) + 1
@@ -833,10 +843,9 @@ def render(results):
         lines.append(f"| {m['id']} | {m['path']} | {m['what']} | {tests} | {s} ({dt:.0f}s) "
                      f"| {note} |")
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    when, commit = started or tree_state()
     head = ["# Mutation pass (tools/mutate.py)", "",
-            f"Run {time.strftime('%Y-%m-%d %H:%M', time.localtime())} on {commit}, the "
+            f"Run {when} on {commit}, the "
             f"simulator backend, {os.cpu_count()} CPU cores: **{len(results)} mutations: "
             f"{summary}**. Each row: the mutation, the tests it ran (stopping at the first "
             "failure) and the first test that failed. Rerun: `.venv/bin/python tools/mutate.py "

@@ -24,6 +24,8 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 PYTEST_FLAGS ?= -q
+# pytest processes for the suite and the ASan stage (CI has two cores)
+CI_JOBS ?= 2
 
 FUZZ_SCALE ?= 10
 FUZZ_SEED ?= 0
@@ -69,13 +71,16 @@ ifneq ($(FULL),)
 	@echo "== make test: suite, asan+ubsan suite, tsan thread tests, valgrind subset, fuzz, PyCUDA's tests, docs, examples, package: all passed"
 endif
 
+# The suite runs in CI_JOBS pytest processes (tools/ci/shards.py: the files
+# dealt by size, those that measure the device's free memory alone after
+# them; each process's log in build/suite-logs, failures printed at the end).
 test-suite: build
-	@echo "== [suite] pytest $(PYTEST_FLAGS) tests"
-	$(RUN_PYTEST) $(PYTEST_FLAGS) tests
+	@echo "== [suite] pytest $(PYTEST_FLAGS) tests, in $(CI_JOBS) processes"
+	@sh -c '"$$0" tools/ci/shards.py -n $(CI_JOBS) --logs build/suite-logs -p no:cacheprovider $(PYTEST_FLAGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc' $(VPY)
 
 # The CPU/simulator suite against an ASan+UBSan build in build/asan-tree.
 test-asan: $(STAMP)
-	PY=$(VPY) bash tools/ci/asan.sh
+	PY=$(VPY) CI_JOBS=$(CI_JOBS) bash tools/ci/asan.sh
 
 # ThreadSanitizer over the threading tests on the simulator, against a TSan
 # build in build/tsan-tree (tools/ci/tsan.sh says which tests).

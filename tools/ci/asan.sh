@@ -57,13 +57,20 @@ cd "$TREE"
 # instrumented): the C paths they go through (compile/, the simulator's
 # compiler front) are run by the rest of the suite, and they would double
 # the stage's time on CI's two cores.
-if [ $# -eq 0 ]; then
-    set -- tests --ignore=tests/test_corpus_nvrtc.py --ignore=tests/test_cuda_c_rules.py \
-        --ignore=tests/test_ci_scripts.py
-fi
-echo "== [asan] pytest $* (LD_PRELOAD=$LD_PRELOAD, PYTHONMALLOC=$PYTHONMALLOC)"
+# With no arguments, in CI_JOBS processes (tools/ci/shards.py; each one's
+# log in $LOGDIR/pytest, its failures printed at the end).
 set +e
-"$PY" -m pytest -q -p no:cacheprovider "$@"
+if [ $# -eq 0 ]; then
+    echo "== [asan] the suite in ${CI_JOBS:-2} processes but test_corpus_nvrtc.py," \
+         "test_cuda_c_rules.py, test_ci_scripts.py (LD_PRELOAD=$LD_PRELOAD," \
+         "PYTHONMALLOC=$PYTHONMALLOC)"
+    "$PY" tools/ci/shards.py -n "${CI_JOBS:-2}" --logs "$LOGDIR/pytest" \
+        --skip test_corpus_nvrtc.py --skip test_cuda_c_rules.py --skip test_ci_scripts.py \
+        -q -p no:cacheprovider
+else
+    echo "== [asan] pytest $* (LD_PRELOAD=$LD_PRELOAD, PYTHONMALLOC=$PYTHONMALLOC)"
+    "$PY" -m pytest -q -p no:cacheprovider "$@"
+fi
 rc=$?
 set -e
 . "$ROOT/tools/ci/sanitizer-logs.sh"

@@ -56,6 +56,23 @@ def test_a_bad_cache_config_is_refused_and_changes_nothing(restore_cache_config,
     assert drv.Context.get_cache_config() is drv.func_cache.PREFER_SHARED
 
 
+def test_another_enums_member_is_refused(restore_cache_config):
+    """An IntEnum is an int: set_cache_config(shared_config.EIGHT_BYTE_BANK_SIZE)
+    set PREFER_L1, and attach(func_cache.PREFER_SHARED) attached GLOBAL (a
+    review). PyCUDA's enums refuse each other's members; so does pycudac.
+    NumPy ints and plain ints stay accepted."""
+    f = SourceModule(KERNEL).get_function("fill")
+    with pytest.raises(TypeError, match=r"config must be a driver\.func_cache member, not "
+                                        r"shared_config\.EIGHT_BYTE_BANK_SIZE"):
+        drv.Context.set_cache_config(drv.shared_config.EIGHT_BYTE_BANK_SIZE)
+    with pytest.raises(TypeError, match="driver.shared_config member, not func_cache"):
+        f.set_shared_config(drv.func_cache.PREFER_SHARED)
+    with pytest.raises(TypeError, match="driver.mem_attach_flags member, not func_cache"):
+        drv.managed_zeros(4, np.int32).base.attach(drv.func_cache.PREFER_SHARED)
+    drv.Context.set_cache_config(np.uint8(2))
+    assert drv.Context.get_cache_config() is drv.func_cache.PREFER_L1
+
+
 def test_shared_config_is_accepted_and_banks_stay_four_bytes(ctx):
     """Every GPU CUDA 13 drives has fixed four-byte banks: a request is
     taken and changes nothing, as the driver documents."""
@@ -226,4 +243,27 @@ def test_a_recycled_context_handle_meets_no_stale_cache(ctx):
     finally:
         drv.Context.pop()
         second.detach()
+    assert drv.Context.get_current() is ctx and not drv.is_poisoned()
+
+
+@pytest.mark.detached_memory
+def test_a_stream_of_a_detached_context_is_refused(ctx):
+    """A Stream goes with its context: attach(), an async copy and a launch
+    took it and passed the destroyed handle to the driver (found by a
+    review; the simulator, reusing the handle, showed nothing)."""
+    new = drv.Device(0).make_context()
+    s = drv.Stream()
+    drv.Context.pop()
+    new.detach()
+    f = SourceModule(KERNEL).get_function("fill")
+    out = drv.managed_zeros(64, np.int32)
+    blk = (64, 1, 1)
+    f(out.base, np.int32(1), block=blk)  # the next launch with blk takes the fast path
+    drv.Context.synchronize()
+    for call in (lambda: out.base.attach(drv.mem_attach_flags.SINGLE, s),
+                 lambda: drv.memcpy_htod_async(out.base, np.zeros(4, np.int32), s),
+                 lambda: f(out.base, np.int32(1), block=blk, stream=s),
+                 lambda: f(out.base, np.int32(1), block=(64, 1, 1), stream=s)):
+        with pytest.raises(drv.LogicError, match="Stream's context was detached"):
+            call()
     assert drv.Context.get_current() is ctx and not drv.is_poisoned()

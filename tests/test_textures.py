@@ -347,6 +347,27 @@ def test_a_texture_over_an_array_launches_on_the_fast_path(mod, ga):
     assert not drv.is_poisoned()
 
 
+@pytest.mark.detached_memory
+def test_a_texture_of_a_detached_context_is_refused(mod, ga):
+    """A TextureObject goes with its context: a launch took it and read
+    whatever the new context had at that address (a review: 77s where the
+    texture's data had been), on the fast path and the general one."""
+    new = drv.Device(0).make_context()
+    data = np.arange(8, dtype=np.float32) + 1
+    over_array = drv.TextureObject(drv.np_to_array(data))
+    over_linear = drv.TextureObject(ga.to_gpu(data))
+    drv.Context.pop()
+    new.detach()
+    out = drv.mem_alloc(4 * 8)
+    for name, tex in (("fetch_f", over_linear), ("f1", over_array)):
+        f = mod.get_function(name)
+        args = (tex, out, np.int32(8)) if name == "fetch_f" else (tex, out, out, np.int32(8))
+        with pytest.raises(drv.LogicError, match="argument 1 't'.*TextureObject's context "
+                                                 "was detached"):
+            f(*args, block=(8, 1, 1))
+    assert not drv.is_poisoned()
+
+
 def test_tex1Dfetch_of_two_channels(mod, ga):
     data = np.arange(16, dtype=np.int32).reshape(8, 2)
     tex = drv.TextureObject(ga.to_gpu(data), num_channels=2)

@@ -100,6 +100,20 @@ int pcc_enum_arg(PyObject *obj, const char *what, const char *enum_name, unsigne
                      enum_name, Py_TYPE(obj)->tp_name);
         return -1;
     }
+    /* another enum's member (an int by value): refused, as PyCUDA's enums
+     * refuse each other's (set_cache_config(shared_config.EIGHT_BYTE_BANK_SIZE)
+     * set PREFER_L1) */
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (!PyLong_CheckExact(obj) && strcmp(tp->tp_name, enum_name) != 0) {
+        PyObject *members = PyObject_GetAttrString((PyObject *)tp, "_member_map_");
+        if (members != NULL) {
+            Py_DECREF(members);
+            PyErr_Format(PyExc_TypeError, "%s must be a driver.%s member, not %.100s.%S",
+                         what, enum_name, tp->tp_name, obj);
+            return -1;
+        }
+        PyErr_Clear();
+    }
     int overflow = 0;
     long v = PyLong_AsLongAndOverflow(obj, &overflow);
     if (v == -1 && PyErr_Occurred())
@@ -211,6 +225,12 @@ int pcc_stream_arg(PyObject *obj, CUstream *out, const char *what)
         return 0;
     }
     if (PyObject_TypeCheck(obj, pcc_st.Stream)) {
+        /* its context took the stream along: the handle is gone */
+        if (pcc_context_gone(((PccStream *)obj)->context)) {
+            PyErr_Format(pcc_st.LogicError, "%s: the Stream's context was detached (the "
+                         "stream went with it)", what);
+            return -1;
+        }
         *out = ((PccStream *)obj)->stream;
         return 0;
     }

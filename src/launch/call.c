@@ -333,7 +333,8 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
         return NULL;
     if (PCC_UNLIKELY(o->shared != NULL) && parse_shared(f, o->shared, &shared) < 0)
         return NULL;
-    if (o->stream != NULL && pcc_st.Stream && Py_IS_TYPE(o->stream, pcc_st.Stream))
+    if (o->stream != NULL && pcc_st.Stream && Py_IS_TYPE(o->stream, pcc_st.Stream) &&
+        !pcc_context_gone(((PccStream *)o->stream)->context))
         stream = ((PccStream *)o->stream)->stream; /* the common case, inline */
     else if (o->stream != NULL && o->stream != Py_None &&
              pcc_stream_arg(o->stream, &stream, "stream") < 0)
@@ -437,7 +438,8 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     CUstream stream = NULL;
     if (st != NULL && st != Py_None) {
         /* a capturing stream: launch_general keeps the arguments with the graph */
-        if (!Py_IS_TYPE(st, pcc_st.Stream) || ((PccStream *)st)->capture != NULL)
+        if (!Py_IS_TYPE(st, pcc_st.Stream) || ((PccStream *)st)->capture != NULL ||
+            PCC_UNLIKELY(pcc_context_gone(((PccStream *)st)->context)))
             return launch_general(f, args, nargs, o);
         stream = ((PccStream *)st)->stream;
     }

@@ -668,7 +668,7 @@ pack_fast(const PccFunction *f, int i, const pcc_hot_param *p, PyObject *arg,
     if (k == PK_TEX && PyObject_TypeCheck(arg, pcc_st.TextureObject)) {
         const PccTexObject *tex = (const PccTexObject *)arg;
         if (tex->handle == 0 || !PyObject_TypeCheck(tex->source, pcc_st.Array) ||
-            PCC_UNLIKELY(pcc_st.multi_device))
+            PCC_UNLIKELY(pcc_st.multi_device) || PCC_UNLIKELY(pcc_context_gone(tex->context)))
             return 1;
         memcpy(dst, &tex->handle, sizeof tex->handle);
         return 0;
@@ -697,6 +697,10 @@ static int conv_handle(PccFunction *f, int i, PyObject *arg, char *dst, int text
     if (t->handle == 0)
         return pcc_arg_error(f, i, pcc_st.LogicError, "the %s was freed",
                              texture ? "TextureObject" : "SurfaceObject");
+    /* its context took the object (and what it reads) along */
+    if (pcc_context_gone(t->context))
+        return pcc_arg_error(f, i, pcc_st.LogicError, "the %s's context was detached (the "
+                             "object went with it)", texture ? "TextureObject" : "SurfaceObject");
     if (PCC_UNLIKELY(pcc_st.multi_device && t->context != f->context))
         return pcc_arg_error(f, i, PyExc_ValueError, "the %s was made in another context",
                              texture ? "TextureObject" : "SurfaceObject");

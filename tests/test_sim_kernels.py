@@ -317,6 +317,25 @@ def test_printf_outside_cudas_subset_is_named(ctx, capfd):
     assert "a GPU prints it and the arguments after it wrongly" in err
 
 
+def test_printf_percent_n_writes_nothing(ctx, capfd):
+    """C's %n stores the count printed so far through its pointer: the
+    simulator did, into device memory (and a NULL one poisoned the process
+    with a 700), where CUDA's printf has no %n (a review). It prints the
+    pointer instead and says so."""
+    from pycudac.compiler import SourceModule
+    if drv.get_backend() != "sim":
+        pytest.skip("the simulator's printf")
+    f = SourceModule(r"""__global__ void k(int *p)
+    { printf("abc%n|%d\n", p, 5); printf("null%n|%d\n", (int *)0, 6); }""").get_function("k")
+    a = np.full(2, -1, np.int32)
+    f(drv.InOut(a), block=(1, 1, 1))
+    drv.Context.synchronize()
+    out, err = capfd.readouterr()
+    assert a.tolist() == [-1, -1] and not drv.is_poisoned()
+    assert "|5\n" in out and "null(nil)|6\n" in out
+    assert err.count("uses %n") == 2 and "as %p: the count is stored nowhere" in err
+
+
 def test_atomics_every_type(ctx):
     mod = load("atomics.cu")
     i = np.array([0, 0, 0, 0, -1, 0, 0, 0, 0], np.int32)

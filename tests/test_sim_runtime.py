@@ -673,3 +673,32 @@ def test_cuda_barrier_is_refused_not_a_hang(ctx):
     with pytest.raises(drv.CompileError, match=r"<cuda/barrier> cannot run on the pycudac CPU "
                                                r"simulator: its threads wait for one another"):
         source_module(src)
+
+
+def test_a_wait_on_a_thread_of_the_same_block_ends_instead_of_hanging():
+    """libcu++'s atomic wait spins, yielding, until another thread stores;
+    the simulator runs a block's threads one at a time between barriers, so
+    a wait on a thread of the same block hung the launch (a review). A
+    thread that keeps yielding or sleeping for 2 s now ends the launch with
+    an error that says why."""
+    expect_sticky("""
+        mod = SourceModule(r'''
+        #include <cuda/std/atomic>
+        __global__ void k(float *out)
+        {
+            __shared__ int flag;
+            if (threadIdx.x == 0)
+                flag = 0;
+            __syncthreads();
+            cuda::std::atomic_ref<int> f(flag);
+            if (threadIdx.x == 0)
+                f.wait(0);
+            else if (threadIdx.x == 1) {
+                f.store(1);
+                f.notify_all();
+            }
+            out[threadIdx.x] = 1.0f;
+        }''')
+        out = drv.mem_alloc(4 * 32)
+        mod.get_function("k")(out, block=(32, 1, 1), grid=(1, 1))
+    """, "kernel 'k'", "a thread waited 2 s for another", name="CUDA_ERROR_LAUNCH_FAILED")

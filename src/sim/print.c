@@ -65,22 +65,27 @@ static int unsupported_conversion(const char *fmt, char *spec, size_t len)
     return 0;
 }
 
-/* Once per format string (the first 64): a notice on stderr that the GPU
+/* Once per format (the first 64 such): a notice on stderr that the GPU
  * would not print what the simulator does. Under print_lock. */
 static void note_unsupported(const char *fmt)
 {
-    static const char *seen[64];
+    /* the formats noted so far, by their text's FNV-1a hash (not their
+     * address: a module loaded where an unloaded one was puts another
+     * format there) */
+    static unsigned long long seen[64];
     static size_t nseen;
-    for (size_t i = 0; i < nseen; i++)
-        if (seen[i] == fmt)
-            return;
     char spec[32], shown[128];
-    if (nseen < sizeof seen / sizeof seen[0])
-        seen[nseen++] = fmt;
-    else
-        return;
     if (!unsupported_conversion(fmt, spec, sizeof spec))
         return;
+    unsigned long long h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)fmt; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    for (size_t i = 0; i < nseen; i++)
+        if (seen[i] == h)
+            return;
+    if (nseen == sizeof seen / sizeof seen[0])
+        return;
+    seen[nseen++] = h;
     /* the format as its C literal spells it (\n, \t), cut at 100 bytes */
     size_t k = 0;
     for (const char *p = fmt; *p && k < 100; p++) {
@@ -92,20 +97,48 @@ static void note_unsupported(const char *fmt)
         }
     }
     shown[k] = '\0';
+    int store = spec[0] != '\0' && spec[strlen(spec) - 1] == 'n';
     fprintf(stderr, "pycudac simulator: device printf \"%s%s\" uses %s, which CUDA's printf "
             "does not have (sizes h, l, ll; types cdiouxXpeEfgGaAs): printed here as C "
-            "prints it; a GPU prints it and the arguments after it wrongly\n", shown,
-            strlen(fmt) > 100 ? "..." : "", spec);
+            "prints it%s; a GPU prints it and the arguments after it wrongly\n", shown,
+            strlen(fmt) > 100 ? "..." : "", spec,
+            store ? " (as %p: the count is stored nowhere)" : "");
 }
 
 /* Device printf. Formatted first, outside any lock, so that a fault while
  * formatting (a bad %s pointer) leaves no lock held; then written whole,
  * so lines of different threads do not interleave. */
+/* fmt with each %n (C's "store the count so far", which CUDA's printf does
+ * not have) made a %p, which takes the same pointer argument and writes
+ * nothing: a malloc'd copy, or fmt itself when it has none (or no memory). */
+static const char *without_store(const char *fmt)
+{
+    char *copy = NULL;
+    for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        p += strspn(p, "-+ #0*.0123456789hlLqjzt");
+        if (*p == 'n') {
+            if (copy == NULL && (copy = strdup(fmt)) == NULL)
+                return fmt;
+            copy[p - fmt] = 'p';
+        }
+        if (*p != '\0')
+            p++;
+    }
+    return copy ? copy : fmt;
+}
+
 int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
 {
     (void)t;
     char small[1024];
     va_list again;
+    const char *given = fmt;
+    fmt = without_store(given);
     va_copy(again, ap);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     char *text = small;
@@ -118,8 +151,10 @@ int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
     }
     va_end(again);
     pthread_mutex_lock(&print_lock);
-    note_unsupported(fmt);
+    note_unsupported(given);
     pthread_mutex_unlock(&print_lock);
+    if (fmt != given)
+        free((char *)fmt);
     if (n > 0) {
         pthread_mutex_lock(&print_lock);
         size_t len = text == small && n >= (int)sizeof small ? sizeof small - 1 : (size_t)n;

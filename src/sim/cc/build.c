@@ -398,8 +398,31 @@ static int blocking_cccl_header(const char *name)
     static const char *const names[] = {"cuda/barrier", "cuda/std/barrier", "cuda/latch",
                                         "cuda/std/latch", "cuda/semaphore", "cuda/std/semaphore",
                                         "cuda/pipeline"};
+    /* the name as a path spells it: "cuda/./barrier", "cuda//barrier" and
+     * "cuda/std/../barrier" are <cuda/barrier> too */
+    char norm[256];
+    size_t n = 0, cut[32];
+    int depth = 0;
+    for (const char *p = name; *p;) {
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            if (depth > 0)
+                n = cut[--depth];
+        } else if (len > 0 && !(len == 1 && p[0] == '.')) {
+            if (depth >= 32 || n + len + 2 > sizeof norm)
+                return 0;
+            cut[depth++] = n;
+            if (n > 0)
+                norm[n++] = '/';
+            memcpy(norm + n, p, len);
+            n += len;
+        }
+        p += len + (e != NULL);
+    }
+    norm[n] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
+        if (strcmp(norm, names[i]) == 0)
             return 1;
     return 0;
 }

@@ -35,7 +35,9 @@
 
 /* The C library's calls that end the process, taken by the prelude's
  * __wrap_* (sim/prelude/cuda_runtime.h) when the module calls them. */
-#define SIM_WRAP_FLAG "-Wl,--wrap=abort,--wrap=exit,--wrap=_exit,--wrap=_Exit,--wrap=quick_exit"
+#define SIM_WRAP_FLAG                                                                          \
+    "-Wl,--wrap=abort,--wrap=exit,--wrap=_exit,--wrap=_Exit,--wrap=quick_exit,"               \
+    "--wrap=sched_yield,--wrap=nanosleep"
 
 /* Flags every compile gets; part of the identity, so changing them changes
  * the cache key. */

@@ -260,6 +260,49 @@ __PCC_END_FN(_exit, (int), "_exit()")
 __PCC_END_FN(_Exit, (int), "_Exit()")
 __PCC_END_FN(quick_exit, (int), "quick_exit()")
 #undef __PCC_END_FN
+/* A kernel thread that yields or sleeps is waiting for another: libcu++'s
+ * atomic waits, a spin lock that backs off. The simulator runs a block's
+ * threads one at a time between barriers, so a wait on a thread of the same
+ * block never ended (the launch hung). After 2 s of such waiting with no
+ * pause of 100 ms, the launch ends with an error that says why; a wait on
+ * another block, which runs on another of the simulator's threads, is
+ * over sooner. The module is linked with --wrap for both (sim/cc/cxx.c). */
+static inline void __pcc_waiting(void)
+{
+    static __thread const void *who;
+    static __thread long long first, last;
+    long long now = __pcc_api->clock64(); /* the host's monotonic ns */
+    if (who != (const void *)__pcc_cur || now - last > 100000000LL) {
+        who = (const void *)__pcc_cur;
+        first = now;
+    }
+    last = now;
+    if (now - first > 2000000000LL)
+        __pcc_api->trap(__pcc_cur, 719, "a thread waited 2 s for another (an atomic wait, a "
+                                        "latch, a lock that yields or sleeps): the pycudac CPU "
+                                        "simulator runs a block's threads one at a time between "
+                                        "barriers, so waiting on a thread of the same block "
+                                        "never ends");
+}
+struct timespec;
+/* (the C library's, which --wrap names __real_: visible, as the prelude's
+ * own declarations are hidden) */
+extern "C" __attribute__((visibility("default"))) int __real_sched_yield(void);
+extern "C" __attribute__((visibility("default"))) int __real_nanosleep(const struct timespec *,
+                                                                      struct timespec *);
+extern "C" __attribute__((used)) int __wrap_sched_yield(void) noexcept
+{
+    if (__pcc_cur != NULL)
+        __pcc_waiting();
+    return __real_sched_yield();
+}
+extern "C" __attribute__((used)) int __wrap_nanosleep(const struct timespec *req,
+                                                     struct timespec *rem) noexcept
+{
+    if (__pcc_cur != NULL)
+        __pcc_waiting();
+    return __real_nanosleep(req, rem);
+}
 [[noreturn]] static inline void __brkpt(void)
 {
     __pcc_api->trap(__pcc_cur, 719, "__brkpt() was called");
@@ -305,7 +348,13 @@ extern "C" inline void free(void *p) noexcept
 static inline long __pcc_clock(void) { return (long)__pcc_api->clock64(); }
 #define clock() __pcc_clock()
 static inline unsigned long long __globaltimer(void) { return (unsigned long long)__pcc_api->clock64(); }
-static inline void __nanosleep(unsigned int ns) { (void)ns; }
+/* (a backoff in a spin-wait: counted as waiting, as a yield is) */
+static inline void __nanosleep(unsigned int ns)
+{
+    (void)ns;
+    if (__pcc_cur != NULL)
+        __pcc_waiting();
+}
 static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -27,40 +27,49 @@ void sim_flush_output(void)
     pthread_mutex_unlock(&print_lock);
 }
 
-/* The first conversion of `fmt` outside CUDA's printf (flags -+ #0, a width
- * and a precision, size h, l or ll, type one of cdiouxXpeEfgGaAs, and %%),
- * copied into spec; 0 when there is none. A GPU misprints such a conversion
- * and the arguments after it (seen: %hhX on an H200 printed bytes of the
- * format string), where the C library here prints it as C does. */
+/* The conversion whose text starts at p, just past its '%': *type gets where
+ * its type character is (or fmt's NUL). 1 when CUDA's printf has it (flags
+ * -+ #0, a width and a precision, size h, l or ll, type one of
+ * cdiouxXpeEfgGaAs), else 0. */
+static int cuda_conversion(const char *p, const char **type)
+{
+    p += strspn(p, "-+ #0");
+    p += *p == '*' ? 1 : strspn(p, "0123456789");
+    if (*p == '.') {
+        p++;
+        p += *p == '*' ? 1 : strspn(p, "0123456789");
+    }
+    int ok = 1;
+    if (p[0] == 'l' && p[1] == 'l')
+        p += 2;
+    else if (*p == 'l' || (*p == 'h' && p[1] != 'h'))
+        p++;
+    else if (*p != '\0' && strchr("hjztLq", *p) != NULL) {
+        ok = 0;
+        p += strspn(p, "hjztLq");
+    }
+    *type = p;
+    return ok && *p != '\0' && strchr("cdiouxXpeEfgGaAs", *p) != NULL;
+}
+
+/* The first conversion of `fmt` outside CUDA's printf, copied into spec; 0
+ * when there is none. A GPU misprints such a conversion and the arguments
+ * after it (seen: %hhX on an H200 printed bytes of the format string), where
+ * the C library here prints it as C does. */
 static int unsupported_conversion(const char *fmt, char *spec, size_t len)
 {
     for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
-        const char *start = p++;
+        const char *start = p++, *type;
         if (*p == '%') {
             p++;
             continue;
         }
-        p += strspn(p, "-+ #0");
-        p += *p == '*' ? 1 : strspn(p, "0123456789");
-        if (*p == '.') {
-            p++;
-            p += *p == '*' ? 1 : strspn(p, "0123456789");
+        if (!cuda_conversion(p, &type)) {
+            size_t n = (size_t)(type - start) + (*type != '\0');
+            snprintf(spec, len, "%.*s", (int)(n < len ? n : len - 1), start);
+            return 1;
         }
-        int ok = 1;
-        if (p[0] == 'l' && p[1] == 'l')
-            p += 2;
-        else if (*p == 'l' || (*p == 'h' && p[1] != 'h'))
-            p++;
-        else if (*p != '\0' && strchr("hjztLq", *p) != NULL)
-            ok = 0;
-        if (ok && *p != '\0' && strchr("cdiouxXpeEfgGaAs", *p) != NULL) {
-            p++;
-            continue;
-        }
-        size_t n = strcspn(p, "cdiouxXpeEfgGaAsn%") + 1;
-        n = (size_t)(p - start) + (p[n - 1] != '\0' ? n : n - 1);
-        snprintf(spec, len, "%.*s", (int)(n < len ? n : len - 1), start);
-        return 1;
+        p = type + 1;
     }
     return 0;
 }
@@ -105,9 +114,6 @@ static void note_unsupported(const char *fmt)
             store ? " (as %p: the count is stored nowhere)" : "");
 }
 
-/* Device printf. Formatted first, outside any lock, so that a fault while
- * formatting (a bad %s pointer) leaves no lock held; then written whole,
- * so lines of different threads do not interleave. */
 /* fmt with each %n (C's "store the count so far", which CUDA's printf does
  * not have) made a %p, which takes the same pointer argument and writes
  * nothing: a malloc'd copy, or fmt itself when it has none (or no memory). */
@@ -115,12 +121,11 @@ static const char *without_store(const char *fmt)
 {
     char *copy = NULL;
     for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
-        p++;
-        if (*p == '%') {
+        if (*++p == '%') {
             p++;
             continue;
         }
-        p += strspn(p, "-+ #0*.0123456789hlLqjzt");
+        (void)cuda_conversion(p, &p);
         if (*p == 'n') {
             if (copy == NULL && (copy = strdup(fmt)) == NULL)
                 return fmt;
@@ -132,6 +137,9 @@ static const char *without_store(const char *fmt)
     return copy ? copy : fmt;
 }
 
+/* Device printf. Formatted first, outside any lock, so that a fault while
+ * formatting (a bad %s pointer) leaves no lock held; then written whole,
+ * so lines of different threads do not interleave. */
 int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
 {
     (void)t;
@@ -150,17 +158,15 @@ int sim_api_vprintf(pcc_sim_thread *t, const char *fmt, va_list ap)
             text = small; /* truncated */
     }
     va_end(again);
-    pthread_mutex_lock(&print_lock);
-    note_unsupported(given);
-    pthread_mutex_unlock(&print_lock);
     if (fmt != given)
         free((char *)fmt);
+    pthread_mutex_lock(&print_lock);
+    note_unsupported(given);
     if (n > 0) {
-        pthread_mutex_lock(&print_lock);
         size_t len = text == small && n >= (int)sizeof small ? sizeof small - 1 : (size_t)n;
         fwrite(text, 1, len, stdout); /* fwrite: "%c" may print a NUL */
-        pthread_mutex_unlock(&print_lock);
     }
+    pthread_mutex_unlock(&print_lock);
     if (text != small)
         free(text);
     return n;

@@ -62,6 +62,13 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) fixed(int *info)
         info[blockIdx.x] = (int)(cl.block_rank() * 10 + cl.num_blocks());
 }
 
+extern "C" __global__ void ranks(int *info)
+{
+    cg::cluster_group cl = cg::this_cluster();
+    if (threadIdx.x == 0)
+        info[blockIdx.x + gridDim.x * blockIdx.y] = (int)(cl.block_rank() * 10 + cl.num_blocks());
+}
+
 extern "C" __global__ void far(int *out)
 {
     __shared__ int sm[1];
@@ -160,6 +167,47 @@ def test_without_cluster_each_block_is_its_own_cluster(mod):
         np.testing.assert_array_equal(out, expected((4, 1, 1), (1, 1, 1))[0])
     f(drv.Out(out), drv.Out(info), block=BLOCK, grid=(4, 1), shared=16, cluster=None)
     np.testing.assert_array_equal(info, expected((4, 1, 1), (1, 1, 1))[1])
+
+
+def test_a_cluster_loop_launches_on_the_fast_path(mod):
+    """A loop that repeats one cluster= tuple beside block, grid and stream
+    launches on the fast path from its second call (issue 25's cluster row
+    was 1.07x the C floor through the general one), and reads each call
+    afresh: another tuple, a grid that is not a whole number of clusters
+    (once its tuple is the remembered one too) and shared= go the general
+    way, which checks them."""
+    f = mod.get_function("ranks")
+    n = 8
+    info = drv.mem_alloc(4 * n)
+    s = drv.Stream()
+
+    def ranks():
+        got = np.empty(n, np.int32)
+        drv.memcpy_dtoh(got, info)
+        drv.memset_d32(info, 0, n)
+        return got.tolist()
+
+    counter = drv._debug_counters
+    c2, c4, grid = (2, 1, 1), (4, 1, 1), (n, 1)
+    f(info, block=BLOCK, grid=grid, stream=s, cluster=c2)  # parses them
+    s.synchronize()
+    assert ranks() == [2, 12] * 4
+    before = counter()["general_launches"]
+    for _ in range(20):
+        f(info, block=BLOCK, grid=grid, stream=s, cluster=c2)
+    s.synchronize()
+    assert counter()["general_launches"] == before
+    assert ranks() == [2, 12] * 4
+    for _ in range(2):  # the new tuple parsed, then remembered
+        f(info, block=BLOCK, grid=grid, cluster=c4)
+        assert ranks() == [4, 14, 24, 34] * 2
+    assert counter()["general_launches"] == before + 1
+    bad = (3, 1)
+    for _ in range(2):  # the second time, grid and cluster are both the remembered ones
+        with pytest.raises(ValueError, match=r"whole number of clusters"):
+            f(info, block=BLOCK, grid=bad, cluster=c4)
+    f(info, block=BLOCK, grid=grid, cluster=c2, shared=0)
+    assert ranks() == [2, 12] * 4
 
 
 def test_cluster_dims_of_the_kernel(mod):
@@ -285,8 +333,8 @@ def test_what_the_cuda_backend_sends(stub_driver, on_stub):
     """On the stub driver: cuLaunchKernelEx with the cluster-dimension and
     priority attributes (ids 4 and 8), cooperative (2) when asked, the
     grid and block, and the packed parameters; on every call of a call site
-    (whose keywords are cached after the first: the CUDA backend's fast
-    path must not take it)."""
+    (whose keywords are cached after the first: the fast path launches it
+    in clusters too)."""
     code = textwrap.dedent(f"""
         import ctypes, numpy as np
         import pycudac.autoinit, pycudac.driver as drv
@@ -309,6 +357,8 @@ def test_what_the_cuda_backend_sends(stub_driver, on_stub):
         for _ in range(3):  # one call site: its keywords cached after the first
             f(np.intp(0x1000), np.int32(7), block=(64, 1, 1), grid=(4, 1), cluster=(4,))
         print("D", stub.stub_ex_count() - before)
+        n = stub.stub_last_ex(ids, vals)
+        print("E", [ids[i] for i in range(n)], [list(vals[i]) for i in range(n)])
         dims = (ctypes.c_uint * 7)()
         s, fn = ctypes.c_void_p(), ctypes.c_void_p()
         buf = (ctypes.c_ubyte * 64)()
@@ -316,8 +366,9 @@ def test_what_the_cuda_backend_sends(stub_driver, on_stub):
         print("C", list(dims), bytes(buf[:nb]).hex())
     """)
     lines = dict(ln.split(" ", 1) for ln in on_stub(code).splitlines()
-                 if ln[:2] in ("A ", "B ", "C ", "D "))
-    assert lines["D"] == "3"  # never the plain call's fast path
+                 if ln[:2] in ("A ", "B ", "C ", "D ", "E "))
+    assert lines["D"] == "3"  # never the plain cuLaunchKernel
+    assert lines["E"] == "[4] [[4, 1, 1]]"  # and the cluster from the fast path too
     assert lines["A"] == "[4, 8] [[2, 2, 1], [4294967295, 0, 0]]"
     assert lines["B"] == "[4, 2] [4, 1]"
     assert lines["C"] == "[4, 1, 1, 64, 1, 1, 0] " + (

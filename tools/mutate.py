@@ -226,7 +226,7 @@ MUTATIONS = [
       """    if (0 && pcc_st.poison_code && is_sticky(rc)) {""",
       T_POISON, "a second sticky error replaces the first one's message"),
     # ---- thread-block clusters (issue 25) ---------------------------------------------
-    M("CL1", "src/launch/call.c",
+    M("CF1", "src/launch/call.c",
       "pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0 &&\n"
       "                                     at[7] < 0 && at[8] < 0;",
       "pcc_st.kw_cached_plain = at[3] < 0 && at[4] < 0 && at[5] < 0 && at[6] < 0 &&\n"
@@ -629,6 +629,19 @@ MUTATIONS = [
       "    if (pcc_context_gone(t->context))\n        return pcc_arg_error(f, i, pcc_st.LogicError, \"the %s's context",
       "    if (0)\n        return pcc_arg_error(f, i, pcc_st.LogicError, \"the %s's context",
       ["tests/test_textures.py"], "a texture of a detached context is launched"),
+    # ---- session 33: the cluster launch's fast path -----------------------------------------
+    M("CQ1", "src/launch/call.c",
+      "            o.cluster = kv[at[7]];\n            return launch_in_clusters_fast(f, args, nargs, &o);",
+      "            o.cluster = kv[at[7]];",
+      ["tests/test_cluster.py"], "a cluster loop never takes the fast path"),
+    M("CQ2", "src/launch/call.c",
+      "                        g[0] % c[0] != 0 || g[1] % c[1] != 0 || g[2] % c[2] != 0))",
+      "                        g[1] % c[1] != 0 || g[2] % c[2] != 0))",
+      ["tests/test_cluster.py"], "the fast path sends a grid that is no whole number of clusters"),
+    M("CQ3", "src/launch/call.c",
+      "    if (in_clusters && (o->cluster != f->last_cluster ||",
+      "    if (in_clusters && (0 ||",
+      ["tests/test_cluster.py"], "the fast path launches with the last cluster, not this call's"),
     M("ST1", "src/core/convert.c",
       "        if (pcc_context_gone(((PccStream *)obj)->context)) {",
       "        if (0) {",

@@ -1,7 +1,9 @@
 /*
  * launch/attrs.c — f(..., cluster=(x, y, z), priority=p): cuLaunchKernelEx
  * with launch attributes, off the plain call's path (call.c comes here only
- * when one of these keywords is given and not None).
+ * when one of these keywords is given and not None; a loop that repeats a
+ * cluster= tuple this took launches on call.c's fast path from its second
+ * call).
  *
  * cluster=: thread-block clusters (compute capability 9.0): the grid is cut
  * into clusters of x*y*z blocks that run at once on one GPC and may read
@@ -25,18 +27,15 @@
 
 #define CUDA_ERROR_INVALID_CLUSTER_SIZE 912
 
-/* The last tuple parse_cluster took and what it read: a launch loop passes
- * the same constant tuple each call, and a tuple cannot change (held, so
- * that no other object takes its address). */
-static PyObject *last_cluster;
-static unsigned int last_dims[3];
-
 /* cluster= as three positive ints, into c[] (1 for what is not given).
- * 0, or -1 with a TypeError / ValueError naming the kernel. */
+ * 0, or -1 with a TypeError / ValueError naming the kernel. The last tuple
+ * taken is remembered in f (a launch loop passes the same constant tuple
+ * each call, and a tuple cannot change): the call path's fast one knows it
+ * by identity. */
 static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
 {
-    if (o == last_cluster) {
-        memcpy(c, last_dims, sizeof last_dims);
+    if (o == f->last_cluster) {
+        memcpy(c, f->last_cluster_dims, sizeof f->last_cluster_dims);
         return 0;
     }
     c[0] = c[1] = c[2] = 1;
@@ -80,8 +79,8 @@ static int parse_cluster(PccFunction *f, PyObject *o, unsigned int c[3])
     }
     Py_DECREF(seq);
     if (PyTuple_CheckExact(o)) {
-        Py_XSETREF(last_cluster, Py_NewRef(o));
-        memcpy(last_dims, c, sizeof last_dims);
+        Py_XSETREF(f->last_cluster, Py_NewRef(o));
+        memcpy(f->last_cluster_dims, c, sizeof f->last_cluster_dims);
     }
     return 0;
 }
@@ -183,10 +182,15 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
     } else {
         rc = pcc_drv.cuLaunchKernelEx(&cfg, f->fn, NULL, size ? extra : NULL);
     }
-    if (rc == CUDA_SUCCESS)
-        return 0;
+    return rc == CUDA_SUCCESS ? 0 : pcc_launch_ex_failed(func, rc, g, c, cluster != NULL);
+}
+
+int pcc_launch_ex_failed(PyObject *func, CUresult rc, const unsigned int g[3],
+                         const unsigned int c[3], int cluster)
+{
+    PccFunction *f = (PccFunction *)func;
     /* asked only now: a launch that works costs no query */
-    if (cluster != NULL && device_clusters(f) <= 0)
+    if (cluster && device_clusters(f) <= 0)
         return -1;
     char call[400];
     snprintf(call, sizeof call, "cuLaunchKernelEx (kernel '%.200s', grid (%u, %u, %u), cluster "

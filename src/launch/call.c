@@ -7,8 +7,10 @@
  * tuple of the last call (its slots cached), the block and grid tuples the
  * last launch parsed, a Stream or none, and arguments pack_fast converts
  * (launch/pack.c) into a stack buffer, launched with
- * CU_LAUNCH_PARAM_BUFFER_POINTER. Everything else, and every error but the
- * driver's, is launch_general: it parses the launch configuration against
+ * CU_LAUNCH_PARAM_BUFFER_POINTER; with cluster= besides (the tuple the last
+ * such launch took), the same path through cuLaunchKernelEx, reached only
+ * from the keyword search, so the plain call pays nothing for it.
+ * Everything else, and every error but the driver's, is launch_general: it parses the launch configuration against
  * the device's limits (read once per device, at creation in launch/function.c),
  * so a bad block or grid is a ValueError that leaves the context usable,
  * packs through the whole plan (launch/plan.c, launch/pack.c,
@@ -188,6 +190,29 @@ static inline CUresult launch_kernel(CUfunction fn, const unsigned int g[3],
     }
     return pcc_drv.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], shared, stream, NULL,
                                   extra);
+}
+
+/* cuLaunchKernelEx with one attribute, the cluster c (no dynamic shared
+ * memory): the fast path's cluster launch, with launch_kernel's GIL rule. */
+static inline CUresult launch_in_clusters(CUfunction fn, const unsigned int g[3],
+                                          const unsigned int b[3], CUstream stream,
+                                          const unsigned int c[3], void **extra)
+{
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = c[0];
+    attr.value.clusterDim.y = c[1];
+    attr.value.clusterDim.z = c[2];
+    CUlaunchConfig cfg = {g[0], g[1], g[2], b[0], b[1], b[2], 0, stream, &attr, 1};
+    CUresult rc;
+    if (PCC_UNLIKELY(pcc_st.backend->launch_blocks)) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuLaunchKernelEx(&cfg, fn, NULL, extra);
+        Py_END_ALLOW_THREADS
+        return rc;
+    }
+    return pcc_drv.cuLaunchKernelEx(&cfg, fn, NULL, extra);
 }
 
 /* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
@@ -427,12 +452,16 @@ static PCC_NOINLINE PyObject *launch_general(PccFunction *f, PyObject *const *ar
 
 /* The common call, and only what it needs: the block (and grid) tuples the
  * last launch parsed, a Stream or no stream, no shared memory, no
- * time_kernel, parameters pack_fast takes, on either backend. Anything else
- * takes launch_general, which also makes every error but the driver's.
- * Short on purpose: the driver's launch evicts the CPU's instruction cache
- * between calls, so each line of code run here is a miss (see pack_fast). */
+ * time_kernel, parameters pack_fast takes, on either backend; with
+ * `in_clusters` (a constant at each call site), the cluster= tuple the last
+ * launch took (launch/attrs.c checked it then; the grid is checked here).
+ * Anything else takes launch_general, which also makes every error but the
+ * driver's. Short on purpose: the driver's launch evicts the CPU's
+ * instruction cache between calls, so each line of code run here is a miss
+ * (see pack_fast). */
 static inline __attribute__((always_inline)) PyObject *
-do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *o)
+do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *o,
+          int in_clusters)
 {
     PyObject *st = o->stream;
     CUstream stream = NULL;
@@ -453,6 +482,10 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
                      o->time_kernel || nargs != f->fast_nparams ||
                      pcc_context_gone(f->context)))
         return launch_general(f, args, nargs, o);
+    const unsigned int *c = f->last_cluster_dims;
+    if (in_clusters && (o->cluster != f->last_cluster || pcc_drv.cuLaunchKernelEx == NULL ||
+                        g[0] % c[0] != 0 || g[1] % c[1] != 0 || g[2] % c[2] != 0))
+        return launch_general(f, args, nargs, o);
     if (PCC_UNLIKELY(pcc_ready() < 0)) /* poisoned or forked: its exception is set */
         return NULL;
     _Alignas(16) char buf[PCC_FAST_ARGS];
@@ -469,11 +502,22 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    CUresult rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
-    if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
+    CUresult rc;
+    if (in_clusters) {
+        rc = launch_in_clusters(f->fn, g, b, stream, c, size ? extra : NULL);
+        if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
+            rc = launch_in_clusters(f->fn, g, b, stream, c, size ? extra : NULL);
+        if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
+            pcc_launch_ex_failed((PyObject *)f, rc, g, c, 1);
+            return NULL;
+        }
+    } else {
         rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
-    if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
-        return launch_failed(f, rc, g);
+        if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
+            rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
+        if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
+            return launch_failed(f, rc, g);
+    }
     pcc_note_launch((PyObject *)f, f->name);
     Py_RETURN_NONE;
 }
@@ -600,6 +644,14 @@ static PCC_NOINLINE int kw_same_names(PyObject *kwnames)
     return 1;
 }
 
+/* f(..., cluster=(x, y, z)) with no keyword but block, grid and stream
+ * besides: the fast path, launched through cuLaunchKernelEx. */
+static PCC_NOINLINE PyObject *launch_in_clusters_fast(PccFunction *f, PyObject *const *args,
+                                                     Py_ssize_t nargs, launch_opts *o)
+{
+    return do_launch(f, args, nargs, o, 1);
+}
+
 /* A call whose keywords are not the cached plain ones: finds (and caches)
  * where each keyword is, then launches. */
 static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const *args,
@@ -622,6 +674,12 @@ static PCC_NOINLINE PyObject *call_with_keywords(PccFunction *f, PyObject *const
         }
         PyObject *const *kv = args + nargs;
         opts_from_slots(f, &o, kv, at);
+        /* cluster= beside only the fast path's keywords: that path, in clusters */
+        if (at[7] >= 0 && kv[at[7]] != Py_None && at[3] < 0 && at[4] < 0 && at[5] < 0 &&
+            at[6] < 0 && at[8] < 0) {
+            o.cluster = kv[at[7]];
+            return launch_in_clusters_fast(f, args, nargs, &o);
+        }
         o.shared = at[3] >= 0 ? kv[at[3]] : NULL;
         if ((at[4] >= 0 || at[5] >= 0 || at[6] >= 0 || at[7] >= 0 || at[8] >= 0) &&
             launch_flags(f, kv, at, &o) < 0)
@@ -642,7 +700,7 @@ PCC_HOT PyObject *pcc_function_vectorcall(PyObject *self, PyObject *const *args,
         return call_with_keywords(f, args, nargs, kwnames);
     launch_opts o = {NULL, NULL, NULL, NULL, 0, 0, NULL, NULL};
     opts_from_slots(f, &o, args + nargs, pcc_st.kw_cached_at);
-    return do_launch(f, args, nargs, &o);
+    return do_launch(f, args, nargs, &o, 0);
 }
 
 /* ------------------------------------------------------------ methods */
@@ -770,7 +828,7 @@ static PyObject *prepared(PyObject *self, PyObject *const *args, size_t nargsf,
         }
     }
     PyObject *r = o.cooperative ? launch_general(f, args + fixed, nargs - fixed, &o)
-                                : do_launch(f, args + fixed, nargs - fixed, &o);
+                                : do_launch(f, args + fixed, nargs - fixed, &o, 0);
     if (r == NULL || !timed)
         return r;
     double secs = PyFloat_AsDouble(r);

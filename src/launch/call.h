@@ -45,6 +45,11 @@ int pcc_cooperative_fits(PyObject *func, const unsigned int g[3], const unsigned
 int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[3],
                   unsigned int shared, CUstream stream, char *buf, PyObject *cluster,
                   PyObject *priority, int cooperative);
+/* A failed cuLaunchKernelEx of f (grid g, cluster c; `cluster`: whether
+ * cluster= was given): the driver's error naming the kernel and the cluster,
+ * or why the device takes no clusters. -1. */
+int pcc_launch_ex_failed(PyObject *func, CUresult rc, const unsigned int g[3],
+                         const unsigned int c[3], int cluster);
 /* max_active_blocks_per_multiprocessor(block_size, dynamic_smem=0) -> int. */
 PyObject *pcc_function_max_active_blocks(PyObject *self, PyObject *args, PyObject *kwds);
 

@@ -177,6 +177,7 @@ static int function_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(f->prepared_block);
     Py_VISIT(f->last_dims[0]);
     Py_VISIT(f->last_dims[1]);
+    Py_VISIT(f->last_cluster);
     return 0;
 }
 
@@ -188,6 +189,7 @@ static int function_clear(PyObject *self)
     Py_CLEAR(f->prepared_block);
     Py_CLEAR(f->last_dims[0]);
     Py_CLEAR(f->last_dims[1]);
+    Py_CLEAR(f->last_cluster);
     return 0;
 }
 

@@ -113,6 +113,10 @@ typedef struct {
     PyObject *last_dims[2];
     unsigned int last_parsed[2][3];
     /* the rest */
+    /* The last cluster= tuple a launch took and what it read (launch/attrs.c):
+     * held, as last_dims, so that the fast path knows it by identity. */
+    PyObject *last_cluster;
+    unsigned int last_cluster_dims[3];
     PyObject *layout_error; /* str: why no call can be packed, or NULL */
     PyObject *module;    /* Module object (strong): keeps the code loaded */
     PyObject *context;   /* Context of the module, or NULL */

@@ -243,6 +243,19 @@ class SourceModule(_driver.SourceModuleBase):
         except AttributeError:
             raise AttributeError(f"'SourceModule' object has no attribute {name!r}") from None
 
+    def __setattr__(self, name, value):
+        # what __getattr__ reads from the module is set there too (`sm.ptx = ...`
+        # said the attribute did not exist, while reading it worked)
+        if not hasattr(type(self), name):
+            try:
+                module = object.__getattribute__(self, "module")
+            except AttributeError:
+                module = None
+            if module is not None and hasattr(module, name):
+                setattr(module, name, value)
+                return
+        object.__setattr__(self, name, value)
+
     def __repr__(self):
         return f"<pycudac SourceModule {self.module.arch} {self.module!r}>"
 

@@ -214,6 +214,31 @@ def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
     assert out.stdout.split() == ["True", "True", "3", "True"], out.stderr
 
 
+def test_a_rebuilt_simulator_has_another_identity(tmp_path):
+    """The simulator's compiler identity (its cache entries' key) names the
+    build of the extension it is in: a rebuilt front end (sim/cc's rewrites
+    of the user's source) with the same prelude, flags and host compiler
+    kept the key, and a cached module of the old rewrites ran (a mutation
+    pass found it). Here the same extension as another file: another
+    identity; the same file again: the same."""
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(os.path.join(ROOT, "pycudac"), copy / "pycudac",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = "from pycudac import _driver; print(_driver.compiler_info('sim')['identity'])"
+
+    def identity(root):
+        env = dict(os.environ, PYTHONPATH=str(root))
+        out = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    here = identity(ROOT)
+    assert here == identity(ROOT)
+    assert identity(copy) != here
+
+
 def test_nvrtc_found_in_the_wheel_of_site_packages(tmp_path):
     """The nvidia-cuda-nvrtc wheel's layouts (cu13/lib, and cuda_nvrtc/lib
     of the CUDA 12 wheels) under a sys.path entry named site-packages or

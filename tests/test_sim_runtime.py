@@ -9,6 +9,7 @@ operations on partial warps, barrier reductions, block and grid indexing
 across the worker threads, device printf, copy range checks, and that a
 segfault outside any kernel still reaches the previous handler."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -654,13 +655,17 @@ def test_a_pipeline_copy_outside_its_rules_stops_the_kernel(size, zfill, what):
         name="CUDA_ERROR_MISALIGNED_ADDRESS" if off else "CUDA_ERROR_LAUNCH_FAILED")
 
 
-def test_cuda_barrier_is_refused_not_a_hang(ctx):
+@pytest.mark.parametrize("spelled", ["cuda/barrier", "cuda/./barrier", "cuda//barrier",
+                                     "cuda/std/../barrier"])
+def test_cuda_barrier_is_refused_not_a_hang(ctx, spelled):
     """cuda::barrier's threads wait for each other by spinning, and the
     simulator runs a block's threads one at a time between barriers: a
     kernel with arrive_and_wait() never finished (the launch hung). Its
-    header is refused at compile time, naming what runs instead."""
+    header is refused at compile time, naming what runs instead, however
+    the path spells it (<cuda/std/../barrier> was "cannot write the
+    simulator's sources ... File exists")."""
     src = """
-    #include <cuda/barrier>
+    #include <%s>
     __global__ void k(float *out)
     {
         __shared__ cuda::barrier<cuda::thread_scope_block> bar;
@@ -669,10 +674,20 @@ def test_cuda_barrier_is_refused_not_a_hang(ctx):
         __syncthreads();
         bar.arrive_and_wait();
         out[threadIdx.x] = 1.0f;
-    }"""
+    }""" % spelled
     with pytest.raises(drv.CompileError, match=r"<cuda/barrier> cannot run on the pycudac CPU "
                                                r"simulator: its threads wait for one another"):
         source_module(src)
+
+
+@pytest.mark.parametrize("spelled", ["cuda/../../etc/passwd", "cuda/std/../../../x"])
+def test_a_header_name_that_climbs_out_is_named(ctx, spelled):
+    """An #include <cuda/...> whose ".." leave the include directory: a
+    CompileError naming it (it was "cannot write the simulator's sources
+    ... File exists", from an errno of an earlier call)."""
+    with pytest.raises(drv.CompileError, match=r"#include <%s>: the name climbs out of the "
+                                               r"include directory" % re.escape(spelled)):
+        source_module("#include <%s>\n__global__ void k(int *p) { }" % spelled)
 
 
 def test_a_wait_on_a_thread_of_the_same_block_ends_instead_of_hanging():

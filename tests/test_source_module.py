@@ -218,6 +218,14 @@ def test_module_ptx_attribute(ctx, cache):
     with pytest.raises(ValueError, match="ptx"):
         _driver.module_from_result({"image": mod.image, "options": [], "target": "x",
                                     "ptx": b"raw"}, DOUBLE)
+    # the SourceModule sets what it reads from its module (a review: `sm.ptx = ...`
+    # said the attribute did not exist), with the module's own checks
+    mod.ptx = "// mine"
+    assert mod.ptx == mod.module.ptx == "// mine"
+    with pytest.raises(TypeError, match="ptx must be str or None"):
+        mod.ptx = b"bytes"
+    with pytest.raises(AttributeError, match="'nothing'"):
+        mod.nothing = 1
 
 
 def test_keep_writes_outputs(ctx, cache, capsys):

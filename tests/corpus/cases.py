@@ -111,6 +111,7 @@ SOURCES = {s.file: s for s in [
     Source("invalid_host_rand.cu", valid=False),
     Source("invalid_global_return.cu", valid=False),
     Source("invalid_extern_shared_types.cu", valid=False),
+    Source("invalid_static_shared_alignas.cu", valid=False),
 ]}
 
 

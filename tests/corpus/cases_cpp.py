@@ -1,7 +1,8 @@
 """The corpus's cases for the C++ that CUDA code uses (cpp_idioms.cu): operator
 overloading on a complex struct, class and function templates, functors and
 lambdas, namespaces with enum class and constexpr, unions and aligned structs,
-__restrict__ with __ldg, and a __device__ function-pointer table.
+alignas on __shared__ arrays, __restrict__ with __ldg, and a __device__
+function-pointer table.
 
 Each module appends its cases to registry.CASES when imported (cases.py
 imports them all)."""
@@ -169,3 +170,14 @@ case(id="cpp_device_function_pointer_table", src="cpp_idioms.cu", kernel="apply_
                          y=np.zeros(1000, np.float32), n=np.int32(1000)),
      args=(In("x"), In("which"), Out("y"), Val("n")), block=(256, 1, 1), grid=(4, 1),
      expect=_table_ref, tags=("cpp", "function_pointer"))
+
+
+# ---- alignas after __shared__ --------------------------------------------------------------------------
+
+case(id="cpp_alignas_shared_float4", src="cpp_idioms.cu", kernel="aligned_shared_reverse",
+     make=lambda r: dict(x=ints_as_floats(r, 5 * 256), y=np.zeros(5 * 256, np.float32),
+                         aligned=np.zeros(5, np.int32)),
+     args=(In("x"), Out("y"), Out("aligned")), block=(64, 1, 1), grid=(5, 1),
+     expect=lambda d: {"y": d["x"].reshape(5, 256)[:, ::-1].ravel(),
+                       "aligned": np.full(5, 7, np.int32)},
+     tags=("cpp", "align", "shared"))

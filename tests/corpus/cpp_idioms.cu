@@ -272,3 +272,29 @@ extern "C" __global__ void apply_table(const float *x, const int *which, float *
         y[i] = fn(x[i]);
     }
 }
+
+// C++11 alignment specifiers after __shared__ (NVRTC takes them there: its
+// __shared__ is an attribute, not a storage class), the tile read and written
+// as float4. Each block reverses its 4 * blockDim floats; aligned[b] has bit 0
+// for the tile's 16-byte alignment, bit 1 for the counters' 8 and bit 2 for
+// the counters' sum.
+extern "C" __global__ void aligned_shared_reverse(const float4 *x, float4 *y, int *aligned)
+{
+    __shared__ alignas(16) float tile[4 * 64];
+    __shared__ alignas(8) int count[2];
+    unsigned int t = threadIdx.x, b = blockIdx.x;
+    reinterpret_cast<float4 *>(tile)[t] = x[b * blockDim.x + t];
+    if (t == 0) {
+        count[0] = 0;
+        count[1] = 0;
+    }
+    __syncthreads();
+    atomicAdd(&count[t & 1], 1);
+    float4 v = reinterpret_cast<const float4 *>(tile)[blockDim.x - 1 - t];
+    y[b * blockDim.x + t] = make_float4(v.w, v.z, v.y, v.x);
+    __syncthreads();
+    if (t == 0)
+        aligned[b] = ((unsigned long long)tile % 16 == 0) +
+                     2 * ((unsigned long long)count % 8 == 0) +
+                     4 * (count[0] + count[1] == (int)blockDim.x);
+}

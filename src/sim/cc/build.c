@@ -388,39 +388,49 @@ static int write_program_header(struct _nvrtcProgram *P, job *J, int i)
     return write_file(path, P->hdr_srcs.v[i], strlen(P->hdr_srcs.v[i]));
 }
 
-/* libcu++'s headers whose threads wait for one another (cuda::barrier and
- * cuda::memcpy_async with it, latch, semaphore, pipeline): compiled for the
- * host they spin until the others arrive, and the simulator runs a block's
- * threads one at a time between barriers, so a kernel using them never
- * finished (it hung the launch). An #error that says so instead. */
-static int blocking_cccl_header(const char *name)
+/* `name` as a path spells it, into out: "." components and empty ones
+ * ("//") dropped, ".." taking back the one before ("cuda/std/../barrier" is
+ * "cuda/barrier", as the preprocessor finds it). 0, or -1 when it climbs
+ * out of the directory it is looked up in, or does not fit. */
+static int normal_header_name(const char *name, char *out, size_t size)
 {
-    static const char *const names[] = {"cuda/barrier", "cuda/std/barrier", "cuda/latch",
-                                        "cuda/std/latch", "cuda/semaphore", "cuda/std/semaphore",
-                                        "cuda/pipeline"};
-    /* the name as a path spells it: "cuda/./barrier", "cuda//barrier" and
-     * "cuda/std/../barrier" are <cuda/barrier> too */
-    char norm[256];
     size_t n = 0, cut[32];
     int depth = 0;
     for (const char *p = name; *p;) {
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         if (len == 2 && p[0] == '.' && p[1] == '.') {
-            if (depth > 0)
-                n = cut[--depth];
+            if (depth == 0)
+                return -1;
+            n = cut[--depth];
         } else if (len > 0 && !(len == 1 && p[0] == '.')) {
-            if (depth >= 32 || n + len + 2 > sizeof norm)
-                return 0;
+            if (depth >= 32 || n + len + 2 > size)
+                return -1;
             cut[depth++] = n;
             if (n > 0)
-                norm[n++] = '/';
-            memcpy(norm + n, p, len);
+                out[n++] = '/';
+            memcpy(out + n, p, len);
             n += len;
         }
         p += len + (e != NULL);
     }
-    norm[n] = '\0';
+    if (n == 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/* libcu++'s headers whose threads wait for one another (cuda::barrier and
+ * cuda::memcpy_async with it, latch, semaphore, pipeline): compiled for the
+ * host they spin until the others arrive, and the simulator runs a block's
+ * threads one at a time between barriers, so a kernel using them never
+ * finished (it hung the launch). An #error that says so instead. `norm`:
+ * the name as normal_header_name gives it. */
+static int blocking_cccl_header(const char *norm)
+{
+    static const char *const names[] = {"cuda/barrier", "cuda/std/barrier", "cuda/latch",
+                                        "cuda/std/latch", "cuda/semaphore", "cuda/std/semaphore",
+                                        "cuda/pipeline"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(norm, names[i]) == 0)
             return 1;
@@ -432,16 +442,27 @@ static int blocking_cccl_header(const char *name)
  * prelude's are put aside around it; without libcu++, an #error that says
  * what provides it; for one whose threads wait for each other, an #error
  * that says why the simulator cannot run it. */
-static int write_cccl_wrapper(job *J, const char *name)
+static int write_cccl_wrapper(struct _nvrtcProgram *P, job *J, const char *spelled)
 {
     static const char *const macros[] = {
         "__CUDACC__", "__CUDACC_RTC__", "__CUDA_ARCH__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
         "__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
         "__forceinline__", "__noinline__", "printf", "clock", "assert", "threadIdx", "blockIdx",
         "blockDim", "gridDim"};
-    char path[PATH_MAX];
+    char path[PATH_MAX], name[256];
+    if (normal_header_name(spelled, name, sizeof name) < 0) {
+        pcc_sb_printf(&P->log, "error: #include <%s>: the name climbs out of the include "
+                               "directory (or is too long)\n", spelled);
+        errno = EINVAL;
+        return -2;
+    }
+    /* the directories the name walks through ("cuda/std/../barrier" needs
+     * cuda/std), then the wrapper where the walk ends */
+    snprintf(path, sizeof path, "%s/stub/%s", J->tmp, spelled);
+    if (make_parents(path, J->tl + 5) != 0)
+        return -1;
     snprintf(path, sizeof path, "%s/stub/%s", J->tmp, name);
-    if (!safe_name(name) || make_parents(path, J->tl + 5) != 0)
+    if (make_parents(path, J->tl + 5) != 0)
         return -1;
     pcc_sbuf s = {0};
     if (blocking_cccl_header(name)) {
@@ -527,12 +548,15 @@ static nvrtcResult make_private_dir(struct _nvrtcProgram *P, job *J)
     }
     for (int i = 0; ok && i < P->hdr_names.n; i++)
         ok = write_program_header(P, J, i) == 0;
+    int rc = 0;
     for (int i = 0; ok && i < J->incs.n; i++)
         if (strncmp(J->incs.v[i], "cuda/", 5) == 0 && !is_stub(J->incs.v[i]) &&
             pcc_sl_find(&P->hdr_names, J->incs.v[i]) < 0)
-            ok = write_cccl_wrapper(J, J->incs.v[i]) == 0;
+            ok = (rc = write_cccl_wrapper(P, J, J->incs.v[i])) == 0;
     if (ok)
         return NVRTC_SUCCESS;
+    if (rc == -2) /* said why */
+        return NVRTC_ERROR_COMPILATION;
     pcc_sb_printf(&P->log, "error: cannot write the simulator's sources under %s: %s\n", J->tmp,
                   strerror(errno));
     return NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;

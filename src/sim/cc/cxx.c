@@ -10,6 +10,7 @@
  * stays the same from compile to compile; the one place that includes the
  * embedded prelude, so it is in the extension once.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -213,6 +214,19 @@ static void setup(void)
         h = fnv1a(h, pcc_sim_stubs[i][0], strlen(pcc_sim_stubs[i][0]) + 1);
         h = fnv1a(h, pcc_sim_stubs[i][1], strlen(pcc_sim_stubs[i][1]) + 1);
     }
+    /* The simulator's front end (sim/cc: its rewrites of the user's source)
+     * changes what a compile makes with nothing above changed, and a cached
+     * module of the old rewrites ran after an upgrade (a mutation pass saw
+     * it): the file this is built into names its build. */
+    Dl_info self;
+    struct stat built;
+    if (dladdr((void *)&pcc_sim_cxx_get, &self) != 0 && self.dli_fname != NULL &&
+        stat(self.dli_fname, &built) == 0) {
+        const long long id[5] = {(long long)built.st_size, (long long)built.st_mtim.tv_sec,
+                                 (long long)built.st_mtim.tv_nsec, (long long)built.st_ino,
+                                 (long long)built.st_dev};
+        h = fnv1a(h, id, sizeof id);
+    }
     if (cxx.path[0]) {
         char real[PATH_MAX];
         const char *shown = realpath(cxx.path, real) ? real : cxx.path;
@@ -226,10 +240,10 @@ static void setup(void)
         }
         for (int i = 0; i < cxx.extra.n; i++)
             h = fnv1a(h, cxx.extra.v[i], strlen(cxx.extra.v[i]) + 1);
-        snprintf(cxx.identity, sizeof cxx.identity, "%s (%s) size=%lld mtime=%lld prelude=%016llx",
+        snprintf(cxx.identity, sizeof cxx.identity, "%s (%s) size=%lld mtime=%lld build=%016llx",
                  cxx.path, shown, size, mtime, h);
     } else {
-        snprintf(cxx.identity, sizeof cxx.identity, "no-compiler prelude=%016llx", h);
+        snprintf(cxx.identity, sizeof cxx.identity, "no-compiler build=%016llx", h);
     }
 }
 

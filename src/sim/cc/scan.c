@@ -626,9 +626,35 @@ void pcc_sim_marker_edits(const pcc_sim_toks *T, const char *src, pcc_sim_edits 
             pcc_sim_tk_is(t, "__pcc_host__") || pcc_sim_tk_is(t, "__pcc_constant__") ||
             pcc_sim_tk_is(t, "__pcc_managed__"))
             text = "";
-        else if (pcc_sim_tk_is(t, "__pcc_shared__"))
+        else if (pcc_sim_tk_is(t, "__pcc_shared__")) {
             /* __shared__ is static thread-local; `static __shared__` says it once */
-            text = i > 0 && pcc_sim_tk_is(&T->v[i - 1], "static") ? "thread_local" : "static thread_local";
+            int after_static = i > 0 && pcc_sim_tk_is(&T->v[i - 1], "static");
+            text = after_static ? "thread_local" : "static thread_local";
+            int j = i + 1; /* standard attributes right after it */
+            while (j < T->n && ((pcc_sim_tk_is(&T->v[j], "alignas") && pcc_sim_tk_punct(T, j + 1, '(')) ||
+                                (pcc_sim_tk_punct(T, j, '[') && pcc_sim_tk_punct(T, j + 1, '['))))
+                j = pcc_sim_match_close(T, pcc_sim_tk_is(&T->v[j], "alignas") ? j + 1 : j) + 1;
+            if (j > i + 1 && j <= T->n && !after_static) {
+                /* `__shared__ alignas(16) float s[4];`, which NVRTC takes (its
+                 * __shared__ is an attribute): C++ refuses a standard attribute
+                 * between decl-specifiers, so the attributes go first. After
+                 * `static` NVRTC refuses them too ("attribute does not apply
+                 * to any entity"), and so does the host compiler. */
+                size_t from = (size_t)(T->v[i].p - src);
+                size_t a0 = (size_t)(T->v[i + 1].p - src);
+                size_t a1 = (size_t)(T->v[j - 1].p - src) + T->v[j - 1].n;
+                pcc_sbuf moved = {0};
+                pcc_sb_add(&moved, src + a0, a1 - a0);
+                pcc_sb_printf(&moved, " static thread_local");
+                if (moved.oom) {
+                    free(moved.p);
+                    continue;
+                }
+                ed_add(E, from, at + t->n, moved.p);
+                ed_add(E, a0, a1, strdup(""));
+                continue;
+            }
+        }
         else if (pcc_sim_tk_is(t, "__pcc_forceinline__")) {
             int has_inline = 0; /* __forceinline__ carries `inline`; C++ refuses it twice */
             for (int k = i - 3; k <= i + 3; k++)

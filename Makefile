@@ -105,6 +105,8 @@ test-pycuda: build
 	@echo "== [pycuda] PyCUDA's test files through the pycuda -> pycudac alias"
 	$(VPY) -m pip install -q --disable-pip-version-check pytools
 	$(VPY) tools/pycuda_compat/run.py -q
+	@echo "== [pycuda] PyCUDA's example programs, each in its own process"
+	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/examples.py
 
 # The documentation site (docs/, Sphinx + MyST) with warnings as errors, then
 # every ```python block of README.md and docs/ run, page by page.

@@ -54,7 +54,7 @@ if [ -f "$ROOT/.egl/libEGL.so.1" ] && ! { ldconfig -p 2>/dev/null | grep -q 'lib
 fi
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
-PART1="scale_contexts scale_modules pycuda_tests examples docs_code pytest_all"
+PART1="scale_contexts scale_modules pycuda_tests pycuda_examples examples docs_code pytest_all"
 PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_gpuarray
     bench_sim ab_build ab_launch sanitizer_example sanitizer_planted sanitizer_pytest
     sanitizer_leaks"
@@ -63,7 +63,7 @@ PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_
 # share the machine with the 1,000 contexts: on 2026-11-28 a call running the
 # whole first half at once lost the machine after 651 s, cause unknown.
 PART1A="pytest_all scale_contexts scale_modules"
-PART1B="pycuda_tests examples docs_code"
+PART1B="pycuda_tests pycuda_examples examples docs_code"
 case "${GPU_CHECK_PART:-}" in
     "") PART_SKIP="" ;;
     1) PART_SKIP=$(echo $PART2) ;;
@@ -170,6 +170,17 @@ TAIL_LINES=24 run_stage_bg examples 120 env PYCUDAC_BACKEND=cuda \
 # page per fresh interpreter, on the GPU (docs/check_code.py)
 TAIL_LINES=12 run_stage_bg docs_code 150 env PYCUDAC_BACKEND=cuda "$PY" docs/check_code.py
 wait_stages
+# PyCUDA's example programs, each in its own process (tools/pycuda_compat/examples.py),
+# after the stages above: one of them fills all free device memory
+if [ -d build/pycuda/pycuda-2026.1/examples ]; then
+    TAIL_LINES=46 run_stage pycuda_examples 240 env PYCUDAC_BACKEND=cuda "$PY" \
+        tools/pycuda_compat/examples.py --tree build/pycuda/pycuda-2026.1
+else
+    case " $PART_SKIP " in
+        *" pycuda_examples "*) echo "pycuda_examples: skipped (GPU_CHECK_PART=$GPU_CHECK_PART)" >> "$STAGES" ;;
+        *) echo "pycuda_examples: skipped (build/pycuda not carried)" >> "$STAGES" ;;
+    esac
+fi
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
 # The floor uses the NVRTC library pycudac itself found, when it says.

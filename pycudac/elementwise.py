@@ -38,8 +38,9 @@ from pycudac import _driver, tools
 # PyCUDA's public names; the map kernels' machinery below serves gpuarray,
 # cumath and friends and is not part of the API.
 __all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg", "get_elwise_module",
-           "get_elwise_range_module", "get_elwise_kernel_and_types", "get_elwise_kernel"]
-from pycudac.tools import dtype_to_ctype
+           "get_elwise_range_module", "get_elwise_kernel_and_types", "get_elwise_kernel",
+           "get_linear_combination_kernel"]
+from pycudac.tools import ScalarArg, VectorArg, _Arg, dtype_to_ctype
 # the ufunc loops and map specs (re-exported: cumath, reduction and the
 # array layer reach them as elementwise's)
 from pycudac._gpuarray.loops import (  # noqa: F401
@@ -598,37 +599,15 @@ def index_range(kernel, n, range_, slice_, limit):
     return start, stop, step
 
 
-class _Arg:
-    __slots__ = ("name", "is_pointer", "dtype", "ctype")
-
-    def __init__(self, name, is_pointer, dtype, ctype):
-        self.name, self.is_pointer, self.dtype, self.ctype = name, is_pointer, dtype, ctype
-
-    @property
-    def struct_char(self):
-        """The prepare() letter of this argument, as PyCUDA's: "P" for a
-        pointer, else the dtype's character."""
-        if self.is_pointer:
-            return "P"
-        if self.dtype is None:
-            raise TypeError(f"argument '{self.name}' ({self.ctype}) has no NumPy dtype, so "
-                            "no prepare() letter")
-        return self.dtype.char
-
-    def declarator(self):
-        if self.ctype.rstrip().endswith("*") or not self.is_pointer:
-            return f"{self.ctype} {self.name}"
-        return f"{self.ctype} *{self.name}"
-
-
-def VectorArg(dtype, name):
-    dtype = np.dtype(dtype)
-    return _Arg(name, True, dtype, dtype_to_ctype(dtype) + " *")
-
-
-def ScalarArg(dtype, name):
-    dtype = np.dtype(dtype)
-    return _Arg(name, False, dtype, dtype_to_ctype(dtype))
+def get_linear_combination_kernel(summand_descriptors, dtype_z):
+    """PyCUDA's: reads its GPU scalars through texture references, which
+    CUDA 12 removed. A LogicError that says what to write instead."""
+    raise _driver.LogicError(
+        "get_linear_combination_kernel reads its GPU scalars through texture references, "
+        "which CUDA 12 removed (pycudac has none): write the combination as an "
+        "ElementwiseKernel that takes each scalar as a pointer, e.g. "
+        "ElementwiseKernel('float *a, float *x, float *b, float *y, float *z', "
+        "'z[i] = a[0] * x[i] + b[0] * y[i]')")
 
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")

@@ -60,5 +60,20 @@ __all__ = [
     "concatenate", "stack", "take", "dot", "sum", "min", "max", "any", "all", "vec",
     "if_positive", "is_gpuarray", "logical_and", "logical_or", "logical_not", "subset_dot",
     "subset_sum", "subset_min", "subset_max", "multi_take", "multi_put", "multi_take_put",
-    "get_default_pool",
+    "get_default_pool", "reshape", "transpose",
 ]
+
+
+def transpose(a, axes=None):
+    """PyCUDA's gpuarray.transpose: a.transpose(axes), a view with its axes
+    permuted (reversed without axes)."""
+    if not isinstance(a, GPUArray):
+        raise TypeError(f"transpose: a must be a GPUArray, not {type(a).__name__}")
+    return a.transpose(axes)
+
+
+def reshape(a, *shape, **kwargs):
+    """PyCUDA's gpuarray.reshape: a.reshape(*shape, order=...)."""
+    if not isinstance(a, GPUArray):
+        raise TypeError(f"reshape: a must be a GPUArray, not {type(a).__name__}")
+    return a.reshape(*shape, **kwargs)

@@ -85,6 +85,97 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
 _registered = {}  # structured dtype -> the C name it was registered with first
 
 
+# ------------------------------------------------------------ kernel arguments
+# PyCUDA's argument descriptions (pycuda.tools.VectorArg, ScalarArg,
+# parse_c_arg): what ElementwiseKernel, ReductionKernel and scan kernels take
+# in place of a "float *x, float a" string.
+
+class _Arg:
+    __slots__ = ("name", "is_pointer", "dtype", "ctype")
+
+    def __init__(self, name, is_pointer, dtype, ctype):
+        self.name, self.is_pointer, self.dtype, self.ctype = name, is_pointer, dtype, ctype
+
+    @property
+    def struct_char(self):
+        """The prepare() letter of this argument, as PyCUDA's: "P" for a
+        pointer, else the dtype's character."""
+        if self.is_pointer:
+            return "P"
+        if self.dtype is None:
+            raise TypeError(f"argument '{self.name}' ({self.ctype}) has no NumPy dtype, so "
+                            "no prepare() letter")
+        return self.dtype.char
+
+    def declarator(self):
+        if self.ctype.rstrip().endswith("*") or not self.is_pointer:
+            return f"{self.ctype} {self.name}"
+        return f"{self.ctype} *{self.name}"
+
+
+def VectorArg(dtype, name):
+    """A pointer argument `name` to elements of `dtype` ("float *x")."""
+    dtype = np.dtype(dtype)
+    return _Arg(name, True, dtype, dtype_to_ctype(dtype) + " *")
+
+
+def ScalarArg(dtype, name):
+    """A by-value argument `name` of `dtype` ("float a")."""
+    dtype = np.dtype(dtype)
+    return _Arg(name, False, dtype, dtype_to_ctype(dtype))
+
+
+def parse_c_arg(c_arg):
+    """One C parameter declaration ("float *x", "const int n") as a
+    VectorArg or ScalarArg."""
+    if not isinstance(c_arg, str):
+        raise TypeError(f"parse_c_arg: c_arg must be a str like 'float *x', not "
+                        f"{type(c_arg).__name__}")
+    from pycudac import _sigparse
+    params = _sigparse.parse_arguments(c_arg)
+    if len(params) != 1:
+        raise ValueError(f"parse_c_arg: expected one C parameter declaration like "
+                         f"'float *x', got {c_arg!r}")
+    p = params[0]
+    try:
+        dt = p.dtype
+    except Exception:
+        dt = None
+    return _Arg(p.name, p.is_pointer, dt, p.ctype)
+
+
+def get_arg_type(c_arg):
+    """The prepare() letter of one C parameter declaration ("P" for a pointer)."""
+    return parse_c_arg(c_arg).struct_char
+
+
+def get_default_device(default=0):
+    """Deprecated in PyCUDA (use make_default_context): the Device that
+    CUDA_DEVICE, else ~/.cuda_device, else `default` names."""
+    import os
+    import warnings
+
+    from pycudac import driver
+    warnings.warn("get_default_device() is deprecated; use make_default_context() instead",
+                  DeprecationWarning, stacklevel=2)
+    dev = os.environ.get("CUDA_DEVICE")
+    if dev is None:
+        try:
+            with open(os.path.join(os.path.expanduser("~"), ".cuda_device")) as f:
+                dev = f.read().strip()
+        except OSError:
+            pass
+    if dev is None:
+        dev = default
+    try:
+        index = int(dev)
+    except (TypeError, ValueError):
+        raise ValueError(f"get_default_device: the device must be a number, not {dev!r}") \
+            from None
+    driver.init()
+    return driver.Device(index)
+
+
 def register_dtype(dtype, c_names, alias_ok=False):
     """Name a structured dtype's C type (a struct the kernel's preamble
     defines, of the same size and layout) for ElementwiseKernel,

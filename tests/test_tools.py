@@ -133,3 +133,48 @@ def test_pools_refuse_what_would_crash_or_leak(backend):
         with pytest.raises(TypeError, match="allocate: nbytes must be an int"):
             dp.allocate(bad)
     assert int(dp.allocate(np.int64(16))) != 0
+
+
+def test_pycudas_argument_descriptions_live_in_tools(ctx):
+    """pycuda.tools.VectorArg, ScalarArg, parse_c_arg and get_arg_type (an
+    AttributeError before: code that builds an ElementwiseKernel from them
+    imports them from tools), the same objects elementwise exports."""
+    from pycudac import elementwise, gpuarray
+    assert tools.VectorArg is elementwise.VectorArg and tools.ScalarArg is elementwise.ScalarArg
+    x = tools.parse_c_arg("const float *x")
+    assert (x.name, x.is_pointer, x.dtype, x.struct_char) == ("x", True, np.float32, "P")
+    assert tools.get_arg_type("int n") == "i" and tools.get_arg_type("double *d") == "P"
+    assert tools.ScalarArg(np.float64, "a").declarator() == "double a"
+    with pytest.raises(ValueError, match="one C parameter"):
+        tools.parse_c_arg("float *x, int n")
+    with pytest.raises(TypeError, match="c_arg must be a str"):
+        tools.parse_c_arg(3)
+    k = elementwise.ElementwiseKernel([tools.VectorArg(np.float32, "x"),
+                                       tools.ScalarArg(np.float32, "a")], "x[i] *= a", "scale")
+    a = gpuarray.to_gpu(np.arange(6, dtype=np.float32))
+    k(a, np.float32(3))
+    assert a.get().tolist() == [0, 3, 6, 9, 12, 15]
+
+
+def test_gpuarray_module_reshape_and_transpose(ctx):
+    """PyCUDA's module-level gpuarray.reshape and gpuarray.transpose."""
+    from pycudac import gpuarray
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = gpuarray.to_gpu(host)
+    assert gpuarray.transpose(a).get().tolist() == host.T.tolist()
+    assert gpuarray.reshape(a, 3, 2).get().tolist() == host.reshape(3, 2).tolist()
+    assert gpuarray.reshape(a, (6,), order="C").shape == (6,)
+    with pytest.raises(TypeError, match="a must be a GPUArray"):
+        gpuarray.transpose(host)
+
+
+def test_get_default_device_and_the_linear_combination_refusal(ctx, monkeypatch):
+    from pycudac import driver, elementwise
+    monkeypatch.setenv("CUDA_DEVICE", "0")
+    with pytest.warns(DeprecationWarning, match="make_default_context"):
+        assert tools.get_default_device() == driver.Device(0)
+    monkeypatch.setenv("CUDA_DEVICE", "zero")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="a number"):
+        tools.get_default_device()
+    with pytest.raises(driver.LogicError, match="texture references, which CUDA 12 removed"):
+        elementwise.get_linear_combination_kernel(((True, np.float32, np.float32),), np.float32)

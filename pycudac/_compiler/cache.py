@@ -23,7 +23,7 @@ else:  # module.ptx of a warm start inflates the entry's PTX with it
 #: compile adds to the source (the extern "C++" around toolkit includes, the
 #: C library stand-ins of src/compile/c_headers.c): old entries then simply
 #: stop matching.
-CACHE_FORMAT_VERSION = 5  # 5: a CUBIN entry's PTX compressed
+CACHE_FORMAT_VERSION = 6  # 5: a CUBIN entry's PTX compressed; 6: nvcc's environment (compile/wrap.c)
 
 #: Default cap of the on-disk cache (PYCUDAC_CACHE_MAX_BYTES overrides).
 DEFAULT_CACHE_MAX_BYTES = 1 << 30

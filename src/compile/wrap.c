@@ -82,6 +82,90 @@ static int is_toolkit_header(const char *name, size_t n)
     return 0;
 }
 
+/* ---- nvcc's implicit environment -----------------------------------------------
+ * nvcc compiles every source after cuda_runtime.h, which brings in the host's
+ * <sys/types.h>, <limits.h>, <math.h>, <stdlib.h> and <time.h>: kernels
+ * written for PyCUDA (nvcc) use uint, INT_MAX, M_PI, INFINITY, int32_t or
+ * RAND_MAX with no #include, and NVRTC knows none of them ('identifier
+ * "uint" is undefined': PyCUDA's own matrixmul_tiled.py example). A source
+ * that names one gets what gives it, before its first line (so that its own
+ * line numbers stand); a source that names none is compiled as it is. What
+ * nvcc does not give (uint8_t, FLT_MAX: <stdint.h>, <float.h>) stays the
+ * source's own #include, as there. */
+enum { ENV_TYPES = 1, ENV_STDINT = 2, ENV_LIMITS = 4, ENV_MATH = 8, ENV_STDLIB = 16, ENV_TIME = 32 };
+
+static const struct {
+    const char *name;
+    int what;
+} env_names[] = {
+    {"uint", ENV_TYPES}, {"ushort", ENV_TYPES}, {"ulong", ENV_TYPES},
+    {"int8_t", ENV_STDINT}, {"int16_t", ENV_STDINT}, {"int32_t", ENV_STDINT},
+    {"int64_t", ENV_STDINT},
+    {"CHAR_BIT", ENV_LIMITS}, {"SCHAR_MIN", ENV_LIMITS}, {"SCHAR_MAX", ENV_LIMITS},
+    {"UCHAR_MAX", ENV_LIMITS}, {"CHAR_MIN", ENV_LIMITS}, {"CHAR_MAX", ENV_LIMITS},
+    {"SHRT_MIN", ENV_LIMITS}, {"SHRT_MAX", ENV_LIMITS}, {"USHRT_MAX", ENV_LIMITS},
+    {"INT_MIN", ENV_LIMITS}, {"INT_MAX", ENV_LIMITS}, {"UINT_MAX", ENV_LIMITS},
+    {"LONG_MIN", ENV_LIMITS}, {"LONG_MAX", ENV_LIMITS}, {"ULONG_MAX", ENV_LIMITS},
+    {"LLONG_MIN", ENV_LIMITS}, {"LLONG_MAX", ENV_LIMITS}, {"ULLONG_MAX", ENV_LIMITS},
+    {"M_E", ENV_MATH}, {"M_LOG2E", ENV_MATH}, {"M_LOG10E", ENV_MATH}, {"M_LN2", ENV_MATH},
+    {"M_LN10", ENV_MATH}, {"M_PI", ENV_MATH}, {"M_PI_2", ENV_MATH}, {"M_PI_4", ENV_MATH},
+    {"M_1_PI", ENV_MATH}, {"M_2_PI", ENV_MATH}, {"M_2_SQRTPI", ENV_MATH}, {"M_SQRT2", ENV_MATH},
+    {"M_SQRT1_2", ENV_MATH}, {"INFINITY", ENV_MATH}, {"NAN", ENV_MATH}, {"HUGE_VAL", ENV_MATH},
+    {"HUGE_VALF", ENV_MATH},
+    {"RAND_MAX", ENV_STDLIB}, {"EXIT_SUCCESS", ENV_STDLIB}, {"EXIT_FAILURE", ENV_STDLIB},
+    {"CLOCKS_PER_SEC", ENV_TIME},
+};
+
+/* Which of the environment's parts the source's identifiers name. */
+static int env_needed(const char *s)
+{
+    int what = 0;
+    for (const char *p = s; *p;) {
+        int c = (unsigned char)*p;
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+            p++;
+            continue;
+        }
+        const char *w = p; /* an identifier (or a number's tail: no entry matches one) */
+        while (*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+               (*p >= '0' && *p <= '9'))
+            p++;
+        size_t n = (size_t)(p - w);
+        if (n < 3 || n > 14 || (w > s && w[-1] >= '0' && w[-1] <= '9'))
+            continue;
+        for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++)
+            if (strlen(env_names[i].name) == n && memcmp(env_names[i].name, w, n) == 0)
+                what |= env_names[i].what;
+    }
+    return what;
+}
+
+/* The environment's text for `what` into out (room enough: 600 bytes);
+ * its length. The typedefs come last whenever anything comes: a #line may
+ * follow them where it may not follow only directives (see below). */
+static size_t env_text(int what, char *out)
+{
+    size_t o = 0;
+#define ENV_PUT(text) (memcpy(out + o, text, sizeof text - 1), o += sizeof text - 1)
+    if (what & ENV_STDINT)
+        ENV_PUT("#include <stdint.h>\n");
+    if (what & ENV_LIMITS)
+        ENV_PUT("#include <limits.h>\n");
+    if (what & ENV_MATH)
+        ENV_PUT("#include <math.h>\n");
+    if (what & ENV_STDLIB)
+        ENV_PUT("#ifndef RAND_MAX\n#define RAND_MAX 2147483647\n#endif\n"
+                "#ifndef EXIT_SUCCESS\n#define EXIT_SUCCESS 0\n#endif\n"
+                "#ifndef EXIT_FAILURE\n#define EXIT_FAILURE 1\n#endif\n");
+    if (what & ENV_TIME)
+        ENV_PUT("#ifndef CLOCKS_PER_SEC\n#define CLOCKS_PER_SEC ((long)1000000)\n#endif\n");
+    if (what)
+        ENV_PUT("typedef unsigned int uint;\ntypedef unsigned short ushort;\n"
+                "typedef unsigned long ulong;\n");
+#undef ENV_PUT
+    return o;
+}
+
 /* The source as compiled: wrapped in extern "C" unless no_extern_c, always
  * starting with a #line that names the program and keeps line numbers.
  * Every `#include <...>` (a system or toolkit header) and every quoted
@@ -119,8 +203,10 @@ char *pcc_wrap_source(PyObject *source, int no_extern_c, int pch, int *hoisted)
     size_t includes = 0;
     for (const char *p = user; (p = strstr(p, "include")) != NULL; p++)
         includes++;
+    char env[600];
+    size_t el = env_text(env_needed(user), env);
     /* each wrapped line costs its own length plus two #lines and the braces */
-    size_t room = hl + 2 * ul + 96 * (includes + 2) + tl + 1;
+    size_t room = el + hl + 2 * ul + 96 * (includes + 3) + tl + 1;
     char *out = PyMem_RawMalloc(room);
     if (out == NULL) {
         PyMem_RawFree(user);
@@ -134,9 +220,18 @@ char *pcc_wrap_source(PyObject *source, int no_extern_c, int pch, int *hoisted)
         if (user[pre - 1] != '\n')
             out[o++] = '\n';
     }
+    /* nvcc's environment: first, or after the hoisted directives (NVRTC's
+     * precompiled header is made of a source's leading directives, and of
+     * none when a #line is among them: the environment's typedefs end
+     * them, so a #line may follow) */
+    memcpy(out + o, env, el);
+    o += el;
     if (hoist && !no_extern_c)
         o += (size_t)snprintf(out + o, room - o, "extern \"C\" {\n#line %d \"" PCC_PROGRAM_NAME
                                                  "\"\n", pre_lines + 1);
+    else if (hoist && el > 0)
+        o += (size_t)snprintf(out + o, room - o, "#line %d \"" PCC_PROGRAM_NAME "\"\n",
+                              pre_lines + 1);
     else {
         memcpy(out + o, head, hl);
         o += hl;

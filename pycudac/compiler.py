@@ -73,7 +73,7 @@ _driver.sha256_setup()
 __all__ = [
     "SourceModule", "compile", "link", "module_from_buffer", "module_from_file", "CompileError",
     "CacheWarning", "cache_path", "cache_stats", "cache_clear", "clear_memo",
-    "normalize_options", "target_for",
+    "normalize_options", "target_for", "compile_plain", "get_nvcc_version",
 ]
 
 #: The cache's format version (pycudac._compiler.cache holds it: bump it there).
@@ -308,3 +308,29 @@ def compile(source: str, nvcc: str | None = None, options: Sequence[str] | None 
     if keep:
         _keep_outputs(source, result, tgt)
     return result["image"]
+
+
+def get_nvcc_version(nvcc: str | None = None) -> str:
+    """PyCUDA's get_nvcc_version, for code that keys on the compiler: pycudac
+    compiles with NVRTC (nvcc is not used, whatever `nvcc` names), so this
+    is NVRTC's version, or the simulator's compiler on that backend."""
+    if _driver.get_backend() == "sim":
+        info = _driver.compiler_info("sim")
+        return f"pycudac CPU simulator: {info['identity']} (nvcc is not used)"
+    major, minor = _driver.nvrtc_version()
+    return f"NVRTC {major}.{minor} (pycudac compiles with NVRTC; nvcc is not used)"
+
+
+def compile_plain(source: str, options: Sequence[str], keep: bool, nvcc: str | None,
+                  cache_dir: str | os.PathLike[str] | Literal[False] | None,
+                  target: str = "cubin") -> bytes:
+    """PyCUDA's compile_plain: `source` compiled as it is (no extern "C"
+    wrapping, no architecture added but the current device's) to a cubin or
+    PTX image, through pycudac's compile and cache. `nvcc` is ignored (NVRTC
+    compiles); target "fatbin" has no NVRTC equivalent."""
+    if target not in ("cubin", "ptx"):
+        raise ValueError(f"compile_plain: target must be 'cubin' or 'ptx' (NVRTC makes no "
+                         f"fatbin), not {target!r}")
+    return compile(source, options=list(options) if options else None, keep=keep,
+                   no_extern_c=True, cache_dir=cache_dir if cache_dir else False,
+                   target=target)

@@ -9,8 +9,10 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
+import pycudac.driver as drv
 from pycudac import _driver, compiler
 from pycudac.compiler import CompileError
 from pycudac._compiler import link as _link, plan as _plan
@@ -399,3 +401,23 @@ def test_dynamic_module_through_the_stub_driver(stub_driver):
     r = subprocess.run([sys.executable, "-c", _STUB_LINK_CHILD], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr[-3000:]
+
+
+def test_pycudas_compile_plain_and_get_nvcc_version(ctx, tmp_path):
+    """PyCUDA's compile_plain (the source as it is: no extern "C" added) and
+    get_nvcc_version (code keys its own caches on it) were AttributeErrors."""
+    src = 'extern "C" __global__ void k(int *p) { p[0] = 7; }'
+    image = compiler.compile_plain(src, [], False, "nvcc", str(tmp_path))
+    f = compiler.module_from_buffer(image).get_function("k")
+    out = np.zeros(1, np.int32)
+    f(drv.Out(out), block=(1, 1, 1))
+    assert out[0] == 7
+    # no extern "C" added: a C++ kernel's name stays mangled in the image
+    cxx = compiler.compile_plain("__global__ void k(int *p) { p[0] = 7; }", [], False, None, None)
+    wrapped = compiler.compile("__global__ void k(int *p) { p[0] = 7; }", cache_dir=False)
+    assert b"_Z1kPi" in cxx and b"_Z1kPi" not in wrapped
+    with pytest.raises(ValueError, match="fatbin"):
+        compiler.compile_plain(src, [], False, None, None, target="fatbin")
+    v = compiler.get_nvcc_version("nvcc")
+    assert isinstance(v, str) and "nvcc is not used" in v
+    assert ("NVRTC" in v) == (drv.get_backend() == "cuda")

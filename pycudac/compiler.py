@@ -244,17 +244,25 @@ class SourceModule(_driver.SourceModuleBase):
             raise AttributeError(f"'SourceModule' object has no attribute {name!r}") from None
 
     def __setattr__(self, name, value):
-        # what __getattr__ reads from the module is set there too (`sm.ptx = ...`
-        # said the attribute did not exist, while reading it worked)
-        if not hasattr(type(self), name):
+        # a subclass's instance keeps its own attributes; a SourceModule has
+        # none of its own but `module`: what it reads from its module is
+        # shared by every SourceModule of the same source (the memo), so a
+        # write there is refused by name, not made for all of them
+        try:
+            object.__setattr__(self, name, value)
+        except AttributeError:
+            if hasattr(type(self), name):
+                raise
             try:
                 module = object.__getattribute__(self, "module")
             except AttributeError:
                 module = None
-            if module is not None and hasattr(module, name):
-                setattr(module, name, value)
-                return
-        object.__setattr__(self, name, value)
+            if module is None or not hasattr(module, name):
+                raise
+            raise AttributeError(
+                f"SourceModule.{name} is its module's (SourceModule.module), which every "
+                f"SourceModule of the same source and options shares: set "
+                f"sm.module.{name} to change it for all of them") from None
 
     def __repr__(self):
         return f"<pycudac SourceModule {self.module.arch} {self.module!r}>"

@@ -96,6 +96,9 @@ class _Arg:
     def __init__(self, name, is_pointer, dtype, ctype):
         self.name, self.is_pointer, self.dtype, self.ctype = name, is_pointer, dtype, ctype
 
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {self.dtype})"
+
     @property
     def struct_char(self):
         """The prepare() letter of this argument, as PyCUDA's: "P" for a
@@ -113,16 +116,22 @@ class _Arg:
         return f"{self.ctype} *{self.name}"
 
 
-def VectorArg(dtype, name):
+class VectorArg(_Arg):
     """A pointer argument `name` to elements of `dtype` ("float *x")."""
-    dtype = np.dtype(dtype)
-    return _Arg(name, True, dtype, dtype_to_ctype(dtype) + " *")
+    __slots__ = ()
+
+    def __init__(self, dtype, name, ctype=None):
+        dtype = np.dtype(dtype)
+        super().__init__(name, True, dtype, ctype or dtype_to_ctype(dtype) + " *")
 
 
-def ScalarArg(dtype, name):
+class ScalarArg(_Arg):
     """A by-value argument `name` of `dtype` ("float a")."""
-    dtype = np.dtype(dtype)
-    return _Arg(name, False, dtype, dtype_to_ctype(dtype))
+    __slots__ = ()
+
+    def __init__(self, dtype, name, ctype=None):
+        dtype = np.dtype(dtype)
+        super().__init__(name, False, dtype, ctype or dtype_to_ctype(dtype))
 
 
 def parse_c_arg(c_arg):
@@ -137,11 +146,17 @@ def parse_c_arg(c_arg):
         raise ValueError(f"parse_c_arg: expected one C parameter declaration like "
                          f"'float *x', got {c_arg!r}")
     p = params[0]
+    if not p.name:
+        raise ValueError(f"parse_c_arg: {c_arg!r} names no parameter (expected a declaration "
+                         f"like 'float *x')")
     try:
         dt = p.dtype
     except Exception:
         dt = None
-    return _Arg(p.name, p.is_pointer, dt, p.ctype)
+    arg = (VectorArg if p.is_pointer else ScalarArg).__new__(
+        VectorArg if p.is_pointer else ScalarArg)
+    _Arg.__init__(arg, p.name, p.is_pointer, dt, p.ctype)
+    return arg
 
 
 def get_arg_type(c_arg):

@@ -680,6 +680,17 @@ def test_cuda_barrier_is_refused_not_a_hang(ctx, spelled):
         source_module(src)
 
 
+@pytest.mark.parametrize("spelled", ["cuda/std/cstdint/", "cuda/std/", "cuda/std/..",
+                                     "cuda/std/../../cuda_fp16.h"])
+def test_a_header_name_that_names_no_libcu_header_is_not_found(ctx, spelled):
+    """A name that ends in a directory, or leaves cuda/: the preprocessor's
+    own 'No such file' (a review: the wrapper made a directory of the file's
+    name, "cannot write the simulator's sources ... Is a directory", or
+    replaced the simulator's cuda_fp16.h)."""
+    with pytest.raises(drv.CompileError, match=r"%s: No such file" % re.escape(spelled)):
+        source_module("#include <%s>\n__global__ void k(int *p) { }" % spelled)
+
+
 @pytest.mark.parametrize("spelled", ["cuda/../../etc/passwd", "cuda/std/../../../x"])
 def test_a_header_name_that_climbs_out_is_named(ctx, spelled):
     """An #include <cuda/...> whose ".." leave the include directory: a

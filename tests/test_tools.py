@@ -143,6 +143,14 @@ def test_pycudas_argument_descriptions_live_in_tools(ctx):
     assert tools.VectorArg is elementwise.VectorArg and tools.ScalarArg is elementwise.ScalarArg
     x = tools.parse_c_arg("const float *x")
     assert (x.name, x.is_pointer, x.dtype, x.struct_char) == ("x", True, np.float32, "P")
+    # classes, as PyCUDA's own scan and elementwise code tests them (a review:
+    # isinstance(arg, VectorArg) was a TypeError while they were functions)
+    assert isinstance(x, tools.VectorArg) and not isinstance(x, tools.ScalarArg)
+    assert isinstance(tools.parse_c_arg("int n"), tools.ScalarArg)
+    assert isinstance(tools.VectorArg(np.int32, "p"), tools.VectorArg)
+    assert repr(tools.ScalarArg(np.float32, "a")) == "ScalarArg('a', float32)"
+    with pytest.raises(ValueError, match="names no parameter"):
+        tools.parse_c_arg("float")
     assert tools.get_arg_type("int n") == "i" and tools.get_arg_type("double *d") == "P"
     assert tools.ScalarArg(np.float64, "a").declarator() == "double a"
     with pytest.raises(ValueError, match="one C parameter"):

@@ -659,9 +659,10 @@ MUTATIONS = [
       "    size_t el = env_text(0, env);",
       ["tests/test_nvcc_env.py"], "a PyCUDA kernel naming uint or M_PI gets no nvcc environment"),
     M("NE2", "src/compile/wrap.c",
-      "    else if (hoist && el > 0)",
-      "    else if (0)",
-      ["tests/test_nvcc_env.py"], "with precompiled headers the environment shifts the user's lines"),
+      "    int hoist = *hoisted = el == 0 && (pch == 1 || (pch == -1 && pre_includes > 0));",
+      "    int hoist = *hoisted = (pch == 1 || (pch == -1 && pre_includes > 0));",
+      ["tests/test_nvcc_env.py"], "with precompiled headers the environment comes after the "
+                                  "source's own directives"),
     M("ST1", "src/core/convert.c",
       "        if (pcc_context_gone(((PccStream *)obj)->context)) {",
       "        if (0) {",

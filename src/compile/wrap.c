@@ -85,22 +85,23 @@ static int is_toolkit_header(const char *name, size_t n)
 /* ---- nvcc's implicit environment -----------------------------------------------
  * nvcc compiles every source after cuda_runtime.h, which brings in the host's
  * <sys/types.h>, <limits.h>, <math.h>, <stdlib.h> and <time.h>: kernels
- * written for PyCUDA (nvcc) use uint, INT_MAX, M_PI, INFINITY, int32_t or
- * RAND_MAX with no #include, and NVRTC knows none of them ('identifier
- * "uint" is undefined': PyCUDA's own matrixmul_tiled.py example). A source
- * that names one gets what gives it, before its first line (so that its own
- * line numbers stand); a source that names none is compiled as it is. What
- * nvcc does not give (uint8_t, FLT_MAX: <stdint.h>, <float.h>) stays the
- * source's own #include, as there. */
-enum { ENV_TYPES = 1, ENV_STDINT = 2, ENV_LIMITS = 4, ENV_MATH = 8, ENV_STDLIB = 16, ENV_TIME = 32 };
+ * written for PyCUDA (nvcc) use uint, INT_MAX, M_PI, INFINITY or RAND_MAX
+ * with no #include, and NVRTC knows none of them ('identifier "uint" is
+ * undefined': PyCUDA's own matrixmul_tiled.py example). A source that names
+ * one gets what gives it before anything of its own, as nvcc's order has it
+ * (its #defines come after, and win); a source that names none is compiled
+ * as it is. Not given: int32_t and int64_t, which nvcc has from glibc as
+ * `int` and `long` where NVRTC's <stdint.h> says `long long` (giving them
+ * either way would break a source that declares its own, or includes the
+ * other); what nvcc does not give either (uint8_t, FLT_MAX); the names a
+ * header from include_dirs uses (only the source is read). */
+enum { ENV_TYPES = 1, ENV_LIMITS = 4, ENV_MATH = 8, ENV_STDLIB = 16, ENV_TIME = 32 };
 
 static const struct {
     const char *name;
     int what;
 } env_names[] = {
     {"uint", ENV_TYPES}, {"ushort", ENV_TYPES}, {"ulong", ENV_TYPES},
-    {"int8_t", ENV_STDINT}, {"int16_t", ENV_STDINT}, {"int32_t", ENV_STDINT},
-    {"int64_t", ENV_STDINT},
     {"CHAR_BIT", ENV_LIMITS}, {"SCHAR_MIN", ENV_LIMITS}, {"SCHAR_MAX", ENV_LIMITS},
     {"UCHAR_MAX", ENV_LIMITS}, {"CHAR_MIN", ENV_LIMITS}, {"CHAR_MAX", ENV_LIMITS},
     {"SHRT_MIN", ENV_LIMITS}, {"SHRT_MAX", ENV_LIMITS}, {"USHRT_MAX", ENV_LIMITS},
@@ -141,14 +142,11 @@ static int env_needed(const char *s)
 }
 
 /* The environment's text for `what` into out (room enough: 600 bytes);
- * its length. The typedefs come last whenever anything comes: a #line may
- * follow them where it may not follow only directives (see below). */
+ * its length. */
 static size_t env_text(int what, char *out)
 {
     size_t o = 0;
 #define ENV_PUT(text) (memcpy(out + o, text, sizeof text - 1), o += sizeof text - 1)
-    if (what & ENV_STDINT)
-        ENV_PUT("#include <stdint.h>\n");
     if (what & ENV_LIMITS)
         ENV_PUT("#include <limits.h>\n");
     if (what & ENV_MATH)
@@ -187,11 +185,17 @@ char *pcc_wrap_source(PyObject *source, int no_extern_c, int pch, int *hoisted)
     char *user = user_text(source);
     if (user == NULL)
         return NULL;
+    char env[600];
+    size_t el = env_text(env_needed(user), env);
     size_t pre = 0;
     int pre_lines = 0, pre_includes = 0;
     if (pch != 0)
         pre = pcc_pch_prefix(user, &pre_lines, &pre_includes);
-    int hoist = *hoisted = pch == 1 || (pch == -1 && pre_includes > 0);
+    /* nvcc's environment comes before the source's own directives, and
+     * NVRTC makes its precompiled header of a source's leading directives
+     * only when no #line is among them: a source that needs the
+     * environment is compiled whole, without one (the same result) */
+    int hoist = *hoisted = el == 0 && (pch == 1 || (pch == -1 && pre_includes > 0));
     if (!hoist)
         pre = pre_lines = 0;
     static const char head_c[] = "extern \"C\" {\n#line 1 \"" PCC_PROGRAM_NAME "\"\n";
@@ -203,8 +207,6 @@ char *pcc_wrap_source(PyObject *source, int no_extern_c, int pch, int *hoisted)
     size_t includes = 0;
     for (const char *p = user; (p = strstr(p, "include")) != NULL; p++)
         includes++;
-    char env[600];
-    size_t el = env_text(env_needed(user), env);
     /* each wrapped line costs its own length plus two #lines and the braces */
     size_t room = el + hl + 2 * ul + 96 * (includes + 3) + tl + 1;
     char *out = PyMem_RawMalloc(room);
@@ -213,25 +215,17 @@ char *pcc_wrap_source(PyObject *source, int no_extern_c, int pch, int *hoisted)
         PyErr_NoMemory();
         return NULL;
     }
-    size_t o = 0;
+    memcpy(out, env, el); /* nvcc's environment, first (a head's #line follows) */
+    size_t o = el;
     if (pre > 0) {
         memcpy(out, user, pre);
         o = pre;
         if (user[pre - 1] != '\n')
             out[o++] = '\n';
     }
-    /* nvcc's environment: first, or after the hoisted directives (NVRTC's
-     * precompiled header is made of a source's leading directives, and of
-     * none when a #line is among them: the environment's typedefs end
-     * them, so a #line may follow) */
-    memcpy(out + o, env, el);
-    o += el;
     if (hoist && !no_extern_c)
         o += (size_t)snprintf(out + o, room - o, "extern \"C\" {\n#line %d \"" PCC_PROGRAM_NAME
                                                  "\"\n", pre_lines + 1);
-    else if (hoist && el > 0)
-        o += (size_t)snprintf(out + o, room - o, "#line %d \"" PCC_PROGRAM_NAME "\"\n",
-                              pre_lines + 1);
     else {
         memcpy(out + o, head, hl);
         o += hl;

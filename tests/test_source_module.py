@@ -348,3 +348,29 @@ def test_stdio_include_works_on_every_backend(autoinit, capfd):
     with pytest.raises(CompileError) as info:
         SourceModule("#include <stdio.h>\n__global__ void k(int *a)\n{\n    a[0] = nope;\n}\n")
     assert re.search(r"kernel\.cu(:4:|\(4\))", str(info.value))
+
+
+def test_a_cpp_kernel_is_found_by_its_linkage_name_on_every_backend(ctx, cache):
+    """With no_extern_c=True a C++ kernel's name in the module is its mangled
+    one: get_function("_Z1kPi") finds it and get_function("k") does not, on a
+    GPU and (since the simulator's modules carry each kernel's linkage name)
+    on the simulator, which found "k" and not "_Z1kPi" before, so code
+    written on one failed on the other; a name expression finds it by its
+    own text on both."""
+    import pycudac.driver as drv
+    src = ("__global__ void k(int *p) { p[0] = 7; }\n"
+           "namespace ns { __global__ void e(int *p) { p[0] = 8; } "
+           "extern \"C\" __global__ void d(int *p) { p[0] = 9; } }")
+    mod = SourceModule(src, no_extern_c=True)
+    out = np.zeros(1, np.int32)
+    for name, value in (("_Z1kPi", 7), ("_ZN2ns1eEPi", 8), ("d", 9)):
+        mod.get_function(name)(drv.Out(out), block=(1, 1, 1))
+        assert out[0] == value, name
+    for name in ("k", "e", "ns::e"):
+        with pytest.raises(_driver.LogicError, match="with no_extern_c=True, declared extern"):
+            mod.get_function(name)
+    named = SourceModule(src, no_extern_c=True, name_expressions=["k", "ns::e"])
+    named.get_function("ns::e")(drv.Out(out), block=(1, 1, 1))
+    assert out[0] == 8
+    named.get_function("k")(drv.Out(out), block=(1, 1, 1))
+    assert out[0] == 7

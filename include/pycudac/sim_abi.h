@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 6
+#define PCC_SIM_ABI_VERSION 7
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -149,6 +149,14 @@ typedef struct pcc_sim_kernel {
     /* The address of the module's thread-local anchor in the calling thread:
      * where this thread's copies of the module's __shared__ variables are */
     void *(*tls_anchor)(void);
+    /* The address of the user's __global__ function itself (a call: a
+     * function's address as data is no constant expression, and the table
+     * is constant-initialized): its symbol is the kernel's linkage name (C++'s
+     * mangled name, or an extern "C" kernel's own), the name a GPU's module
+     * knows it by; and whether `name` is a name expression (a GPU's module
+     * knows it by its lowered name) (since 7) */
+    const void *(*fn)(void);
+    int from_expr;
 } pcc_sim_kernel;
 
 /* Exported by every module under this name. Returns PCC_SIM_ABI_VERSION. */

@@ -281,6 +281,10 @@ static CUresult sim_cuModuleLoadData(CUmodule *pm, const void *image)
         f->k = &m->kernels[i];
         f->max_dynamic_shared = SIM_SHARED_PER_BLOCK;
         f->carveout = -1;
+        Dl_info sym;
+        const void *fn = f->k->fn ? f->k->fn() : NULL;
+        if (fn != NULL && dladdr(fn, &sym) != 0 && sym.dli_sname != NULL && sym.dli_saddr == fn)
+            f->linkage = sym.dli_sname;
         if (f->k->nparams > 0) {
             f->argv = calloc((size_t)f->k->nparams, sizeof(void *));
             if (f->argv == NULL)
@@ -349,11 +353,20 @@ static CUresult sim_cuModuleGetFunction(CUfunction *pf, CUmodule m, const char *
         return CUDA_ERROR_INVALID_VALUE;
     if (!module_ok(m))
         return CUDA_ERROR_INVALID_HANDLE;
-    for (int i = 0; i < m->count; i++)
-        if (m->kernels[i].name && strcmp(m->kernels[i].name, name) == 0) {
+    /* as a GPU's module: by linkage name (an extern "C" kernel's own name, a
+     * C++ kernel's mangled one), or by a name expression (pycudac asks for
+     * those by their lowered names, which the simulator's are); a C++
+     * kernel's plain name finds nothing, as on a GPU */
+    for (int i = 0; i < m->count; i++) {
+        const struct CUfunc_st *f = &m->funcs[i];
+        if ((f->linkage && strcmp(f->linkage, name) == 0) ||
+            (m->kernels[i].name && strcmp(m->kernels[i].name, name) == 0 &&
+             (m->kernels[i].from_expr || f->linkage == NULL ||
+              strcmp(f->linkage, m->kernels[i].name) == 0))) {
             *pf = &m->funcs[i];
             return CUDA_SUCCESS;
         }
+    }
     return CUDA_ERROR_NOT_FOUND;
 }
 

@@ -239,6 +239,9 @@ struct CUfunc_st {
     int max_dynamic_shared;
     int carveout;
     int cache_config; /* cuFuncSetCacheConfig's CUfunc_cache */
+    /* its linkage name (the module's symbol for k->fn: its string table,
+     * valid while the module is loaded), or NULL: not exported */
+    const char *linkage;
     void **argv; /* scratch for launches with a packed buffer (under sim_launch_lock) */
 };
 

@@ -119,6 +119,7 @@ def main(argv):
             print(out.stderr, file=sys.stderr)
             return 2
         args.tree = out.stdout.strip().splitlines()[-1]
+    args.tree = os.path.abspath(args.tree)  # each example runs in its own folder
     paths = sorted(glob.glob(os.path.join(args.tree, "examples", "*.py")) +
                    glob.glob(os.path.join(args.tree, "examples", "from-wiki", "*.py")))
     if not paths:

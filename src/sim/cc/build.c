@@ -337,19 +337,19 @@ static void write_tail(pcc_sbuf *out, const pcc_sim_analysis *A, const struct _n
             e++;
         pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"", PCC_LINE_EXPR + i, e);
         sb_cstr(out, P->exprs.v[i]);
-        pcc_sb_printf(out, "\", %d", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
+        pcc_sb_printf(out, "\", 1, %d", pcc_sim_kernel_syncs(A, P->exprs.v[i]));
         sb_cluster(out, A, P->exprs.v[i]);
     }
     for (int i = 0; i < A->kernel_names.n; i++) {
         if (drop[i] || pcc_sl_find(&P->exprs, A->kernel_names.v[i]) >= 0)
             continue;
-        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"%s\", %d", PCC_LINE_KERNEL + i,
+        pcc_sb_printf(out, "# %d \"<pycudac-sim-registration>\"\n    __pcc_kernel< &%s >(\"%s\", 0, %d", PCC_LINE_KERNEL + i,
                   A->kernel_exprs.v[i], A->kernel_names.v[i], pcc_sim_kernel_syncs(A, A->kernel_names.v[i]));
         sb_cluster(out, A, A->kernel_names.v[i]);
     }
     pcc_sb_puts(out, "# 3000 \"<pycudac-sim-registration>\"\n");
     pcc_sb_puts(out,
-            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0, {0, 0, 0}, nullptr}};\n"
+            "    pcc_sim_kernel{nullptr, nullptr, 0, nullptr, nullptr, 0, 0, {0, 0, 0}, nullptr, nullptr, 0}};\n"
             "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\"))) int\n"
             "pcc_sim_module_init(const pcc_sim_api *api, const pcc_sim_kernel **kernels, int *count)\n"
             "{\n"

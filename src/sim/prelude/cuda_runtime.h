@@ -425,18 +425,19 @@ static thread_local char __pcc_tls_anchor;
 static void *__pcc_tls_anchor_of_thread(void) { return &__pcc_tls_anchor; }
 /* __cluster_dims__(...) of a kernel, as dim3 takes them (1 to 3 values) */
 static constexpr pcc_sim_dim3 __pcc_cluster(dim3 d) { return pcc_sim_dim3{d.x, d.y, d.z}; }
+template <auto F> static const void *__pcc_fn_address(void) { return (const void *)F; }
 template <auto F>
-static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int uses_sync,
+static constexpr pcc_sim_kernel __pcc_kernel(const char *name, int from_expr, int uses_sync,
                                              pcc_sim_dim3 cluster = pcc_sim_dim3{0, 0, 0})
 {
     typedef __pcc_fn<decltype(F)> fn;
     if constexpr (fn::is_kernel)
         return pcc_sim_kernel{name, &fn::template entry<F>, fn::n, fn::offsets.v, fn::sizes.v, uses_sync,
                               __PCC_SIM_CHECKED, {cluster.x, cluster.y, cluster.z},
-                              __pcc_tls_anchor_of_thread};
+                              __pcc_tls_anchor_of_thread, &__pcc_fn_address<F>, from_expr};
     else
         return pcc_sim_kernel{name, nullptr, 0, nullptr, nullptr, uses_sync, __PCC_SIM_CHECKED,
-                              {0, 0, 0}, nullptr};
+                              {0, 0, 0}, nullptr, nullptr, from_expr};
 }
 static inline void *__pcc_dyn_smem(void) { return __pcc_cur->dynamic_shared; }
 

@@ -206,6 +206,11 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
                              f"{(_rss() - rss_half) / 2**20:+.1f}), maps {_maps() - maps0:+d}\n")
     assert how1 == how0 and used1 - used0 <= SLACK, f"{(used1 - used0) >> 20} MiB ({how0})"
     assert _maps() - maps0 <= 32, f"{_maps() - maps0} more memory maps"
-    # a module's image is kilobytes: one kept per module would be MiBs a half
+    # a module's image is kilobytes: one kept per module would be MiBs a half.
+    # Not under AddressSanitizer: its quarantine holds what each compile frees
+    # (up to 256 MiB), and the simulator's compiles there are cache misses (its
+    # cache is keyed by the build, and the sanitized build is another)
+    if os.environ.get("PYCUDAC_UNDER_ASAN") == "1":
+        return
     assert _rss() - rss_half <= RSS_SLACK, \
         f"RSS grew {(_rss() - rss_half) / 2**20:.1f} MiB over the second {N_MODULES - half} modules"

@@ -663,11 +663,11 @@ MUTATIONS = [
       "    int hoist = *hoisted = (pch == 1 || (pch == -1 && pre_includes > 0));",
       ["tests/test_nvcc_env.py"], "with precompiled headers the environment comes after the "
                                   "source's own directives"),
-    M("LK1", "src/sim/module.c",
+    M("MN1", "src/sim/module.c",
       "             (m->kernels[i].from_expr || f->linkage == NULL ||",
       "             (1 || f->linkage == NULL ||",
       ["tests/test_source_module.py"], "the simulator finds a C++ kernel by its plain name"),
-    M("LK2", "src/sim/module.c",
+    M("MN2", "src/sim/module.c",
       "        if ((f->linkage && strcmp(f->linkage, name) == 0) ||",
       "        if ((0 && strcmp(f->linkage, name) == 0) ||",
       ["tests/test_source_module.py"], "the simulator finds no kernel by its mangled name"),

@@ -66,6 +66,20 @@ VERDICTS = [
      "__global__ void a(unsigned *p) { extern __shared__ unsigned t[]; t[0] = p[0]; }\n"
      "__global__ void b(u32 *p) { extern __shared__ u32 t[]; t[0] = p[0]; }", True, ()),
     ("no_uint32_t_without_include", "__global__ void k(uint32_t *p) { }", False, ("uint32_t",)),
+    # alignas after __shared__: right after it (its __shared__ is an attribute), and
+    # with a class defined in the declaration; not after the type, not in an extern
+    # __shared__ declaration (a review: the simulator took those, and refused the class
+    # body as an "initializer")
+    ("alignas_right_after_shared",
+     "__global__ void k(float *o) { __shared__ alignas(64) struct P { float a; } s[3];\n"
+     "  __shared__ alignas(16) union U { float f; int i; } u[2]; __shared__ alignas(16) float t[4];\n"
+     "  s[0].a = 1; u[0].f = 2; t[0] = 3; o[0] = s[0].a + u[0].f + t[0]; }", True, ()),
+    ("no_alignas_after_the_type",
+     "__global__ void k(float *o) { __shared__ float alignas(16) s[4]; s[0] = 1; o[0] = s[0]; }",
+     False, ("alignas",)),
+    ("no_alignas_in_extern_shared",
+     "__global__ void k(float *o) { extern __shared__ alignas(16) float d[]; o[0] = d[0]; }",
+     False, ("attribute",)),
     # nvcc's implicit environment gives INT_MAX with no #include (compile/wrap.c),
     # as nvcc does; uint32_t it gives no more than nvcc does
     ("int_max_without_include", "__global__ void k(int *p) { p[0] = INT_MAX; }", True, ()),

@@ -131,6 +131,12 @@ static int is_attr_word(const pcc_sim_tok *t)
            pcc_sim_tk_is(t, "throw") || pcc_sim_tk_is(t, "sizeof") || pcc_sim_tk_is(t, "alignof");
 }
 
+/* Whether token t begins a class's definition (struct, class, union). */
+static int is_class_key(const pcc_sim_tok *t)
+{
+    return pcc_sim_tk_is(t, "struct") || pcc_sim_tk_is(t, "class") || pcc_sim_tk_is(t, "union");
+}
+
 /* Skips an attribute group starting at i; returns the index after it, or i. */
 static int skip_attr(const pcc_sim_toks *T, int i)
 {
@@ -471,7 +477,24 @@ static void on_shared_decl(pcc_sim_analysis *A, const pcc_sim_toks *T, int s, in
         }
     if (mark < 0)
         return;
-    if (has_word(T, s, semi, "extern")) {
+    int ext = has_word(T, s, semi, "extern");
+    /* alignas after __shared__: NVRTC takes it only right after (its __shared__
+     * is an attribute, and the alignment applies to the variable), never in
+     * an extern __shared__ declaration (the array has no storage of its own) */
+    int lead = mark + 1;
+    while (!ext && lead < semi && pcc_sim_tk_is(&T->v[lead], "alignas") &&
+           pcc_sim_tk_punct(T, lead + 1, '('))
+        lead = pcc_sim_match_close(T, lead + 1) + 1;
+    for (int k = lead; k < semi; k = past(T, k)) {
+        if (pcc_sim_tk_is(&T->v[k], "alignas")) {
+            refuse_rule(A, &T->v[k], ext ? "attribute does not apply to any entity%s"
+                                         : "alignas does not apply here%s", "");
+            return;
+        }
+        if (pcc_sim_tk_punct(T, k, '{')) /* a class's body: its members are its own */
+            continue;
+    }
+    if (ext) {
         on_extern_shared(A, T, s, semi, st, depth, in_block, src, E);
         return;
     }
@@ -481,8 +504,13 @@ static void on_shared_decl(pcc_sim_analysis *A, const pcc_sim_toks *T, int s, in
             k = after;
             continue;
         }
-        if (pcc_sim_tk_punct(T, k, '=') || pcc_sim_tk_punct(T, k, '{') ||
-            (pcc_sim_tk_punct(T, k, '(') && k > 0 && T->v[k - 1].kind == PCC_TK_ID && k - 1 > mark)) {
+        /* `__shared__ struct P { float a; } s[3];`: the class's body is no initializer */
+        int body = pcc_sim_tk_punct(T, k, '{') && k - 1 > mark &&
+                   (is_class_key(&T->v[k - 1]) ||
+                    (T->v[k - 1].kind == PCC_TK_ID && k - 2 > mark && is_class_key(&T->v[k - 2])));
+        if (!body && (pcc_sim_tk_punct(T, k, '=') || pcc_sim_tk_punct(T, k, '{') ||
+                      (pcc_sim_tk_punct(T, k, '(') && k > 0 && T->v[k - 1].kind == PCC_TK_ID &&
+                       k - 1 > mark))) {
             refuse_rule(A, &T->v[k], "initializer not allowed for __shared__ variable%s", "");
             return;
         }

@@ -56,6 +56,7 @@ EXPECT = {
                  "sets DEV_RUNTIME_SYNC_DEPTH, the limit of CUDA 11's dynamic parallelism: "
                  "CUDA 12's has none, and the driver refuses it (PyCUDA gets the same error)")}},
     "demo_meta_codepy.py": {"needs": ["codepy", "cgen"]},
+    "demo_meta_template.py": {"needs": ["jinja2"]},
     "fill_gpu_with_nans.py": {"gpu_only": "fills all free device memory: on the simulator "
                                           "that is the host's, tens of GB"},
     "2d_fft.py": {"needs": ["scipy", "pyfft"]},
@@ -76,9 +77,11 @@ EXPECT = {
     "mandelbrot_interactive.py": {"needs": ["matplotlib"],
                                   "skip": "written for matplotlib < 3.5: RectangleSelector's "
                                           "drawtype= is gone"},
-    "matrix_transpose.py": {"gpu_only": "transposes 4096 x 4096 arrays over and over: minutes "
+    "matrix_transpose.py": {"needs": ["matplotlib", "pytools"],
+                            "gpu_only": "transposes 4096 x 4096 arrays over and over: minutes "
                                         "on the simulator"},
-    "measure_gpuarray_speed_random.py": {"gpu_only": "times arrays up to 2^26 elements: a "
+    "measure_gpuarray_speed_random.py": {"needs": ["pytools"],
+                                         "gpu_only": "times arrays up to 2^26 elements: a "
                                                      "minute on the simulator"},
     "plot_random_data.py": {"needs": ["matplotlib"]},
     "rotate.py": {"fails": (r"CompileError|LogicError", TEXREF)},

@@ -55,6 +55,16 @@ def embed_prelude():
         parts.append(f'    {{"{os.path.basename(path)}", pcc_sim_file_{k}, '
                      f"sizeof pcc_sim_file_{k}}},\n")
     parts.append("};\n")
+    # the simulator's compiler front (src/sim/cc: its rewrites of the user's
+    # source) as a digest, which keys its compile cache: a new front never runs
+    # a module an old one made, and sanitized builds of the same sources share
+    # the cache (as the extension file's identity did not)
+    front = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(HERE, "src", "sim", "cc", "*.[ch]"))):
+        front.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            front.update(f.read() + b"\0")
+    parts.append(f'#define PCC_SIM_FRONT_DIGEST "{front.hexdigest()}"\n')
     target = os.path.join(out_dir, "sim_prelude_blob.h")
     content = "".join(parts)
     if not os.path.exists(target) or open(target).read() != content:

@@ -214,14 +214,21 @@ def test_nvrtc_identity_tells_library_builds_apart(tmp_path):
     assert out.stdout.split() == ["True", "True", "3", "True"], out.stderr
 
 
-def test_a_rebuilt_simulator_has_another_identity(tmp_path):
-    """The simulator's compiler identity (its cache entries' key) names the
-    build of the extension it is in: a rebuilt front end (sim/cc's rewrites
-    of the user's source) with the same prelude, flags and host compiler
-    kept the key, and a cached module of the old rewrites ran (a mutation
-    pass found it). Here the same extension as another file: another
-    identity; the same file again: the same."""
+def test_the_simulators_identity_follows_its_front_end(tmp_path):
+    """The simulator's compiler identity (its cache entries' key) carries the
+    digest of its compiler front's sources (src/sim/cc: its rewrites of the
+    user's source): a changed front with the same prelude, flags and host
+    compiler kept the key, and a cached module of the old rewrites ran (a
+    mutation pass found it). The same sources built again (the sanitized
+    builds, a copy of the package) keep it, and share the cache."""
+    import glob
+    import hashlib
     import shutil
+    front = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "sim", "cc", "*.[ch]"))):
+        front.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            front.update(f.read() + b"\0")
     copy = tmp_path / "copy"
     shutil.copytree(os.path.join(ROOT, "pycudac"), copy / "pycudac",
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -235,8 +242,8 @@ def test_a_rebuilt_simulator_has_another_identity(tmp_path):
         return out.stdout.strip()
 
     here = identity(ROOT)
-    assert here == identity(ROOT)
-    assert identity(copy) != here
+    assert here.endswith(" front=" + front.hexdigest()[:16]), here
+    assert identity(copy) == here
 
 
 def test_nvrtc_found_in_the_wheel_of_site_packages(tmp_path):

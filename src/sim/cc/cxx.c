@@ -10,7 +10,6 @@
  * stays the same from compile to compile; the one place that includes the
  * embedded prelude, so it is in the extension once.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -217,16 +216,8 @@ static void setup(void)
     /* The simulator's front end (sim/cc: its rewrites of the user's source)
      * changes what a compile makes with nothing above changed, and a cached
      * module of the old rewrites ran after an upgrade (a mutation pass saw
-     * it): the file this is built into names its build. */
-    Dl_info self;
-    struct stat built;
-    if (dladdr((void *)&pcc_sim_cxx_get, &self) != 0 && self.dli_fname != NULL &&
-        stat(self.dli_fname, &built) == 0) {
-        const long long id[5] = {(long long)built.st_size, (long long)built.st_mtim.tv_sec,
-                                 (long long)built.st_mtim.tv_nsec, (long long)built.st_ino,
-                                 (long long)built.st_dev};
-        h = fnv1a(h, id, sizeof id);
-    }
+     * it): the digest of its sources (setup.py) names it. */
+    h = fnv1a(h, PCC_SIM_FRONT_DIGEST, sizeof PCC_SIM_FRONT_DIGEST); /* and shown below */
     if (cxx.path[0]) {
         char real[PATH_MAX];
         const char *shown = realpath(cxx.path, real) ? real : cxx.path;
@@ -240,10 +231,12 @@ static void setup(void)
         }
         for (int i = 0; i < cxx.extra.n; i++)
             h = fnv1a(h, cxx.extra.v[i], strlen(cxx.extra.v[i]) + 1);
-        snprintf(cxx.identity, sizeof cxx.identity, "%s (%s) size=%lld mtime=%lld build=%016llx",
-                 cxx.path, shown, size, mtime, h);
+        snprintf(cxx.identity, sizeof cxx.identity,
+                 "%s (%s) size=%lld mtime=%lld build=%016llx front=%.16s", cxx.path, shown, size,
+                 mtime, h, PCC_SIM_FRONT_DIGEST);
     } else {
-        snprintf(cxx.identity, sizeof cxx.identity, "no-compiler build=%016llx", h);
+        snprintf(cxx.identity, sizeof cxx.identity, "no-compiler build=%016llx front=%.16s", h,
+                 PCC_SIM_FRONT_DIGEST);
     }
 }
 

@@ -208,8 +208,7 @@ def test_distinct_modules_dropped_are_unloaded(ctx):
     assert _maps() - maps0 <= 32, f"{_maps() - maps0} more memory maps"
     # a module's image is kilobytes: one kept per module would be MiBs a half.
     # Not under AddressSanitizer: its quarantine holds what each compile frees
-    # (up to 256 MiB), and the simulator's compiles there are cache misses (its
-    # cache is keyed by the build, and the sanitized build is another)
+    # (up to 256 MiB), which a run with a cold cache there showed
     if os.environ.get("PYCUDAC_UNDER_ASAN") == "1":
         return
     assert _rss() - rss_half <= RSS_SLACK, \

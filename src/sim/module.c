@@ -356,13 +356,15 @@ static CUresult sim_cuModuleGetFunction(CUfunction *pf, CUmodule m, const char *
     /* as a GPU's module: by linkage name (an extern "C" kernel's own name, a
      * C++ kernel's mangled one), or by a name expression (pycudac asks for
      * those by their lowered names, which the simulator's are); a C++
-     * kernel's plain name finds nothing, as on a GPU */
+     * kernel's plain name finds nothing, as on a GPU, and neither does a
+     * static one's (not exported: no linkage name here; its mangled name is
+     * the GPU's, which only a name expression reaches on the simulator) */
     for (int i = 0; i < m->count; i++) {
         const struct CUfunc_st *f = &m->funcs[i];
         if ((f->linkage && strcmp(f->linkage, name) == 0) ||
             (m->kernels[i].name && strcmp(m->kernels[i].name, name) == 0 &&
-             (m->kernels[i].from_expr || f->linkage == NULL ||
-              strcmp(f->linkage, m->kernels[i].name) == 0))) {
+             (m->kernels[i].from_expr ||
+              (f->linkage != NULL && strcmp(f->linkage, m->kernels[i].name) == 0)))) {
             *pf = &m->funcs[i];
             return CUDA_SUCCESS;
         }

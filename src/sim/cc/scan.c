@@ -131,10 +131,11 @@ static int is_attr_word(const pcc_sim_tok *t)
            pcc_sim_tk_is(t, "throw") || pcc_sim_tk_is(t, "sizeof") || pcc_sim_tk_is(t, "alignof");
 }
 
-/* Whether token t begins a class's definition (struct, class, union). */
+/* Whether token t begins a class's (or an enum's) definition. */
 static int is_class_key(const pcc_sim_tok *t)
 {
-    return pcc_sim_tk_is(t, "struct") || pcc_sim_tk_is(t, "class") || pcc_sim_tk_is(t, "union");
+    return pcc_sim_tk_is(t, "struct") || pcc_sim_tk_is(t, "class") ||
+           pcc_sim_tk_is(t, "union") || pcc_sim_tk_is(t, "enum");
 }
 
 /* Skips an attribute group starting at i; returns the index after it, or i. */
@@ -478,36 +479,31 @@ static void on_shared_decl(pcc_sim_analysis *A, const pcc_sim_toks *T, int s, in
     if (mark < 0)
         return;
     int ext = has_word(T, s, semi, "extern");
-    /* alignas after __shared__: NVRTC takes it only right after (its __shared__
-     * is an attribute, and the alignment applies to the variable), never in
-     * an extern __shared__ declaration (the array has no storage of its own) */
-    int lead = mark + 1;
-    while (!ext && lead < semi && pcc_sim_tk_is(&T->v[lead], "alignas") &&
-           pcc_sim_tk_punct(T, lead + 1, '('))
-        lead = pcc_sim_match_close(T, lead + 1) + 1;
-    for (int k = lead; k < semi; k = past(T, k)) {
+    /* alignas in an extern __shared__ declaration: NVRTC refuses it (the array
+     * has no storage of its own), wherever it stands after __shared__ */
+    for (int k = mark + 1; ext && k < semi; k = past(T, k))
         if (pcc_sim_tk_is(&T->v[k], "alignas")) {
-            refuse_rule(A, &T->v[k], ext ? "attribute does not apply to any entity%s"
-                                         : "alignas does not apply here%s", "");
+            refuse_rule(A, &T->v[k], "attribute does not apply to any entity%s", "");
             return;
         }
-        if (pcc_sim_tk_punct(T, k, '{')) /* a class's body: its members are its own */
-            continue;
-    }
     if (ext) {
         on_extern_shared(A, T, s, semi, st, depth, in_block, src, E);
         return;
     }
+    int class_head = 0; /* after struct/class/union/enum, before its body */
     for (int k = mark + 1; k < semi;) {
         int after = skip_attr(T, k);
         if (after != k) {
             k = after;
             continue;
         }
-        /* `__shared__ struct P { float a; } s[3];`: the class's body is no initializer */
-        int body = pcc_sim_tk_punct(T, k, '{') && k - 1 > mark &&
-                   (is_class_key(&T->v[k - 1]) ||
-                    (T->v[k - 1].kind == PCC_TK_ID && k - 2 > mark && is_class_key(&T->v[k - 2])));
+        if (is_class_key(&T->v[k]))
+            class_head = 1;
+        /* `__shared__ struct P : Q { float a; } s[3];`: the class's (or enum's)
+         * body is no initializer */
+        int body = class_head && pcc_sim_tk_punct(T, k, '{');
+        if (body)
+            class_head = 0;
         if (!body && (pcc_sim_tk_punct(T, k, '=') || pcc_sim_tk_punct(T, k, '{') ||
                       (pcc_sim_tk_punct(T, k, '(') && k > 0 && T->v[k - 1].kind == PCC_TK_ID &&
                        k - 1 > mark))) {

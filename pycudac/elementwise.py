@@ -541,15 +541,7 @@ def parse_arguments(arguments):
                                 f"'float *x, float a' or VectorArg/ScalarArg, got {a!r}")
         return out
     from pycudac import _sigparse
-    params = _sigparse.parse_arguments(arguments)
-    result = []
-    for p in params:
-        try:
-            dt = p.dtype
-        except Exception:
-            dt = None
-        result.append(_Arg(p.name, p.is_pointer, dt, p.ctype))
-    return result
+    return [tools._arg_of_param(p) for p in _sigparse.parse_arguments(arguments)]
 
 
 def array_arg(kernel, spec, a):

@@ -145,16 +145,20 @@ def parse_c_arg(c_arg):
     if len(params) != 1:
         raise ValueError(f"parse_c_arg: expected one C parameter declaration like "
                          f"'float *x', got {c_arg!r}")
-    p = params[0]
-    if not p.name:
+    if not params[0].name:
         raise ValueError(f"parse_c_arg: {c_arg!r} names no parameter (expected a declaration "
                          f"like 'float *x')")
+    return _arg_of_param(params[0])
+
+
+def _arg_of_param(p):
+    """A parsed C parameter (pycudac._sigparse) as a VectorArg or ScalarArg;
+    its dtype None where NumPy has none for its C type."""
     try:
         dt = p.dtype
     except Exception:
         dt = None
-    arg = (VectorArg if p.is_pointer else ScalarArg).__new__(
-        VectorArg if p.is_pointer else ScalarArg)
+    arg = object.__new__(VectorArg if p.is_pointer else ScalarArg)
     _Arg.__init__(arg, p.name, p.is_pointer, dt, p.ctype)
     return arg
 

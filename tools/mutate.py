@@ -664,8 +664,8 @@ MUTATIONS = [
       ["tests/test_nvcc_env.py"], "with precompiled headers the environment comes after the "
                                   "source's own directives"),
     M("MN1", "src/sim/module.c",
-      "             (m->kernels[i].from_expr ||\n              (f->linkage != NULL &&",
-      "             (1 ||\n              (f->linkage != NULL &&",
+      "            (m->kernels[i].from_expr && strcmp(m->kernels[i].name, name) == 0)) {",
+      "            (strcmp(m->kernels[i].name, name) == 0)) {",
       ["tests/test_source_module.py"], "the simulator finds a C++ kernel by its plain name"),
     M("MN2", "src/sim/module.c",
       "        if ((f->linkage && strcmp(f->linkage, name) == 0) ||",
@@ -680,8 +680,9 @@ MUTATIONS = [
       "        int body = 0;",
       ["tests/test_cuda_c_rules.py"], "a class body after __shared__ is refused as an initializer"),
     M("MN3", "src/sim/module.c",
-      "             (m->kernels[i].from_expr ||\n              (f->linkage != NULL &&",
-      "             (m->kernels[i].from_expr || f->linkage == NULL ||\n              (f->linkage != NULL &&",
+      "            (m->kernels[i].from_expr && strcmp(m->kernels[i].name, name) == 0)) {",
+      "            ((m->kernels[i].from_expr || f->linkage == NULL) &&\n"
+      "             strcmp(m->kernels[i].name, name) == 0)) {",
       ["tests/test_source_module.py"], "the simulator finds a static kernel by its plain name"),
     M("ST1", "src/core/convert.c",
       "        if (pcc_context_gone(((PccStream *)obj)->context)) {",

@@ -174,14 +174,7 @@ int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    CUresult rc;
-    if (pcc_st.backend->launch_blocks) { /* the simulator runs the kernel now */
-        Py_BEGIN_ALLOW_THREADS
-        rc = pcc_drv.cuLaunchKernelEx(&cfg, f->fn, NULL, size ? extra : NULL);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = pcc_drv.cuLaunchKernelEx(&cfg, f->fn, NULL, size ? extra : NULL);
-    }
+    CUresult rc = pcc_launch_kernel_ex(&cfg, f->fn, size ? extra : NULL);
     return rc == CUDA_SUCCESS ? 0 : pcc_launch_ex_failed(func, rc, g, c, cluster != NULL);
 }
 

@@ -10,8 +10,9 @@
  * CU_LAUNCH_PARAM_BUFFER_POINTER; with cluster= besides (the tuple the last
  * such launch took), the same path through cuLaunchKernelEx, reached only
  * from the keyword search, so the plain call pays nothing for it.
- * Everything else, and every error but the driver's, is launch_general: it parses the launch configuration against
- * the device's limits (read once per device, at creation in launch/function.c),
+ * Everything else, and every error but the driver's, is launch_general: it
+ * parses the launch configuration against the device's limits (read once
+ * per device, at creation in launch/function.c),
  * so a bad block or grid is a ValueError that leaves the context usable,
  * packs through the whole plan (launch/plan.c, launch/pack.c,
  * launch/pointer.c) and runs In/Out/InOut copies and time_kernel's events;
@@ -193,7 +194,7 @@ static inline CUresult launch_kernel(CUfunction fn, const unsigned int g[3],
 }
 
 /* cuLaunchKernelEx with one attribute, the cluster c (no dynamic shared
- * memory): the fast path's cluster launch, with launch_kernel's GIL rule. */
+ * memory): the fast path's cluster launch. */
 static inline CUresult launch_in_clusters(CUfunction fn, const unsigned int g[3],
                                           const unsigned int b[3], CUstream stream,
                                           const unsigned int c[3], void **extra)
@@ -205,14 +206,7 @@ static inline CUresult launch_in_clusters(CUfunction fn, const unsigned int g[3]
     attr.value.clusterDim.y = c[1];
     attr.value.clusterDim.z = c[2];
     CUlaunchConfig cfg = {g[0], g[1], g[2], b[0], b[1], b[2], 0, stream, &attr, 1};
-    CUresult rc;
-    if (PCC_UNLIKELY(pcc_st.backend->launch_blocks)) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = pcc_drv.cuLaunchKernelEx(&cfg, fn, NULL, extra);
-        Py_END_ALLOW_THREADS
-        return rc;
-    }
-    return pcc_drv.cuLaunchKernelEx(&cfg, fn, NULL, extra);
+    return pcc_launch_kernel_ex(&cfg, fn, extra);
 }
 
 /* A failed cuLaunchKernel: the driver's error, naming the kernel. NULL. */
@@ -502,21 +496,18 @@ do_launch(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, launch_opts *
     size_t size = f->argsize;
     void *extra[] = {PCC_LAUNCH_PARAM_BUFFER_POINTER, buf, PCC_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      PCC_LAUNCH_PARAM_END};
-    CUresult rc;
-    if (in_clusters) {
-        rc = launch_in_clusters(f->fn, g, b, stream, c, size ? extra : NULL);
-        if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
-            rc = launch_in_clusters(f->fn, g, b, stream, c, size ? extra : NULL);
-        if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
-            pcc_launch_ex_failed((PyObject *)f, rc, g, c, 1);
-            return NULL;
-        }
-    } else {
-        rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
-        if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
-            rc = launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL);
-        if (PCC_UNLIKELY(rc != CUDA_SUCCESS))
+#define FAST_LAUNCH()                                                                          \
+    (in_clusters ? launch_in_clusters(f->fn, g, b, stream, c, size ? extra : NULL)               \
+                 : launch_kernel(f->fn, g, b, 0, stream, size ? extra : NULL))
+    CUresult rc = FAST_LAUNCH();
+    if (PCC_UNLIKELY(rc == CUDA_ERROR_INVALID_CONTEXT) && pcc_context_adopt(f->context))
+        rc = FAST_LAUNCH();
+#undef FAST_LAUNCH
+    if (PCC_UNLIKELY(rc != CUDA_SUCCESS)) {
+        if (!in_clusters)
             return launch_failed(f, rc, g);
+        pcc_launch_ex_failed((PyObject *)f, rc, g, c, 1);
+        return NULL;
     }
     pcc_note_launch((PyObject *)f, f->name);
     Py_RETURN_NONE;

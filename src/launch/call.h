@@ -9,6 +9,7 @@
 #define PYCUDAC_FUNCTION_LAUNCH_H
 
 #include "launch/function.h"
+#include "driver/loader.h"
 
 /* f(*args, block=, grid=, shared=, stream=, time_kernel=, cooperative=): the
  * vectorcall slot. */
@@ -45,6 +46,22 @@ int pcc_cooperative_fits(PyObject *func, const unsigned int g[3], const unsigned
 int pcc_launch_ex(PyObject *func, const unsigned int g[3], const unsigned int b[3],
                   unsigned int shared, CUstream stream, char *buf, PyObject *cluster,
                   PyObject *priority, int cooperative);
+/* cuLaunchKernelEx(cfg, fn, NULL, extra) with the GIL released where the
+ * backend's launch runs the kernel before it returns (the simulator), as for
+ * cuLaunchKernel (launch/call.c's launch_kernel): a GPU's only queues. */
+static inline CUresult pcc_launch_kernel_ex(const CUlaunchConfig *cfg, CUfunction fn,
+                                            void **extra)
+{
+    CUresult rc;
+    if (PCC_UNLIKELY(pcc_st.backend->launch_blocks)) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = pcc_drv.cuLaunchKernelEx(cfg, fn, NULL, extra);
+        Py_END_ALLOW_THREADS
+        return rc;
+    }
+    return pcc_drv.cuLaunchKernelEx(cfg, fn, NULL, extra);
+}
+
 /* A failed cuLaunchKernelEx of f (grid g, cluster c; `cluster`: whether
  * cluster= was given): the driver's error naming the kernel and the cluster,
  * or why the device takes no clusters. -1. */

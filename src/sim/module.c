@@ -362,9 +362,7 @@ static CUresult sim_cuModuleGetFunction(CUfunction *pf, CUmodule m, const char *
     for (int i = 0; i < m->count; i++) {
         const struct CUfunc_st *f = &m->funcs[i];
         if ((f->linkage && strcmp(f->linkage, name) == 0) ||
-            (m->kernels[i].name && strcmp(m->kernels[i].name, name) == 0 &&
-             (m->kernels[i].from_expr ||
-              (f->linkage != NULL && strcmp(f->linkage, m->kernels[i].name) == 0)))) {
+            (m->kernels[i].from_expr && strcmp(m->kernels[i].name, name) == 0)) {
             *pf = &m->funcs[i];
             return CUDA_SUCCESS;
         }

@@ -460,10 +460,10 @@ static int write_cccl_wrapper(struct _nvrtcProgram *P, job *J, const char *spell
      * cuda/ ("cuda/../cuda_fp16.h") gets no wrapper: the preprocessor finds
      * the file, or says it cannot, as it does for any other name (a wrapper
      * there made a directory of the file's name, or replaced a stand-in) */
-    size_t sl = strlen(spelled);
-    if (strncmp(name, "cuda/", 5) != 0 || spelled[sl - 1] == '/' ||
-        (sl >= 2 && strcmp(spelled + sl - 2, "/.") == 0) ||
-        (sl >= 3 && strcmp(spelled + sl - 3, "/..") == 0))
+    const char *last = strrchr(spelled, '/');
+    last = last ? last + 1 : spelled;
+    if (strncmp(name, "cuda/", 5) != 0 || !*last || strcmp(last, ".") == 0 ||
+        strcmp(last, "..") == 0)
         return 0;
     /* the directories the name walks through ("cuda/std/../barrier" needs
      * cuda/std), then the wrapper where the walk ends */

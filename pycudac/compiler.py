@@ -339,6 +339,6 @@ def compile_plain(source: str, options: Sequence[str], keep: bool, nvcc: str | N
     if target not in ("cubin", "ptx"):
         raise ValueError(f"compile_plain: target must be 'cubin' or 'ptx' (NVRTC makes no "
                          f"fatbin), not {target!r}")
-    return compile(source, options=list(options) if options else None, keep=keep,
+    return compile(source, options=options or None, keep=keep,
                    no_extern_c=True, cache_dir=cache_dir if cache_dir else False,
                    target=target)

@@ -418,6 +418,10 @@ def test_pycudas_compile_plain_and_get_nvcc_version(ctx, tmp_path):
     assert b"_Z1kPi" in cxx and b"_Z1kPi" not in wrapped
     with pytest.raises(ValueError, match="fatbin"):
         compiler.compile_plain(src, [], False, None, None, target="fatbin")
+    # a single str where PyCUDA's list of options goes is named (it was split
+    # into one-letter options, "option '-' is not supported")
+    with pytest.raises(TypeError, match="options must be a list of str"):
+        compiler.compile_plain(src, "-O3", False, None, None)
     v = compiler.get_nvcc_version("nvcc")
     assert isinstance(v, str) and "nvcc is not used" in v
     assert ("NVRTC" in v) == (drv.get_backend() == "cuda")

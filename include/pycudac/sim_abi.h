@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PCC_SIM_ABI_VERSION 7
+#define PCC_SIM_ABI_VERSION 8
 #define PCC_SIM_WARP_SIZE 32
 
 typedef struct pcc_sim_dim3 {
@@ -113,6 +113,14 @@ typedef struct pcc_sim_api {
      * boundary: PCC_SIM_SURF_ZERO/CLAMP/TRAP (cudaSurfaceBoundaryMode). */
     void (*surf_access)(pcc_sim_thread *t, unsigned long long obj, int dims, int x, int y,
                         int z, void *buf, size_t size, int write, int boundary);
+    /* A warp-wide call (nvcuda::wmma's load_matrix_sync, store_matrix_sync,
+     * mma_sync; since 8): all 32 lanes of the caller's warp must make it, the
+     * same call (`what`, a static string, and the source `line`); a warp with
+     * fewer lanes, a lane that exited or lanes at different calls end the
+     * launch naming it. Each lane deposits `mine`; the call returns the 32
+     * deposits in lane order, valid until a lane of the warp makes its next
+     * warp_wide call. */
+    void *const *(*warp_wide)(pcc_sim_thread *t, void *mine, const char *what, int line);
 } pcc_sim_api;
 
 /* tex_fetch's shapes; surf_access's boundary modes (CUDA's values) */

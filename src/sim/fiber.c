@@ -518,6 +518,16 @@ _Noreturn static void deadlock(sim_block *b, sim_fiber *cur)
                       "deadlock: %d of %d threads of the block wait at %s and can never be released",
                  at_barrier, b->nthreads, bar);
     const sim_warp *w = &b->warps[example->index / PCC_SIM_WARP_SIZE];
+    int line = 0;
+    const char *wide = sim_warp_wide_call(b, example, &line);
+    if (wide != NULL)
+        sim_fail_sync(&cur->t,
+                      "deadlock: %d threads wait at %s and %d in warp operations; thread "
+                      "(%u,%u,%u) waits in %s (line %d), which is warp-wide, for all 32 lanes "
+                      "of its warp, of which 0x%08x arrived (a wmma call not every lane of the "
+                      "warp reaches)",
+                      at_barrier, bar, in_warp, example->t.threadIdx.x, example->t.threadIdx.y,
+                      example->t.threadIdx.z, wide, line, w->waiting);
     sim_fail_sync(&cur->t,
                   "deadlock: %d threads wait at %s and %d in warp operations; thread "
              "(%u,%u,%u) waits for lanes 0x%08x of its warp, of which 0x%08x arrived with the "
@@ -760,4 +770,5 @@ const pcc_sim_api sim_api_fiber = {
     NULL,                         /* check mode: sim/module.c adds it */
     sim_api_cluster_dims, api_cluster_sync, sim_api_cluster_map,
     NULL, NULL,                   /* textures and surfaces: sim/module.c adds them */
+    sim_api_warp_wide,
 };

@@ -533,6 +533,9 @@ typedef struct sim_warp {
     int src[PCC_SIM_WARP_SIZE];
     int pred[PCC_SIM_WARP_SIZE];
     int op[PCC_SIM_WARP_SIZE];
+    /* a warp-wide call's (wmma): its name, what each lane deposits */
+    const char *what[PCC_SIM_WARP_SIZE];
+    void *gather[PCC_SIM_WARP_SIZE];
     unsigned int epoch;    /* warp operations completed (check mode's racecheck) */
 } sim_warp;
 
@@ -605,6 +608,10 @@ unsigned int sim_api_ballot(pcc_sim_thread *t, unsigned int mask, int pred);
 unsigned int sim_api_activemask(pcc_sim_thread *t, const char *file, int line);
 unsigned long long sim_api_tile_shfl(pcc_sim_thread *t, unsigned int count,
                                      unsigned long long value, int src_rank);
+void *const *sim_api_warp_wide(pcc_sim_thread *t, void *mine, const char *what, int line);
+/* The warp-wide call (wmma) lane f waits in, and its line; NULL when f
+ * waits in another warp operation (for deadlock messages). */
+const char *sim_warp_wide_call(const sim_block *b, const sim_fiber *f, int *line);
 /* Releases lanes of warp w parked in __activemask() once none of the warp's
  * lanes can run any further (called as a lane of w parks or exits). */
 void sim_warp_settle(sim_block *b, int w);

@@ -40,12 +40,22 @@
  * count as diverged. The Programming Guide promises no more than that the
  * mask's lanes execute the call together: every lane in a mask here does.
  *
+ * Warp-wide calls (nvcuda::wmma's load_matrix_sync, store_matrix_sync and
+ * mma_sync, whose fragments are spread over the warp's lanes) are warp
+ * operations over the whole warp that insist on it: all 32 lanes must
+ * exist, none may have exited, and all must meet at the same call (its name
+ * and source line). Anything else is what a GPU leaves undefined (or hangs
+ * on): a synccheck error in check mode, a launch failure else, as for a
+ * barrier not every thread reaches. Each lane deposits a pointer (to its
+ * fragments) and gets the warp's 32 back.
+ *
  * A tile wider than a warp (thread_block_tile<64..1024>) synchronizes
  * through tile_shfl, a barrier over its threads that also exchanges one
  * 8-byte value; the prelude builds sync, shfl, votes, reduce and scan on it.
  */
 #include <string.h>
 
+#include "sim/check.h"
 #include "sim/sim.h"
 
 static sim_warp *warp_of(sim_block *b, const sim_fiber *f)
@@ -55,10 +65,36 @@ static sim_warp *warp_of(sim_block *b, const sim_fiber *f)
 
 /* ---- warp operations --------------------------------------------------------------------- */
 
-enum { OP_SYNC = 0, OP_SHFL, OP_BALLOT };
+enum { OP_SYNC = 0, OP_SHFL, OP_BALLOT, OP_WIDE };
+
+/* A warp-wide call's group must be the whole warp at one call; t: the
+ * thread that completes the group (named in the error). */
+static void check_wide(const sim_warp *w, unsigned int group, int wi, const pcc_sim_thread *t)
+{
+    int first = -1;
+    for (unsigned int m = group; m; m &= m - 1) {
+        int j = __builtin_ctz(m);
+        if (first < 0 && w->op[j] == OP_WIDE)
+            first = j;
+    }
+    if (first < 0)
+        return;
+    for (unsigned int m = group; m; m &= m - 1) {
+        int j = __builtin_ctz(m);
+        if (w->op[j] != OP_WIDE)
+            sim_fail_sync(t, "%s (line %d) is warp-wide: lane %d of warp %d waits there while "
+                          "lane %d of the warp waits in another warp operation (a divergent "
+                          "wmma call)", w->what[first], w->src[first], first, wi, j);
+        if (w->what[j] != w->what[first] || w->src[j] != w->src[first])
+            sim_fail_sync(t, "%s is warp-wide, and the lanes of warp %d are at different calls: "
+                          "lane %d at %s (line %d), lane %d at %s (line %d) (a divergent wmma "
+                          "call)", w->what[first], wi, first, w->what[first], w->src[first], j,
+                          w->what[j], w->src[j]);
+    }
+}
 
 /* Completes the group lane `lane` waits in, when all of it has arrived. */
-static int warp_try_complete(sim_warp *w, int lane)
+static int warp_try_complete(sim_warp *w, int lane, int wi, const pcc_sim_thread *t)
 {
     unsigned int need = (w->mask[lane] & w->live) | (1u << lane);
     if ((w->waiting & need) != need)
@@ -71,6 +107,7 @@ static int warp_try_complete(sim_warp *w, int lane)
         if (w->pred[j])
             ballot |= 1u << j;
     }
+    check_wide(w, need, wi, t);
     for (unsigned int m = need; m; m &= m - 1) {
         int j = __builtin_ctz(m);
         if (w->op[j] == OP_SHFL) {
@@ -102,7 +139,7 @@ static unsigned long long warp_op(pcc_sim_thread *t, int op, unsigned int mask,
     w->pred[lane] = pred;
     w->op[lane] = op;
     w->waiting |= 1u << lane;
-    if (!warp_try_complete(w, lane)) {
+    if (!warp_try_complete(w, lane, f->index / PCC_SIM_WARP_SIZE, t)) {
         f->state = SIM_F_WARP;
         sim_fiber_park(b, f);
     }
@@ -125,15 +162,63 @@ unsigned int sim_api_ballot(pcc_sim_thread *t, unsigned int mask, int pred)
     return (unsigned int)warp_op(t, OP_BALLOT, mask, 0, 0, pred != 0);
 }
 
+/* The lanes of warp wi that exist in a block of n threads. */
+static unsigned int lanes_of(int n, int wi)
+{
+    int lanes = n - wi * PCC_SIM_WARP_SIZE;
+    return lanes >= PCC_SIM_WARP_SIZE ? 0xffffffffu : (1u << lanes) - 1;
+}
+
+void *const *sim_api_warp_wide(pcc_sim_thread *t, void *mine, const char *what, int line)
+{
+    sim_fiber *f = t->runtime;
+    sim_block *b = f->block;
+    if (b == NULL)
+        sim_fail(t, CUDA_ERROR_LAUNCH_FAILED,
+                 "%s ran in a kernel compiled without synchronization support", what);
+    int wi = f->index / PCC_SIM_WARP_SIZE;
+    sim_warp *w = &b->warps[wi];
+    unsigned int exist = lanes_of(b->nthreads, wi);
+    if (exist != 0xffffffffu)
+        sim_fail_sync(t, "%s (line %d) is warp-wide and needs all 32 lanes of the warp, but "
+                      "warp %d of the block has %d threads (a block of %d threads is no "
+                      "multiple of 32)", what, line, wi, __builtin_popcount(exist), b->nthreads);
+    if (w->live != exist)
+        sim_fail_sync(t, "%s (line %d) not reached by every lane of the warp: it is warp-wide, "
+                      "and lanes 0x%08x of warp %d have already exited", what, line,
+                      exist & ~w->live, wi);
+    w->what[t->lane] = what;
+    w->gather[t->lane] = mine;
+    warp_op(t, OP_WIDE, 0xffffffffu, 0, line, 0);
+    return w->gather;
+}
+
+const char *sim_warp_wide_call(const sim_block *b, const sim_fiber *f, int *line)
+{
+    const sim_warp *w = &b->warps[f->index / PCC_SIM_WARP_SIZE];
+    if (f->state != SIM_F_WARP || w->op[f->t.lane] != OP_WIDE)
+        return NULL;
+    *line = w->src[f->t.lane];
+    return w->what[f->t.lane];
+}
+
 void sim_warp_lane_exited(sim_block *b, sim_fiber *f)
 {
     sim_warp *w = warp_of(b, f);
+    int wi = f->index / PCC_SIM_WARP_SIZE;
     w->live &= ~(1u << f->t.lane);
+    for (unsigned int m = w->waiting; m; m &= m - 1) {
+        int j = __builtin_ctz(m);
+        if (w->op[j] == OP_WIDE)
+            sim_fail_sync(&f->t, "%s (line %d) not reached by every lane of the warp: it is "
+                          "warp-wide, and lane %d of warp %d exited while lanes 0x%08x wait "
+                          "there", w->what[j], w->src[j], (int)f->t.lane, wi, w->waiting);
+    }
     /* Lanes that waited for this one in a warp op may be complete now. */
     for (unsigned int m = w->waiting; m; m &= m - 1) {
         int j = __builtin_ctz(m);
         if (w->waiting & (1u << j))
-            warp_try_complete(w, j);
+            warp_try_complete(w, j, wi, &f->t);
     }
 }
 

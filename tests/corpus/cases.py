@@ -101,6 +101,10 @@ SOURCES = {s.file: s for s in [
     Source("warp_shuffle.cu"),
     # Ampere's asynchronous copies: cg::memcpy_async and <cuda_pipeline.h>'s primitives
     Source("async_copy.cu", toolkit=True),
+    # nvcuda::wmma (<mma.h>): the Programming Guide's example, cudaTensorCoreGemm's kernels,
+    # and the bf16, tf32, double and int8 samples' (the simulator refused them all before)
+    Source("wmma_gemm.cu", toolkit=True),
+    Source("wmma_types.cu", toolkit=True),
     # the simulator refuses inline PTX (`asm`), which NVRTC accepts (docs/simulator.md)
     Source("inline_ptx.cu",
            disagree="refuses the inline PTX: 'inline assembly (`asm`: PTX) cannot run on the "
@@ -125,3 +129,4 @@ import cases_cpp  # noqa: E402,F401
 import cases_printf_atomics  # noqa: E402,F401
 import cases_warp_ptx  # noqa: E402,F401
 import cases_async  # noqa: E402,F401
+import cases_wmma  # noqa: E402,F401

@@ -100,7 +100,7 @@ const char *const pcc_sim_stubs[][2] = {
     {"cooperative_groups.h", "cooperative_groups.h"},
     {"cooperative_groups/reduce.h", "cooperative_groups_reduce.h"},
     {"cooperative_groups/scan.h", "cooperative_groups_scan.h"},
-    {"mma.h", "#error \"mma.h (tensor cores) is not supported by the pycudac CPU simulator\""},
+    {"mma.h", "mma.h"},
     {"curand_kernel.h", "#error \"curand_kernel.h is not supported by the pycudac CPU simulator\""},
     {"cooperative_groups/memcpy_async.h", "cooperative_groups_memcpy_async.h"},
     {"cuda_pipeline.h", "cuda_pipeline.h"},

@@ -72,6 +72,19 @@ static int unsupported_texture_call(const pcc_sim_tok *t)
     return 1;
 }
 
+/* wmma's experimental sub-byte types (`precision::u4`, `s4`, `b1`) and
+ * bmma_sync, at token i. */
+static int subbyte_wmma(const pcc_sim_toks *T, int i)
+{
+    const pcc_sim_tok *t = &T->v[i];
+    if (pcc_sim_tk_is(t, "bmma_sync"))
+        return 1;
+    if (!pcc_sim_tk_is(t, "u4") && !pcc_sim_tk_is(t, "s4") && !pcc_sim_tk_is(t, "b1"))
+        return 0;
+    return i >= 3 && pcc_sim_tk_punct(T, i - 1, ':') && pcc_sim_tk_punct(T, i - 2, ':') &&
+           T->v[i - 3].kind == PCC_TK_ID && pcc_sim_tk_is(&T->v[i - 3], "precision");
+}
+
 static void refuse(pcc_sim_analysis *A, const pcc_sim_tok *t, const char *what)
 {
     if (A->nerrors++ >= 20)
@@ -109,12 +122,15 @@ void pcc_sim_check_tokens(pcc_sim_analysis *A, const pcc_sim_toks *T)
                      "read and write)", (int)(t->n < 64 ? t->n : 64), t->p);
             refuse(A, t, what);
         }
-        else if (pcc_sim_tk_is(t, "wmma") || pcc_sim_tk_is(t, "mma_sync") ||
-                 pcc_sim_tk_is(t, "load_matrix_sync") || pcc_sim_tk_is(t, "store_matrix_sync") ||
-                 pcc_sim_tk_starts(t, "__hmma") || pcc_sim_tk_starts(t, "__imma") ||
+        else if (pcc_sim_tk_starts(t, "__hmma") || pcc_sim_tk_starts(t, "__imma") ||
                  pcc_sim_tk_starts(t, "__bmma") || pcc_sim_tk_starts(t, "__dmma") ||
                  pcc_sim_tk_starts(t, "__mma"))
-            refuse(A, t, "a tensor-core operation (`wmma`/`mma`)");
+            refuse(A, t, "a tensor-core built-in (`__hmma_*`, `__imma_*` ...: nvcuda::wmma's "
+                         "functions run)");
+        else if (subbyte_wmma(T, i))
+            refuse(A, t, "a sub-byte tensor-core type or operation (nvcuda::wmma::experimental's "
+                         "`precision::u4`, `precision::s4`, `precision::b1`, `bmma_sync`: the "
+                         "other wmma types run)");
         else if (pcc_sim_tk_is(t, "this_multi_grid") || pcc_sim_tk_is(t, "multi_grid_group"))
             refuse(A, t, "multi-device synchronization (cooperative groups `this_multi_grid()`)");
     }

@@ -18,7 +18,7 @@ int pcc_sim_is_sync_token(const pcc_sim_tok *t)
         "__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any_sync", "__all_sync",
         "__uni_sync", "__activemask", "__match", "__reduce_", "this_thread_block",
         "tiled_partition", "coalesced_threads", "cooperative_groups", "this_cluster",
-        "cluster_group"};
+        "cluster_group", "load_matrix_sync", "store_matrix_sync", "mma_sync"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (pcc_sim_tk_starts(t, prefixes[i]))
             return 1;

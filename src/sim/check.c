@@ -671,6 +671,8 @@ void sim_api_check(pcc_sim_thread *t, const void *p, size_t size, int flags, con
         return;
     }
     if (a - cw->tls_lo < cw->tls_hi - cw->tls_lo) { /* static __shared__ */
+        if (C.mod->nguards && sim_module_tls_guard(C.mod, a - cw->tls_lo, size))
+            return; /* the host compiler's flag, not the kernel's memory */
         if (a + size > cw->tls_hi && (C.flags & SIM_CHK_MEMCHECK)) {
             report(t, "memcheck", "out-of-bounds", SP_SHARED, a, size, flags, pc, NULL,
                    "past the end of the block's static __shared__ memory", NULL);

@@ -76,6 +76,61 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+/* The guard flags the host compiler keeps in the TLS block, from the
+ * symbol table: a block-scope `static thread_local` that needs a
+ * constructor call (what __shared__ becomes here, for an array of __half or
+ * of a struct with an empty constructor) gets a flag _ZGV<its name> that
+ * every thread tests at the declaration and the first one sets. Those
+ * accesses are the compiler's, not the kernel's: check mode leaves them out,
+ * as racecheck would otherwise take them for a race on __shared__ memory.
+ * (A TLS symbol's value is its offset in the TLS block.) */
+static void find_tls_guards(CUmodule m)
+{
+    const unsigned char *so = (const unsigned char *)m->so;
+    size_t size = m->so_len;
+    ElfW(Ehdr) eh;
+    if (size < sizeof eh)
+        return;
+    memcpy(&eh, so, sizeof eh);
+    if (eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shoff > size ||
+        (size - eh.e_shoff) / sizeof(ElfW(Shdr)) < eh.e_shnum)
+        return;
+    for (int i = 0; i < eh.e_shnum; i++) {
+        ElfW(Shdr) sh, st;
+        memcpy(&sh, so + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_entsize != sizeof(ElfW(Sym)) ||
+            sh.sh_link >= eh.e_shnum || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+            continue;
+        memcpy(&st, so + eh.e_shoff + (size_t)sh.sh_link * sizeof st, sizeof st);
+        if (st.sh_offset > size || st.sh_size > size - st.sh_offset)
+            continue;
+        const char *names = (const char *)so + st.sh_offset;
+        for (size_t at = 0; at + sizeof(ElfW(Sym)) <= sh.sh_size; at += sizeof(ElfW(Sym))) {
+            ElfW(Sym) sym;
+            memcpy(&sym, so + sh.sh_offset + at, sizeof sym);
+            if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_name + 5 > st.sh_size ||
+                memchr(names + sym.st_name, '\0', st.sh_size - sym.st_name) == NULL ||
+                strncmp(names + sym.st_name, "_ZGV", 4) != 0)
+                continue;
+            uint64_t *g = realloc(m->guards, (size_t)(m->nguards + 1) * 2 * sizeof *g);
+            if (g == NULL)
+                return;
+            m->guards = g;
+            g[2 * m->nguards] = sym.st_value;
+            g[2 * m->nguards + 1] = sym.st_size ? sym.st_size : 1;
+            m->nguards++;
+        }
+    }
+}
+
+int sim_module_tls_guard(CUmodule m, size_t off, size_t size)
+{
+    for (int i = 0; i < m->nguards; i++)
+        if (off < m->guards[2 * i] + m->guards[2 * i + 1] && m->guards[2 * i] < off + size)
+            return 1;
+    return 0;
+}
+
 /* A module built for check mode keeps what the checks need. */
 static int keep_for_check(CUmodule m, const void *so, size_t size)
 {
@@ -85,6 +140,7 @@ static int keep_for_check(CUmodule m, const void *so, size_t size)
         return -1;
     memcpy(m->so, so, size);
     m->so_len = size;
+    find_tls_guards(m);
     return 0;
 }
 
@@ -301,6 +357,7 @@ bad:
             free(m->funcs[i].argv);
     free(m->funcs);
     free(m->so);
+    free(m->guards);
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
@@ -340,6 +397,7 @@ static CUresult sim_cuModuleUnload(CUmodule m)
     sim_mem_uncharge(m->charged);
     free(m->funcs);
     free(m->so);
+    free(m->guards);
     free(m);
     return CUDA_SUCCESS;
 }

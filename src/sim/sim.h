@@ -264,11 +264,18 @@ struct CUmod_st {
     uintptr_t seg_lo[8], seg_hi[8];
     int nseg;
     size_t tls_size;
+    /* the host compiler's guard flags in the TLS block (offset, size pairs):
+     * its own memory next to the static __shared__ variables, not theirs */
+    uint64_t *guards;
+    int nguards;
 };
 
 /* The calling thread's TLS block of module m (its static __shared__
  * memory), made now if the thread has none yet: 0, or -1 when unknown. */
 int sim_module_tls(CUmodule m, uintptr_t *lo, size_t *len);
+/* Whether bytes [off, off+size) of m's TLS block hold one of the host
+ * compiler's guard flags (check mode's modules only). */
+int sim_module_tls_guard(CUmodule m, size_t off, size_t size);
 /* The range of the kernel api table modules call through. */
 void sim_module_api_range(uintptr_t *lo, uintptr_t *hi);
 

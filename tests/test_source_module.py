@@ -239,9 +239,16 @@ def test_module_ptx_attribute(ctx, cache):
 
 
 def test_keep_writes_outputs(ctx, cache, capsys):
-    mod = SourceModule(f"// {uuid.uuid4().hex}\n" + DOUBLE, keep=True)
-    assert os.path.exists(os.path.join(mod.keep_dir, "kernel.cu"))
-    assert "compiler output in" in capsys.readouterr().err
+    """keep=True says where on stdout, in PyCUDA's words: grunnur's
+    test_program.py::test_keep reads the folder from there and opens its
+    kernel.cu (it failed: pycudac wrote to stderr)."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    mod = SourceModule(src, keep=True)
+    out = capsys.readouterr().out
+    m = re.match(r"\*\*\* compiler output in (.*)\n", out)
+    assert m is not None and m.group(1) == mod.keep_dir
+    with open(os.path.join(m.group(1), "kernel.cu")) as f:
+        assert src in f.read()
 
 
 def test_signatures_parsed_lazily_from_source(ctx, cache):

@@ -354,6 +354,48 @@ def test_view_gpudata_offset_and_lifetime(ga):
     np.testing.assert_array_equal(v.get(), x[10:])
 
 
+def test_a_subclass_sets_nbytes_and_moves_gpudata_as_in_pycuda(ga):
+    """reikna's cluda Array (a GPUArray subclass) sets self.nbytes to the size
+    of the buffer under it (every reikna test failed: 'property nbytes has no
+    setter'), and its temporary-memory manager moves an array by assigning an
+    int to gpudata, which PyCUDA's launches read: pycudac's launches read ptr,
+    which stayed at the old address."""
+    from pycudac import driver as drv
+    from pycudac.compiler import SourceModule
+
+    class Array(ga.GPUArray):
+        def __init__(self, shape, dtype, nbytes, gpudata=None):
+            super().__init__(shape, dtype, gpudata=gpudata)
+            self.nbytes = nbytes
+            self.thread = "kept"  # a subclass keeps attributes of its own
+
+    a = Array(4, np.float32, nbytes=64)
+    assert a.nbytes == 64 and a.size == 4 and a.thread == "kept"
+    a.set(np.arange(4, dtype=np.float32))
+    b = a.copy()  # pycudac's copy moves the elements' 16 bytes, not nbytes' 64
+    assert b.nbytes == 16 and (b.get() == np.arange(4)).all()
+    with pytest.raises(TypeError):
+        a.nbytes = 1.5
+
+    other = drv.mem_alloc(16)
+    drv.memcpy_htod(other, np.full(4, 9, np.float32))
+    a.gpudata = int(other)  # as reikna's _tempalloc_update_buffer does
+    assert a.ptr == int(other)
+    np.testing.assert_array_equal(a.get(), np.full(4, 9, np.float32))
+    mod = SourceModule("__global__ void twice(float *x) { x[threadIdx.x] *= 2; }")
+    mod.get_function("twice")(a, block=(4, 1, 1))
+    np.testing.assert_array_equal(a.get(), np.full(4, 18, np.float32))
+    np.testing.assert_array_equal(b.get(), np.arange(4, dtype=np.float32))
+    with pytest.raises(TypeError, match="gpudata must be device memory"):
+        a.gpudata = "here"
+    with pytest.raises(OverflowError, match="gpudata"):
+        a.gpudata = -1
+    assert a.ptr == int(other)  # a refused assignment changes nothing
+    a.gpudata = None
+    assert a.ptr == 0
+    a.gpudata = other
+
+
 def test_setitem(ga):
     x = np.zeros((5, 6), np.float32)
     a = ga.to_gpu(x)

@@ -65,7 +65,7 @@ def check_scalar(value, dtype, what):
 
 def same_memory(a, b):
     """True when a and b may overlap in device memory (conservative)."""
-    if a.nbytes == 0 or b.nbytes == 0:
+    if a.size * a.dtype.itemsize == 0 or b.size * b.dtype.itemsize == 0:
         return False
     a_lo, a_hi = a._extent()
     b_lo, b_hi = b._extent()
@@ -77,7 +77,7 @@ def fill_memset(ary, bits):
     a repeated 1-, 2- or 4-byte pattern. Returns False when they are not."""
     from pycudac import driver
     raw = bits.tobytes()
-    n = ary.nbytes
+    n = ary.size * ary.dtype.itemsize
     for width, fn in ((1, driver.memset_d8), (2, driver.memset_d16), (4, driver.memset_d32)):
         if len(raw) % width == 0 and raw == raw[:width] * (len(raw) // width):
             fn(ary.ptr, int.from_bytes(raw[:width], "little"), n // width)

@@ -645,6 +645,26 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->handler = arg;
     r->offset = f->params[i].offset;
     cs->nhandlers++;
+    PyObject *proto = PyObject_GetAttr(arg, pcc_st.str_pycuda_protocol);
+    int pycuda = proto == NULL ? -1 : PyObject_IsTrue(proto);
+    Py_XDECREF(proto);
+    if (pycuda < 0)
+        return -1;
+    if (pycuda) {
+        /* PyCUDA's protocol: the pointer is int(get_device_alloc()), which
+         * the record holds until the call (or its stream) is done */
+        r->pycuda = 1;
+        r->array = PyObject_CallMethodNoArgs(arg, pcc_st.str_get_device_alloc);
+        if (r->array == NULL)
+            return -1;
+        if (pcc_is_device_allocation(r->array))
+            return alloc_ptr(f, i, r->array, out);
+        if (r->array == Py_None || PyFloat_Check(r->array) || PyBool_Check(r->array))
+            return pcc_arg_error(f, i, PyExc_TypeError, "%s.get_device_alloc() gave %s, "
+                                 "which is not device memory", Py_TYPE(arg)->tp_name,
+                                 Py_TYPE(r->array)->tp_name);
+        return address_of_int(f, i, r->array, out, "get_device_alloc()");
+    }
     PyObject *ci = PyObject_GetAttr(arg, pcc_st.str_copy_in), *co = ci ? PyObject_GetAttr(arg, pcc_st.str_copy_out)
                                                               : NULL;
     if (co == NULL) {
@@ -656,8 +676,14 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     Py_DECREF(ci);
     Py_DECREF(co);
     r->array = PyObject_GetAttr(arg, pcc_st.str_array);
-    if (r->array == NULL)
-        return -1;
+    if (r->array == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return pcc_arg_error(f, i, PyExc_TypeError, "%s, an ArgumentHandler, has no `array` "
+                             "(its __init__ did not call ArgumentHandler.__init__(self, ary)) "
+                             "and no get_device_alloc() of its own", Py_TYPE(arg)->tp_name);
+    }
 
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {

@@ -38,7 +38,7 @@ RUN_PYTEST = sh -c '"$$0" -m pytest "$$@"; rc=$$?; if [ $$rc -eq 5 ]; then echo 
 DEPS := "numpy>=1.23" pytest pytest-timeout hypothesis "setuptools>=61"
 DOCS_DEPS := "sphinx>=7.3,<9" "myst-parser>=3,<6"
 
-.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda docs examples dist test-package test-versions fuzz-long gpu-check gpu-check-multi bench launch-overhead clean
+.PHONY: all build demo test test-suite test-asan test-tsan test-valgrind test-fuzz test-pycuda test-thirdparty docs examples dist test-package test-versions fuzz-long gpu-check gpu-check-multi bench launch-overhead clean
 
 all: build
 
@@ -107,6 +107,18 @@ test-pycuda: build
 	$(VPY) tools/pycuda_compat/run.py -q
 	@echo "== [pycuda] PyCUDA's example programs, each in its own process"
 	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/examples.py
+	@echo "== [pycuda] grunnur's and reikna's tests through the alias (the --quick subset; make test-thirdparty runs them all)"
+	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/thirdparty.py --quick
+
+# Two libraries built on PyCUDA, their whole test suites through the alias
+# (tools/pycuda_compat/thirdparty.py): grunnur 0.6.0 (with pytest-grunnur)
+# and reikna 0.9.0, their sdists (pinned) and Mako's, MarkupSafe's and
+# funcsigs' fetched by pip into build/thirdparty (never committed), SciPy
+# installed there for reikna's RNG tests. ~10 minutes on 2 cores, cold.
+# PYCUDAC_THIRDPARTY_DIST=DIR: the downloaded files, offline.
+test-thirdparty: build
+	@echo "== [thirdparty] grunnur's and reikna's test suites through the pycuda -> pycudac alias"
+	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/thirdparty.py
 
 # The documentation site (docs/, Sphinx + MyST) with warnings as errors, then
 # every ```python block of README.md and docs/ run, page by page.

@@ -54,7 +54,7 @@ if [ -f "$ROOT/.egl/libEGL.so.1" ] && ! { ldconfig -p 2>/dev/null | grep -q 'lib
 fi
 QUICK=""
 [ "${GPU_CHECK_QUICK:-0}" = "1" ] && QUICK="--quick"
-PART1="scale_contexts scale_modules pycuda_tests pycuda_examples examples docs_code pytest_all"
+PART1="scale_contexts scale_modules pycuda_tests pycuda_examples thirdparty examples docs_code pytest_all"
 PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_gpuarray
     bench_sim ab_build ab_launch sanitizer_example sanitizer_planted sanitizer_pytest
     sanitizer_leaks"
@@ -63,7 +63,7 @@ PART2="pytest_gpu floor bench_launch bench_memcpy bench_compile bench_pch bench_
 # share the machine with the 1,000 contexts: on 2026-11-28 a call running the
 # whole first half at once lost the machine after 651 s, cause unknown.
 PART1A="pytest_all scale_contexts scale_modules"
-PART1B="pycuda_tests pycuda_examples examples docs_code"
+PART1B="pycuda_tests pycuda_examples thirdparty examples docs_code"
 case "${GPU_CHECK_PART:-}" in
     "") PART_SKIP="" ;;
     1) PART_SKIP=$(echo $PART2) ;;
@@ -183,6 +183,20 @@ else
 fi
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
+# grunnur's and reikna's whole test suites through the alias
+# (tools/pycuda_compat/thirdparty.py), reikna's performance tests included;
+# their sdists (and Mako's, MarkupSafe's, funcsigs', a SciPy wheel for this
+# python3) travel in build/thirdparty/dist: no network here
+if [ -d build/thirdparty/dist ]; then
+    TAIL_LINES=24 run_stage thirdparty 420 env PYCUDAC_BACKEND=cuda "$PY" \
+        tools/pycuda_compat/thirdparty.py --dist build/thirdparty/dist -o faulthandler_timeout=120
+else
+    case " $PART_SKIP " in
+        *" thirdparty "*) echo "thirdparty: skipped (GPU_CHECK_PART=$GPU_CHECK_PART)" >> "$STAGES" ;;
+        *) echo "thirdparty: skipped (build/thirdparty/dist not carried)" >> "$STAGES" ;;
+    esac
+fi
+
 # The floor uses the NVRTC library pycudac itself found, when it says.
 NVRTC_HINT=$(PYCUDAC_BACKEND=cuda timeout 30 "$PY" -c \
     "from pycudac import _driver; print(_driver._nvrtc_path().split(' (')[0])" 2>/dev/null | tail -n 1)

@@ -24,10 +24,24 @@ def _has_buffer(obj):
 
 
 class ArgumentHandler:
-    """Base of In/Out/InOut: wraps one host array for one launch."""
+    """Base of In/Out/InOut: wraps one host array for one launch.
+
+    A subclass may instead follow PyCUDA's protocol, as code built on PyCUDA
+    does (reikna's cluda Buffer): a launch passes int(h.get_device_alloc()),
+    calls h.pre_call(stream) before it and h.post_call(stream) after it
+    (without a stream, once the context has synchronized). A subclass that
+    defines get_device_alloc, pre_call or post_call of its own is such a one
+    (`_pycuda_protocol`, set for each class here; the launch reads it)."""
 
     copy_in = False
     copy_out = False
+    _pycuda_protocol = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._pycuda_protocol = (
+            cls.get_device_alloc is not ArgumentHandler.get_device_alloc
+            or cls.pre_call is not ArgumentHandler.pre_call or hasattr(cls, "post_call"))
 
     def __init__(self, array):
         name = type(self).__name__
@@ -43,8 +57,15 @@ class ArgumentHandler:
                                 f"writable buffer), not {type(array).__name__}")
         self.array = array
 
-    def get_device_alloc(self):  # PyCUDA compatibility
-        return getattr(self, "dev_alloc", None)
+    def get_device_alloc(self):
+        """PyCUDA's: device memory the size of `array`, made on first use."""
+        if getattr(self, "dev_alloc", None) is None:
+            from pycudac import driver
+            self.dev_alloc = driver.mem_alloc_like(self.array)
+        return self.dev_alloc
+
+    def pre_call(self, stream):
+        """PyCUDA's hook before a launch (a no-op here)."""
 
     def __repr__(self):
         a = self.array

@@ -9,7 +9,9 @@ What happens, cheapest first:
 
 1. In-process memo: a SourceModule of the same source, options and include
    files in the same context returns the module already loaded (no hashing,
-   no disk, no driver call).
+   no disk, no driver call). Not for a source that declares module-scope
+   variables (__constant__, __device__, __managed__): each SourceModule of
+   it has its own, as in PyCUDA (a load of the cached image).
 2. On-disk cache (``cache_path()``): the key is a SHA-256 over everything that
    can change the binary (format version, compiler identity, backend, target
    architecture, normalized options, name expressions, extern "C" wrapping,

@@ -77,3 +77,30 @@ def reshape(a, *shape, **kwargs):
     if not isinstance(a, GPUArray):
         raise TypeError(f"reshape: a must be a GPUArray, not {type(a).__name__}")
     return a.reshape(*shape, **kwargs)
+
+
+def _memcpy_discontig(dst, src, async_=False, stream=None):
+    """PyCUDA's private copy between two arrays of one shape and dtype, each
+    a GPUArray or a numpy.ndarray, any strides; code built on PyCUDA calls it
+    (reikna's cluda Array.copy)."""
+    import numpy as np
+    for name, a in (("dst", dst), ("src", src)):
+        if not isinstance(a, (GPUArray, np.ndarray)):
+            raise TypeError(f"_memcpy_discontig: {name} must be a GPUArray or a numpy.ndarray, "
+                            f"not {type(a).__name__}")
+    if dst.shape != src.shape or dst.dtype != src.dtype:
+        raise ValueError(f"_memcpy_discontig: dst ({dst.shape}, {dst.dtype}) and src "
+                         f"({src.shape}, {src.dtype}) must have one shape and dtype")
+    stream = stream if async_ or stream is not None else None
+    if isinstance(dst, np.ndarray):
+        if isinstance(src, np.ndarray):
+            dst[...] = src
+        elif dst.flags.c_contiguous or dst.flags.f_contiguous:
+            src.get(ary=dst, async_=async_, stream=stream)
+        else:
+            dst[...] = src.get(stream=stream)
+    elif isinstance(src, np.ndarray):
+        dst.set(src, async_=async_, stream=stream)
+    elif dst.size:
+        from pycudac._gpuarray import ops
+        ops.copy_into(dst, src, stream)

@@ -354,6 +354,95 @@ def test_view_gpudata_offset_and_lifetime(ga):
     np.testing.assert_array_equal(v.get(), x[10:])
 
 
+def test_a_subclass_sets_nbytes_and_moves_gpudata_as_in_pycuda(ga):
+    """reikna's cluda Array (a GPUArray subclass) sets self.nbytes to the size
+    of the buffer under it (every reikna test failed: 'property nbytes has no
+    setter'), and its temporary-memory manager moves an array by assigning an
+    int to gpudata, which PyCUDA's launches read: pycudac's launches read ptr,
+    which stayed at the old address."""
+    from pycudac import driver as drv
+    from pycudac.compiler import SourceModule
+
+    class Array(ga.GPUArray):
+        def __init__(self, shape, dtype, nbytes, gpudata=None):
+            super().__init__(shape, dtype, gpudata=gpudata)
+            self.nbytes = nbytes
+            self.thread = "kept"  # a subclass keeps attributes of its own
+
+    a = Array(4, np.float32, nbytes=64)
+    assert a.nbytes == 64 and a.size == 4 and a.thread == "kept"
+    a.set(np.arange(4, dtype=np.float32))
+    b = a.copy()  # pycudac's copy moves the elements' 16 bytes, not nbytes' 64
+    assert b.nbytes == 16 and (b.get() == np.arange(4)).all()
+    with pytest.raises(TypeError):
+        a.nbytes = 1.5
+
+    other = drv.mem_alloc(16)
+    drv.memcpy_htod(other, np.full(4, 9, np.float32))
+    a.gpudata = int(other)  # as reikna's _tempalloc_update_buffer does
+    assert a.ptr == int(other)
+    np.testing.assert_array_equal(a.get(), np.full(4, 9, np.float32))
+    mod = SourceModule("__global__ void twice(float *x) { x[threadIdx.x] *= 2; }")
+    mod.get_function("twice")(a, block=(4, 1, 1))
+    np.testing.assert_array_equal(a.get(), np.full(4, 18, np.float32))
+    np.testing.assert_array_equal(b.get(), np.arange(4, dtype=np.float32))
+    with pytest.raises(TypeError, match="gpudata must be device memory"):
+        a.gpudata = "here"
+    with pytest.raises(OverflowError, match="gpudata"):
+        a.gpudata = -1
+    assert a.ptr == int(other)  # a refused assignment changes nothing
+    a.gpudata = None
+    assert a.ptr == 0
+    a.gpudata = other
+
+
+def test_operators_keep_a_subclass_through_new_like_me(ga):
+    """PyCUDA makes an operator's result with self._new_like_me(dtype), and
+    reikna's cluda Array overrides it to keep its type (its
+    test_array_type_after_binop failed: the result was a plain GPUArray)."""
+    made = []
+
+    class Mine(ga.GPUArray):
+        def _new_like_me(self, dtype=None):
+            made.append(dtype)
+            return Mine(self.shape, self.dtype if dtype is None else dtype)
+
+    x = np.arange(6, dtype=np.float32)
+    a = Mine(6, np.float32)
+    a.set(x)
+    b = ga.to_gpu(x)
+    for r, want in ((a + b, x + x), (a * 2, x * 2), (-a, -x), (abs(a), x)):
+        assert type(r) is Mine
+        np.testing.assert_array_equal(r.get(), want)
+    assert type(b + a) is ga.GPUArray  # the left operand's type, as in PyCUDA
+    assert type(a + ga.to_gpu(x.reshape(1, 6) * np.ones((2, 1), np.float32))) is ga.GPUArray
+    assert made[:2] == [np.float32, np.float32]
+
+
+def test_memcpy_discontig_copies_every_pairing(ga):
+    """PyCUDA's private gpuarray._memcpy_discontig, which reikna's cluda
+    Array.copy calls (an AttributeError here before): GPUArray and ndarray
+    on either side, strided too."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    d = ga.to_gpu(x)
+    out = ga.empty((4, 3), np.float32)
+    ga._memcpy_discontig(out, d[:, ::2])
+    np.testing.assert_array_equal(out.get(), x[:, ::2])
+    host = np.zeros((6, 4), np.float32).T  # F-ordered
+    ga._memcpy_discontig(host, d, async_=True, stream=None)
+    np.testing.assert_array_equal(host, x)
+    strided = np.zeros((4, 12), np.float32)[:, ::2]
+    ga._memcpy_discontig(strided, d)
+    np.testing.assert_array_equal(strided, x)
+    back = ga.empty((4, 6), np.float32)
+    ga._memcpy_discontig(back, x * 2)
+    np.testing.assert_array_equal(back.get(), x * 2)
+    with pytest.raises(ValueError, match="one shape and dtype"):
+        ga._memcpy_discontig(out, d)
+    with pytest.raises(TypeError, match="src must be a GPUArray or a numpy.ndarray"):
+        ga._memcpy_discontig(out, [1, 2])
+
+
 def test_setitem(ga):
     x = np.zeros((5, 6), np.float32)
     a = ga.to_gpu(x)

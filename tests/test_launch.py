@@ -104,6 +104,65 @@ def test_in_out_errors(emod):
         drv.In(3)
 
 
+def test_argument_handler_of_pycudas_protocol(emod):
+    """An ArgumentHandler subclass with a get_device_alloc() of its own
+    follows PyCUDA's protocol: the kernel gets int(get_device_alloc()),
+    pre_call(stream) runs before the launch and post_call(stream) after it
+    (synchronized first without a stream). reikna's cluda Buffer is one and
+    never calls ArgumentHandler.__init__: 277 of reikna's tests failed with
+    "'Buffer' object has no attribute 'array'"."""
+    f = emod.get_function("scale")
+    calls = []
+
+    class Buffer(drv.ArgumentHandler):  # reikna.cluda.cuda.Buffer's shape
+        def __init__(self, size):
+            self._buffer = drv.mem_alloc(size)
+
+        def get_device_alloc(self):
+            return self._buffer
+
+    class Staged(drv.ArgumentHandler):  # PyCUDA's base allocates for `array`
+        def pre_call(self, stream):
+            calls.append(("pre", stream))
+            drv.memcpy_htod(self.get_device_alloc(), self.array)
+
+        def post_call(self, stream):
+            calls.append(("post", stream))
+            drv.memcpy_dtoh(self.array, self.get_device_alloc())
+
+    x = np.arange(100, dtype=np.float32)
+    out = Buffer(x.nbytes)
+    f(out, drv.In(x), np.float32(3), np.int32(100), block=(64, 1, 1), grid=(2, 1))
+    got = np.empty_like(x)
+    drv.memcpy_dtoh(got, out.get_device_alloc())
+    np.testing.assert_array_equal(got, 3 * x)
+
+    z = x.copy()
+    f(Staged(z), drv.In(x), 0.5, 100, block=(64, 1, 1), grid=(2, 1))
+    np.testing.assert_array_equal(z, 0.5 * x)
+    assert calls == [("pre", None), ("post", None)]
+    s = drv.Stream()
+    f(Staged(z), drv.In(x), 2.0, 100, block=(64, 1, 1), grid=(2, 1), stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(z, 2 * x)
+    assert calls[2:] == [("pre", s), ("post", s)]
+    assert not drv.In._pycuda_protocol and Buffer._pycuda_protocol and Staged._pycuda_protocol
+
+    class NoMemory(Buffer):
+        def get_device_alloc(self):
+            return None
+
+    class Bare(drv.ArgumentHandler):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match=r"argument 1 'y' .*NoMemory.get_device_alloc\(\) gave "
+                                        r"NoneType"):
+        f(NoMemory(4), drv.In(x), 1.0, 10, block=(16, 1, 1))
+    with pytest.raises(TypeError, match="argument 1 'y' .*Bare, an ArgumentHandler, has no `array`"):
+        f(Bare(), drv.In(x), 1.0, 10, block=(16, 1, 1))
+
+
 def test_python_objects_never_reach_the_device(emod):
     """Arrays and structured values whose dtype holds Python objects are
     refused (their bytes are object pointers: a kernel writing over them

@@ -168,6 +168,35 @@ def test_host_array_to_int_param(mod):
         f.pack(*_ints_args(e=np.arange(3)))
 
 
+def test_zero_d_array_passes_as_its_scalar(ctx, mod):
+    """A 0-d array is NumPy's other spelling of a scalar, which PyCUDA passes
+    by value: reikna's setitem passes numpy.asarray(value, dtype) to its
+    kernels (their KERNEL macro hides the declaration: untyped parameters),
+    and four of reikna's tests were refused ('a host array cannot be passed
+    by value')."""
+    f = mod.get_function("ints")
+    assert f.pack(*_ints_args(e=np.array(-7, np.int32), h=np.array(2**64 - 1, np.uint64))) == \
+        f.pack(*_ints_args(e=np.int32(-7), h=np.uint64(2**64 - 1)))
+    with pytest.raises(OverflowError, match="'a'"):
+        f.pack(*_ints_args(a=np.array(300)))  # the scalar's own rules, range included
+    g = mod.get_function("floats")
+    assert g.pack(np.array(1.5, np.float32), np.array(2.5), 1.0) == \
+        g.pack(np.float32(1.5), np.float64(2.5), 1.0)
+    m = source_module(r"""
+        #define KERNEL extern "C" __global__
+        KERNEL void put(int *out, int v, double d) { out[0] = v; out[1] = (int)d; }
+        """, no_extern_c=True)
+    k = m.get_function("put")
+    assert [e.kind for e in k.param_layout] == ["untyped", "untyped", "untyped"]
+    out = drv.mem_alloc(8)
+    k(out, np.array(7, np.int32), np.array(3.0), block=(1, 1, 1))
+    host = np.zeros(2, np.int32)
+    drv.memcpy_dtoh(host, out)
+    assert host.tolist() == [7, 3]
+    with pytest.raises(TypeError, match="argument 2 .*ndarray"):
+        k(out, np.array([7], np.int32), 1.0, block=(1, 1, 1))  # 1-d: still no scalar
+
+
 # --------------------------------------------------------------- floats
 
 @pytest.mark.valgrind

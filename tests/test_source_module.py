@@ -120,6 +120,32 @@ def test_get_global_writes_a_constant(ctx, cache):
     drv.memcpy_htod(ptr, np.zeros(4, dtype=np.float32))
 
 
+@pytest.mark.parametrize("decl, name", [
+    ("__constant__ float coef[4];", "coef"),
+    ("__device__ float coef[4];", "coef"),
+    ("#define CONSTANT_MEM_DECL __constant__\nCONSTANT_MEM_DECL float coef[4];", "coef"),
+])
+def test_each_source_module_has_its_own_module_variables(ctx, cache, decl, name):
+    """Two SourceModules of one source are two modules in PyCUDA, each with
+    its own __constant__ and __device__ data: reikna's test_constant_memory
+    sets two programs of one source apart and reads the first back, which
+    failed (the memo gave both one loaded module). A source without module
+    variables still shares its module."""
+    from pycudac import driver as drv
+    src = f"// {uuid.uuid4().hex}\n{decl}\n" + \
+        "__global__ void read_coef(float *out) { out[threadIdx.x] = coef[threadIdx.x]; }"
+    mods = [SourceModule(src), SourceModule(src)]
+    for k, mod in enumerate(mods):
+        drv.memcpy_htod(mod.get_global(name)[0], np.full(4, k + 1, np.float32))
+    for k, mod in enumerate(mods):
+        out = np.zeros(4, np.float32)
+        mod.get_function("read_coef")(drv.Out(out), block=(4, 1, 1))
+        np.testing.assert_array_equal(out, np.full(4, k + 1, np.float32))
+    assert mods[0].module is not mods[1].module
+    plain = f"// {uuid.uuid4().hex}\n__device__ float twice(float x) {{ return 2 * x; }}\n" + DOUBLE
+    assert SourceModule(plain).module is SourceModule(plain).module
+
+
 def test_unknown_names_are_logic_errors(ctx, cache):
     mod = SourceModule(DOUBLE)
     with pytest.raises(_driver.LogicError, match="no kernel named 'tripple_array'.*double_array"):
@@ -239,9 +265,16 @@ def test_module_ptx_attribute(ctx, cache):
 
 
 def test_keep_writes_outputs(ctx, cache, capsys):
-    mod = SourceModule(f"// {uuid.uuid4().hex}\n" + DOUBLE, keep=True)
-    assert os.path.exists(os.path.join(mod.keep_dir, "kernel.cu"))
-    assert "compiler output in" in capsys.readouterr().err
+    """keep=True says where on stdout, in PyCUDA's words: grunnur's
+    test_program.py::test_keep reads the folder from there and opens its
+    kernel.cu (it failed: pycudac wrote to stderr)."""
+    src = f"// {uuid.uuid4().hex}\n" + DOUBLE
+    mod = SourceModule(src, keep=True)
+    out = capsys.readouterr().out
+    m = re.match(r"\*\*\* compiler output in (.*)\n", out)
+    assert m is not None and m.group(1) == mod.keep_dir
+    with open(os.path.join(m.group(1), "kernel.cu")) as f:
+        assert src in f.read()
 
 
 def test_signatures_parsed_lazily_from_source(ctx, cache):

@@ -3,7 +3,6 @@ keep=True writes."""
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import warnings
 
@@ -25,7 +24,7 @@ def _keep_outputs(source, result, target):
             f.write(result["ptx"])
     with open(os.path.join(d, "compile.log"), "w") as f:
         f.write(result.get("log") or "")
-    print(f"*** compiler output in {d}", file=sys.stderr)
+    print(f"*** compiler output in {d}")  # stdout, as PyCUDA prints it
     return d
 
 

@@ -43,7 +43,7 @@ class GPUArray(_driver.ArrayBase):
     __array_ufunc__ = None  # NumPy operators defer to ours
 
     # gpudata, ptr, dtype and _ctx live in the C base (a launch reads them there)
-    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout",
+    __slots__ = ("shape", "strides", "size", "base", "allocator", "_layout", "_nbytes",
                  "__weakref__")
 
     def __init__(self, shape, dtype, allocator=None, strides=None, order="C", gpudata=None,
@@ -118,7 +118,17 @@ class GPUArray(_driver.ArrayBase):
 
     @property
     def nbytes(self):
-        return self.size * self.dtype.itemsize
+        try:
+            return self._nbytes
+        except AttributeError:
+            return self.size * self.dtype.itemsize
+
+    @nbytes.setter
+    def nbytes(self, value):
+        # PyCUDA's nbytes is a plain attribute, and code built on it sets its
+        # own (reikna's Array: the size of the buffer under the array). It is
+        # only read back: pycudac's own copies and fills use size * itemsize.
+        self._nbytes = operator.index(value)
 
     @property
     def mem_size(self):  # PyCUDA
@@ -289,7 +299,7 @@ class GPUArray(_driver.ArrayBase):
         if self.size:
             if self._layout == out._layout and self._layout is not None:
                 from pycudac import driver
-                driver.memcpy_dtod(out.ptr, self.ptr, self.nbytes)
+                driver.memcpy_dtod(out.ptr, self.ptr, self.size * self.dtype.itemsize)
             else:
                 _ops().copy_into(out, self)
         return out
@@ -355,7 +365,7 @@ class GPUArray(_driver.ArrayBase):
         if self.dtype.kind not in "biufc":
             if src.shape == self.shape and src._layout == self._layout and src._layout:
                 from pycudac import driver
-                driver.memcpy_dtod(self.ptr, src.ptr, self.nbytes)
+                driver.memcpy_dtod(self.ptr, src.ptr, self.size * self.dtype.itemsize)
                 return
             raise TypeError(f"only contiguous copies of {self.dtype} are supported")
         _ops().copy_into(self, src, stream)

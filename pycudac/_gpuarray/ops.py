@@ -65,7 +65,7 @@ def check_scalar(value, dtype, what):
 
 def same_memory(a, b):
     """True when a and b may overlap in device memory (conservative)."""
-    if a.nbytes == 0 or b.nbytes == 0:
+    if a.size * a.dtype.itemsize == 0 or b.size * b.dtype.itemsize == 0:
         return False
     a_lo, a_hi = a._extent()
     b_lo, b_hi = b._extent()
@@ -77,7 +77,7 @@ def fill_memset(ary, bits):
     a repeated 1-, 2- or 4-byte pattern. Returns False when they are not."""
     from pycudac import driver
     raw = bits.tobytes()
-    n = ary.nbytes
+    n = ary.size * ary.dtype.itemsize
     for width, fn in ((1, driver.memset_d8), (2, driver.memset_d16), (4, driver.memset_d32)):
         if len(raw) % width == 0 and raw == raw[:width] * (len(raw) // width):
             fn(ary.ptr, int.from_bytes(raw[:width], "little"), n // width)
@@ -103,6 +103,21 @@ _binary_plans = {}
 
 
 _cstride_cache = {}
+
+
+def like_out(a, shape, dtype, order):
+    """An operator's result for operand `a`: a subclass's own _new_like_me
+    (PyCUDA makes every result through it, and code built on PyCUDA keeps
+    its array type so: reikna's cluda Array), where it gives the shape and
+    dtype wanted, contiguous; else new_out's."""
+    if type(a) is not _ga.GPUArray:
+        make = getattr(a, "_new_like_me", None)
+        if make is not None:
+            out = make(dtype)
+            if (isinstance(out, _ga.GPUArray) and out.shape == shape and out.dtype == dtype
+                    and out._layout in ("C", "F")):
+                return out
+    return new_out(shape, dtype, order, a._ctx)
 
 
 def new_out(shape, dtype, order, ctx):
@@ -195,7 +210,7 @@ def binary(op, a, b, out=None, reflected=False, stream=None):
         v = check_scalar(b, sd, f"{op}: scalar operand")
         operands[0 if reflected else 1] = v
     if out is None:
-        out = new_out(shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
+        out = like_out(a, shape, out_dtype, "F" if a._layout == "F" else "C")
     else:
         if check_out(op, out, shape, out_dtype):
             return copy_into(out, binary(op, a, b, reflected=reflected, stream=stream),
@@ -245,7 +260,7 @@ def unary(op, a, out=None, stream=None):
     group_key, out_dtype, fcache = plan
     operands = [a]
     if out is None:
-        out = new_out(a.shape, out_dtype, "F" if a._layout == "F" else "C", a._ctx)
+        out = like_out(a, a.shape, out_dtype, "F" if a._layout == "F" else "C")
     else:
         if check_out(op, out, a.shape, out_dtype):
             return copy_into(out, unary(op, a, stream=stream), stream)

@@ -176,8 +176,51 @@ static PyObject *memo_get(PyObject *memo, PyObject *key)
     return ref == NULL || !PyWeakref_Check(ref) ? NULL : memo_deref(ref);
 }
 
+/* Whether source text u[0..n) may declare a module-scope variable: a
+ * __constant__ or __managed__ anywhere, or a __device__ whose declaration
+ * reaches ';', '=' or '[' before any '(' (a function's). Conservative: a
+ * false yes only costs the memo. */
+static int declares_module_variables(const char *u, size_t n)
+{
+    const char *end = u + n;
+    for (const char *p = u; p < end && (p = memchr(p, '_', (size_t)(end - p))) != NULL; p++) {
+        size_t left = (size_t)(end - p);
+        if ((left >= 12 && memcmp(p, "__constant__", 12) == 0) ||
+            (left >= 11 && memcmp(p, "__managed__", 11) == 0))
+            return 1;
+        if (left >= 10 && memcmp(p, "__device__", 10) == 0) {
+            const char *q = p + 10;
+            while (q < end && (*q == '\0' || !strchr(";=[({", *q)))
+                q++;
+            if (q < end && strchr(";=[", *q))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Remembers `module` under `key`, unless its source declares module-scope
+ * variables: every SourceModule of such a source gets its own (a module
+ * load of the cached image), whose __constant__ and __device__ data are its
+ * own, as each PyCUDA SourceModule's are (reikna's test_constant_memory sets
+ * two programs of one source apart and reads the first back). */
 static int memo_put(PyObject *memo, PyObject *key, PyObject *module)
 {
+    PyObject *src = PyObject_GetAttr(module, pcc_st.str_source);
+    if (src == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    } else {
+        Py_ssize_t len = 0;
+        const char *u = PyUnicode_Check(src) ? PyUnicode_AsUTF8AndSize(src, &len) : NULL;
+        int own = u != NULL && declares_module_variables(u, (size_t)len);
+        Py_DECREF(src);
+        if (u == NULL && PyErr_Occurred())
+            return -1;
+        if (own)
+            return 0;
+    }
     PyObject *ref = PyWeakref_NewRef(module, memo_on_death);
     int rc = ref == NULL ? -1 : PyDict_SetItem(memo, key, ref);
     Py_XDECREF(ref);

@@ -32,41 +32,67 @@ PyObject *pcc_device_new(CUdevice dev)
     return (PyObject *)self;
 }
 
+/* The CUdevice of `arg` (an ordinal), or -1 with the exception set; `who`
+ * names the call in the message. */
+static int device_of_ordinal(PyObject *arg, const char *who, CUdevice *dev)
+{
+    if (PyFloat_Check(arg) || !PyIndex_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "%s: ordinal must be an int, not %.100s", who,
+                     Py_TYPE(arg)->tp_name);
+        return -1;
+    }
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (pcc_ready() < 0)
+        return -1;
+    int count = 0;
+    if (pcc_check(pcc_drv.cuDeviceGetCount(&count), "cuDeviceGetCount") < 0)
+        return -1;
+    if (n < 0 || n >= count) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: ordinal %ld is out of range: %d device%s present "
+                     "(valid: 0..%d)",
+                     who, n, count, count == 1 ? " is" : "s are", count - 1);
+        return -1;
+    }
+    return pcc_check(pcc_drv.cuDeviceGet(dev, (int)n), "cuDeviceGet") < 0 ? -1 : (int)n;
+}
+
 static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ordinal", NULL};
     PyObject *arg;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Device", kwlist, &arg))
         return NULL;
-    if (PyFloat_Check(arg) || !PyIndex_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "Device(ordinal): ordinal must be an int, not %.100s",
-                     Py_TYPE(arg)->tp_name);
-        return NULL;
-    }
-    long n = PyLong_AsLong(arg);
-    if (n == -1 && PyErr_Occurred())
-        return NULL;
-    if (pcc_ready() < 0)
-        return NULL;
-    int count = 0;
-    if (pcc_check(pcc_drv.cuDeviceGetCount(&count), "cuDeviceGetCount") < 0)
-        return NULL;
-    if (n < 0 || n >= count) {
-        PyErr_Format(PyExc_ValueError,
-                     "Device(ordinal): ordinal %ld is out of range: %d device%s present "
-                     "(valid: 0..%d)",
-                     n, count, count == 1 ? " is" : "s are", count - 1);
-        return NULL;
-    }
     CUdevice dev;
-    if (pcc_check(pcc_drv.cuDeviceGet(&dev, (int)n), "cuDeviceGet") < 0)
+    int n = device_of_ordinal(arg, "Device(ordinal)", &dev);
+    if (n < 0)
         return NULL;
     PccDevice *self = (PccDevice *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
     self->dev = dev;
-    self->ordinal = (int)n;
+    self->ordinal = n;
     return (PyObject *)self;
+}
+
+/* PyCUDA's Device is a class to derive from: a subclass's __init__ calls
+ * Device.__init__(self, ordinal) (reikna's cluda.cuda.Device does), which
+ * (re)binds the object to that device, as Boost.Python's constructor does. */
+static int device_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ordinal", NULL};
+    PyObject *arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Device", kwlist, &arg))
+        return -1;
+    CUdevice dev;
+    int n = device_of_ordinal(arg, "Device(ordinal)", &dev);
+    if (n < 0)
+        return -1;
+    ((PccDevice *)self)->dev = dev;
+    ((PccDevice *)self)->ordinal = n;
+    return 0;
 }
 
 static void device_dealloc(PyObject *self)
@@ -388,6 +414,7 @@ static PyMemberDef device_members[] = {
 static PyType_Slot device_slots[] = {
     {Py_tp_doc, "Device(ordinal): one CUDA device."},
     {Py_tp_new, device_new},
+    {Py_tp_init, device_init},
     {Py_tp_dealloc, device_dealloc},
     {Py_tp_methods, device_methods},
     {Py_tp_members, device_members},
@@ -401,7 +428,7 @@ static PyType_Slot device_slots[] = {
 static PyType_Spec device_spec = {
     .name = "pycudac._driver.Device",
     .basicsize = sizeof(PccDevice),
-    .flags = Py_TPFLAGS_DEFAULT,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .slots = device_slots,
 };
 

@@ -254,6 +254,14 @@ static PCC_NOINLINE int copy_in(pcc_call_state *cs, int async, PyObject *stream_
     CUresult rc;
     for (int k = 0; k < cs->nhandlers; k++) {
         pcc_handler_rec *h = &cs->handlers[k];
+        if (h->pycuda) { /* PyCUDA's protocol: its own pre_call(stream) */
+            PyObject *r = PyObject_CallMethodOneArg(h->handler, pcc_st.str_pre_call,
+                                                    async ? stream_obj : Py_None);
+            if (r == NULL)
+                return -1;
+            Py_DECREF(r);
+            continue;
+        }
         if (h->alloc == NULL || !h->copy_in)
             continue;
         CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
@@ -277,12 +285,41 @@ static PCC_NOINLINE int copy_in(pcc_call_state *cs, int async, PyObject *stream_
     return 0;
 }
 
-/* Out/InOut after the launch: device to host copies. 0 or -1. */
-static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, CUstream stream)
+/* Out/InOut after the launch: device to host copies; then the post_call
+ * of a handler of PyCUDA's protocol that has one (without a stream once the
+ * context synchronized, as PyCUDA does). 0 or -1. */
+static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, PyObject *stream_obj,
+                                 CUstream stream)
 {
     CUresult rc;
+    int synced = async;
     for (int k = 0; k < cs->nhandlers; k++) {
         pcc_handler_rec *h = &cs->handlers[k];
+        if (h->pycuda) {
+            PyObject *post = PyObject_GetAttr(h->handler, pcc_st.str_post_call);
+            if (post == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                    return -1;
+                PyErr_Clear();
+                continue;
+            }
+            if (!synced) {
+                Py_BEGIN_ALLOW_THREADS
+                rc = pcc_drv.cuCtxSynchronize();
+                Py_END_ALLOW_THREADS
+                if (pcc_check(rc, "cuCtxSynchronize") < 0) {
+                    Py_DECREF(post);
+                    return -1;
+                }
+                synced = 1;
+            }
+            PyObject *r = PyObject_CallOneArg(post, async ? stream_obj : Py_None);
+            Py_DECREF(post);
+            if (r == NULL)
+                return -1;
+            Py_DECREF(r);
+            continue;
+        }
         if (h->alloc == NULL || !h->copy_out)
             continue;
         CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
@@ -398,7 +435,7 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
     if (PCC_UNLIKELY(o->time_kernel) &&
         pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
         goto done;
-    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_out(&cs, async, stream) < 0)
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_out(&cs, async, o->stream, stream) < 0)
         goto done;
     if (PCC_UNLIKELY(o->time_kernel)) {
         float ms = 0;

@@ -726,6 +726,17 @@ static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf
     pcc_param *p = &f->params[i];
     char *dst = buf + p->offset;
     int r;
+    if (PCC_UNLIKELY(PyArray_Check(arg)) && PyArray_NDIM((PyArrayObject *)arg) == 0 &&
+        p->kind != PK_PTR && p->kind != PK_TEX && p->kind != PK_SURF) {
+        /* a 0-d array is NumPy's other spelling of a scalar, which PyCUDA
+         * passes by value (reikna's setitem does): its scalar, as given */
+        PyObject *scalar = PyArray_Return((PyArrayObject *)Py_NewRef(arg));
+        if (scalar == NULL)
+            return -1;
+        r = conv_one(f, i, scalar, buf, cs);
+        Py_DECREF(scalar);
+        return r;
+    }
     switch (p->kind) {
     case PK_PTR:
         return pcc_conv_ptr(f, i, arg, dst, cs);

@@ -144,7 +144,9 @@ static inline const char *pcc_function_cname(PccFunction *f)
     return s ? s : "?";
 }
 
-/* One In/Out/InOut argument of a call in flight. */
+/* One In/Out/InOut argument of a call in flight, or one ArgumentHandler of
+ * PyCUDA's protocol (`pycuda`: its get_device_alloc() in `array`, its
+ * pre_call/post_call called around the launch; no copies of ours). */
 typedef struct {
     PyObject *handler; /* borrowed: the argument */
     PyObject *array;   /* new ref */
@@ -152,6 +154,7 @@ typedef struct {
     Py_buffer view;
     int has_view;
     int copy_in, copy_out;
+    int pycuda;
     size_t offset; /* where the device pointer goes in the buffer */
 } pcc_handler_rec;
 

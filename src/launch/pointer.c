@@ -119,15 +119,71 @@ static int array_base_set_ptr(PyObject *op, PyObject *value, void *closure)
     return 0;
 }
 
+static PyObject *array_base_get_gpudata(PyObject *op, void *closure)
+{
+    (void)closure;
+    PyObject *g = ((PccArrayBase *)op)->gpudata;
+    if (g == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "GPUArray.gpudata is not set");
+        return NULL;
+    }
+    return Py_NewRef(g);
+}
+
+/* PyCUDA reads a GPUArray's address from `gpudata` at every launch, so code
+ * built on it moves an array by assigning gpudata (reikna's temporary-memory
+ * manager assigns an int). The launch reads `ptr`: it moves with gpudata
+ * (0 for None), or a kernel would get the old address. GPUArray's own
+ * constructors set ptr after gpudata (a view's offset). */
+static int array_base_set_gpudata(PyObject *op, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_TypeError, "GPUArray.gpudata cannot be deleted");
+        return -1;
+    }
+    unsigned long long u = 0;
+    if (value != Py_None) {
+        /* int() of a str parses it, of a float truncates it: neither is memory */
+        PyNumberMethods *nm = Py_TYPE(value)->tp_as_number;
+        if (PyFloat_Check(value) || nm == NULL || (nm->nb_int == NULL && nm->nb_index == NULL)) {
+            PyErr_Format(PyExc_TypeError, "GPUArray.gpudata must be device memory (a "
+                         "DeviceAllocation, an int address or an object with __int__) "
+                         "or None, not %.100s", Py_TYPE(value)->tp_name);
+            return -1;
+        }
+        PyObject *n = PyNumber_Long(value);
+        if (n == NULL)
+            return -1;
+        u = PyLong_AsUnsignedLongLong(n);
+        Py_DECREF(n);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_OverflowError) ||
+                PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_OverflowError, "GPUArray.gpudata: the address is "
+                                "not a 64-bit unsigned int");
+            }
+            return -1;
+        }
+    }
+    PccArrayBase *a = (PccArrayBase *)op;
+    Py_XSETREF(a->gpudata, Py_NewRef(value));
+    a->ptr = u;
+    return 0;
+}
+
 static PyGetSetDef array_base_getset[] = {
     {"ptr", array_base_get_ptr, array_base_set_ptr,
      "The device address of element 0 (an int); a ValueError once the memory was freed.",
      NULL},
+    {"gpudata", array_base_get_gpudata, array_base_set_gpudata,
+     "The device memory: the owning allocation, or an int-like pointer for a view. "
+     "Assigning it moves the array (ptr follows), as in PyCUDA.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMemberDef array_base_members[] = {
-    {"gpudata", Py_T_OBJECT_EX, offsetof(PccArrayBase, gpudata), 0,
-     "The device memory: the owning allocation, or an int-like pointer for a view."},
     {"dtype", Py_T_OBJECT_EX, offsetof(PccArrayBase, dtype), 0, "The element type."},
     {"_ctx", Py_T_OBJECT_EX, offsetof(PccArrayBase, context), 0,
      "The Context the array was made in (a launch compares it with the kernel's)."},
@@ -589,6 +645,26 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     r->handler = arg;
     r->offset = f->params[i].offset;
     cs->nhandlers++;
+    PyObject *proto = PyObject_GetAttr(arg, pcc_st.str_pycuda_protocol);
+    int pycuda = proto == NULL ? -1 : PyObject_IsTrue(proto);
+    Py_XDECREF(proto);
+    if (pycuda < 0)
+        return -1;
+    if (pycuda) {
+        /* PyCUDA's protocol: the pointer is int(get_device_alloc()), which
+         * the record holds until the call (or its stream) is done */
+        r->pycuda = 1;
+        r->array = PyObject_CallMethodNoArgs(arg, pcc_st.str_get_device_alloc);
+        if (r->array == NULL)
+            return -1;
+        if (pcc_is_device_allocation(r->array))
+            return alloc_ptr(f, i, r->array, out);
+        if (r->array == Py_None || PyFloat_Check(r->array) || PyBool_Check(r->array))
+            return pcc_arg_error(f, i, PyExc_TypeError, "%s.get_device_alloc() gave %s, "
+                                 "which is not device memory", Py_TYPE(arg)->tp_name,
+                                 Py_TYPE(r->array)->tp_name);
+        return address_of_int(f, i, r->array, out, "get_device_alloc()");
+    }
     PyObject *ci = PyObject_GetAttr(arg, pcc_st.str_copy_in), *co = ci ? PyObject_GetAttr(arg, pcc_st.str_copy_out)
                                                               : NULL;
     if (co == NULL) {
@@ -600,8 +676,14 @@ static int record_handler(PccFunction *f, int i, PyObject *arg, pcc_call_state *
     Py_DECREF(ci);
     Py_DECREF(co);
     r->array = PyObject_GetAttr(arg, pcc_st.str_array);
-    if (r->array == NULL)
-        return -1;
+    if (r->array == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return pcc_arg_error(f, i, PyExc_TypeError, "%s, an ArgumentHandler, has no `array` "
+                             "(its __init__ did not call ArgumentHandler.__init__(self, ary)) "
+                             "and no get_device_alloc() of its own", Py_TYPE(arg)->tp_name);
+    }
 
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (r->copy_out ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(r->array, &r->view, flags) < 0) {

@@ -28,7 +28,8 @@ struct pcc_backend;
     /* pointer arguments (launch/pointer.c, core/convert.c) */                              \
     X(gpudata, "gpudata") X(freed, "freed") X(base, "base") X(cai, "__cuda_array_interface__")               \
     X(dlpack, "__dlpack__") X(array, "array") X(copy_in, "copy_in") X(copy_out, "copy_out")  \
-    X(data, "data") X(typestr, "typestr")                                  \
+    X(data, "data") X(typestr, "typestr") X(pycuda_protocol, "_pycuda_protocol")             \
+    X(get_device_alloc, "get_device_alloc") X(pre_call, "pre_call") X(post_call, "post_call") \
     /* compile results and module attributes (core/module.c, compile/) */                   \
     X(image, "image") X(lowered, "lowered") X(options, "options") X(target, "target")        \
     X(arch, "arch") X(key, "key") X(from_cache, "from_cache") X(log, "log") X(ptx, "ptx")    \

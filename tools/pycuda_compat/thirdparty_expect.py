@@ -1,0 +1,72 @@
+"""What the third-party suites (thirdparty.py) do on pycudac that is not a
+pass, and why. Keys are regexes matched from the start of pytest's node id
+(run from the unpacked sdist's root).
+
+EXPECT: {pattern: {"error": regex the failure's 'Type: message' must match,
+                   "why": the reason, "backends": None (everywhere) or a tuple}}
+  Only what pycudac cannot or should not change: a documented simulator
+  limit, or a defect of the package itself (it fails on PyCUDA the same way).
+SLOW_ON_SIM: {pattern: why} tests deselected on the simulator only (they run
+  on a GPU), each with its reason; `slow_markers` does the same by marker.
+QUICK: the patterns of the subset `make test-pycuda` runs (~1 minute on two
+  cores, cold kernel cache).
+"""
+
+GRUNNUR_EXPECT = {
+    r"tests/test_template\.py::test_template_(from_associated_file|builtins)$": {
+        "error": r"FileNotFoundError: .*tests/test_template\.mako",
+        "why": "grunnur's sdist leaves out tests/test_template.mako, the template these two "
+               "tests open (its pdm source-includes list tests/*.py only): a packaging "
+               "defect of grunnur 0.6.0, nothing to do with CUDA",
+        "backends": None},
+    r"tests/(test_program|test_static)\.py::test_constant_memory\[cuda,": {
+        "error": r"ValueError: Incorrect size of the constant buffer; expected 256 bytes, "
+                 r"got 64",
+        "why": "grunnur 0.6.0's CUDA adapter declares a constant array with its size in "
+               "bytes as the element count ('__constant__ int cm1[64]' for 16 ints, "
+               "_adapter_cuda.mako's constant_arrays_def gets metadata.buffer_size), then its "
+               "own set_constant_buffer refuses the 64-byte array for the 256-byte symbol "
+               "that get_global reports: PyCUDA reports the same size, so it fails there too "
+               "(grunnur's CI runs these only on its mock PyCUDA)",
+        "backends": None},
+}
+
+REIKNA_EXPECT = {
+    r"test/test_core/test_transformation\.py::test_array_offset\[cuda,": {
+        "error": r"TypeError: Thread\.array\(\) got an unexpected keyword argument 'data'",
+        "why": "reikna 0.9.0's test passes data= to Thread.array, a keyword of its OpenCL "
+               "Thread only (the CUDA one calls it base_data): it fails on PyCUDA the same way",
+        "backends": None},
+}
+
+SUITES = {
+    "grunnur": {
+        "dist": "grunnur", "version": "0.6.0", "tests": "tests",
+        # pytest-grunnur's option (grunnur's conftest adds it by hand): every test
+        # parametrized by a device, a context or a multi-device set gets the CUDA
+        # API's devices, which the alias makes pycudac's
+        "args": ["--api", "cuda"],
+        "expect": GRUNNUR_EXPECT,
+        "slow_on_sim": {},
+        "slow_markers": {},
+        "quick": [r"tests/"],  # all of it: ~15 s cold, 3 s warm
+    },
+    "reikna": {
+        "dist": "reikna", "version": "0.9.0", "tests": "test",
+        # its own conftest's option (reikna 0.9's cluda layer, not grunnur)
+        "args": ["--api", "cuda"],
+        "expect": REIKNA_EXPECT,
+        "slow_on_sim": {},
+        "slow_markers": {
+            "perf": "reikna's performance tests (marker perf: GFLOPS and GB/s of 512x512 "
+                    "matrix products and FFTs of millions of points, each timed over "
+                    "several runs): 30 s to minutes each on the simulator"},
+        # cluda basics and modules, the computation/transformation core, scans,
+        # reductions, transposes, a few FFTs: the library's layers end to end
+        "quick": [r"test/test_cluda/test_basics\.py", r"test/test_core/",
+                  r"test/test_algorithms/test_transpose\.py",
+                  r"test/test_algorithms/test_pureparallel\.py",
+                  r"test/test_fft/test_fft\.py::test_trivial",
+                  r"test/test_transformations\.py::test_copy"],
+    },
+}

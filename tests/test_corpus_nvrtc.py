@@ -171,3 +171,83 @@ def test_missing_cccl_says_what_provides_it(monkeypatch, tmp_path):
                         lambda c: [f"-I{bare}"] if c == "nvrtc" else [])
     with pytest.raises(compiler.CompileError, match=r"nv/target(.|\n)*nvidia-cuda-cccl"):
         compiler.compile(CG_FP16, arch="sm_90", cache_dir=False)
+
+
+WMMA = r"""
+#include <mma.h>
+using namespace nvcuda;
+__global__ void k(const __half *a, const __half *b, float *c)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+"""
+
+
+def _wheel_without_crt(tmp_path):
+    """NVRTC laid out as CUDA 13's nvidia-cuda-nvrtc wheel without
+    nvidia-cuda-crt beside it (as the torch environment on the GPU machine
+    has it): include/ has mma.h, include/crt has no mma.h. (wheel root, the
+    NVRTC library's path), or None without a toolkit NVRTC."""
+    lib = _toolkit_nvrtc()
+    if lib is None:
+        return None
+    inc = os.path.join(os.path.dirname(lib), "include")
+    wheel = tmp_path / "site" / "nvidia" / "cu13"
+    (wheel / "lib").mkdir(parents=True)
+    (wheel / "include" / "crt").mkdir(parents=True)
+    for name in os.listdir(lib):
+        if name.startswith("libnvrtc"):
+            os.symlink(os.path.join(lib, name), wheel / "lib" / name)
+    for name in os.listdir(inc):
+        if name != "crt":
+            os.symlink(os.path.join(inc, name), wheel / "include" / name)
+    for name in os.listdir(os.path.join(inc, "crt")):
+        if not name.startswith("mma."):
+            os.symlink(os.path.join(inc, "crt", name), wheel / "include" / "crt" / name)
+    nvrtc = sorted(p for p in os.listdir(wheel / "lib") if p.startswith("libnvrtc.so."))[0]
+    return wheel, str(wheel / "lib" / nvrtc)
+
+
+def _compile_in_child(tmp_path, nvrtc_path, **env_extra):
+    code = textwrap.dedent(f"""
+        from pycudac import compiler
+        img = compiler.compile({WMMA!r}, arch="sm_90", cache_dir=False)
+        assert img[:4] == b"\\x7fELF", img[:4]
+        print("ok")
+    """)
+    env = dict(os.environ, PYCUDAC_NVRTC=nvrtc_path,
+               PYTHONPATH=os.pathsep.join([ROOT, str(tmp_path / "site")]), **env_extra)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=str(tmp_path))
+
+
+def test_mma_h_compiles_with_a_wheels_nvrtc_without_crt_headers(tmp_path):
+    """On the GPU machine (NVRTC from torch's nvidia/cu13 wheels, no
+    nvidia-cuda-crt) every <mma.h> kernel failed: 'cannot open source file
+    "crt/mma.h"'. The crt headers now come from a toolkit of the same CUDA
+    version (or the nvidia-cuda-crt wheel), after NVRTC's own include/."""
+    laid = _wheel_without_crt(tmp_path)
+    if laid is None:
+        pytest.skip("no CUDA toolkit NVRTC to lay out as a wheel")
+    r = _compile_in_child(tmp_path, laid[1])
+    assert r.returncode == 0 and r.stdout.split()[-1] == "ok", r.stderr[-3000:]
+
+
+def test_missing_crt_says_what_provides_it(monkeypatch, tmp_path):
+    """Where nothing provides the crt headers either, the compile error names
+    nvidia-cuda-crt."""
+    from pycudac import compiler
+    laid = _wheel_without_crt(tmp_path)
+    if laid is None:
+        pytest.skip("no CUDA toolkit NVRTC to lay out as a wheel")
+    monkeypatch.setattr(compiler._cache, "_system_includes",
+                        lambda c: [f"-I{laid[0] / 'include'}"] if c == "nvrtc" else [])
+    with pytest.raises(compiler.CompileError, match=r"crt/mma\.h(.|\n)*nvidia-cuda-crt"):
+        compiler.compile(WMMA, arch="sm_90", cache_dir=False)

@@ -10,7 +10,7 @@ from typing import Any
 from pycudac import _driver
 from pycudac._driver import CompileError
 from pycudac._compiler.includes import _hidden_include_dirs, _include_files, _IncludeTreeTooLarge
-from pycudac._compiler.toolkit import _NO_CCCL, _compiler_identity, _system_includes
+from pycudac._compiler.toolkit import _NO_CCCL, _NO_CRT, _compiler_identity, _system_includes
 
 try:
     import zlib as _zlib
@@ -195,6 +195,8 @@ def _compile_cached(source, plan, name_expressions, compiler, backend, no_extern
         if compiler == "nvrtc" and ('cannot open source file "nv/' in str(exc) or
                                     'cannot open source file "cuda/std/' in str(exc)):
             exc.args = (f"{exc.args[0] if exc.args else exc}\n\n{_NO_CCCL}",) + exc.args[1:]
+        elif compiler == "nvrtc" and 'cannot open source file "crt/' in str(exc):
+            exc.args = (f"{exc.args[0] if exc.args else exc}\n\n{_NO_CRT}",) + exc.args[1:]
         raise
     _stats["compiles"] += 1
     if result.get("pch") in ("created", "used"):

@@ -50,14 +50,68 @@ def _toolkit_includes(identity):
     without CCCL: it is then the nvidia-cuda-cccl wheel's or a toolkit's
     (_cccl_include). The key names the NVRTC build already, and these
     directories are among the options the key hashes."""
-    for root in _toolkit_roots(identity.split(" size=")[0]):
+    lib = identity.split(" size=")[0]
+    for root in _toolkit_roots(lib):
         inc = os.path.join(root, "include")
         if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
-            if _is_cccl(inc):
-                return (inc,)
-            cccl = _cccl_include(os.path.join(inc, "cccl"))
-            return (inc, cccl[0]) if cccl else (inc,)
+            dirs = [inc]
+            if not _is_cccl(inc):
+                cccl = _cccl_include(os.path.join(inc, "cccl"))
+                dirs += [cccl[0]] if cccl else []
+            if not os.path.isfile(os.path.join(inc, *_CRT_MARK)):
+                crt = _crt_include(_soname_major(lib))
+                dirs += [crt] if crt else []
+            return tuple(dirs)
     return ()
+
+
+#: What tells an include directory holds CUDA's crt headers: <mma.h>
+#: includes "crt/mma.h". CUDA 13's wheels ship them apart (nvidia-cuda-crt),
+#: so NVRTC's wheel may come with an include/ that has mma.h and no crt/mma.h.
+_CRT_MARK = ("crt", "mma.h")
+
+
+def _soname_major(lib):
+    """13 for .../libnvrtc.so.13[.x], None when the name says nothing."""
+    tail = os.path.basename(lib).partition(".so.")[2]
+    major = tail.split(".")[0]
+    return int(major) if major.isdigit() else None
+
+
+def _cuda_major(inc):
+    """The CUDA major version of include directory `inc` (cuda.h's
+    CUDA_VERSION, or a wheel's nvidia/cuNN/include), or None."""
+    name = os.path.basename(os.path.dirname(inc))
+    if name.startswith("cu") and name[2:].isdigit():
+        return int(name[2:])
+    try:
+        with open(os.path.join(inc, "cuda.h"), "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return None
+    at = head.find(b"#define CUDA_VERSION ")
+    digits = head[at + 21:at + 29].split()[0] if at >= 0 else b""
+    return int(digits) // 1000 if digits.isdigit() else None
+
+
+def _crt_include(major):
+    """An include directory with CUDA's crt headers of CUDA `major` (None:
+    any), for NVRTC's own include/ without them: a toolkit's ($CUDA_HOME,
+    $CUDA_PATH, /usr/local/cuda), else a wheel's on sys.path
+    (nvidia-cuda-crt: nvidia/cuNN/include). It comes after NVRTC's own, so it
+    only answers what that one lacks. None when there is none."""
+    key = ("crt", major, os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
+    if key in _info_cache:
+        return _info_cache[key]
+    cands = [os.path.join(r, "include") for r in _toolkit_roots(None)]
+    for base in sys.path:
+        nv = os.path.join(base or ".", "nvidia")
+        if os.path.isdir(nv):
+            cands += [os.path.join(nv, sub, "include") for sub in sorted(os.listdir(nv))]
+    found = next((d for d in cands if os.path.isfile(os.path.join(d, *_CRT_MARK)) and
+                  (major is None or _cuda_major(d) == major)), None)
+    _info_cache[key] = found
+    return found
 
 
 #: What tells a directory holds CCCL's headers: NVRTC's CUDA headers include
@@ -95,6 +149,12 @@ def _cccl_include(first=None):
     _info_cache[key] = found
     return found
 
+
+_NO_CRT = ("CUDA's crt headers (crt/mma.h, which <mma.h> includes) were not found beside "
+           "NVRTC's include directory, in a CUDA toolkit of its version ($CUDA_HOME, $CUDA_PATH, "
+           "/usr/local/cuda) or in a wheel on sys.path: CUDA 13's wheels ship them apart, "
+           "install nvidia-cuda-crt (pip install nvidia-cuda-crt), or point CUDA_HOME at a "
+           "toolkit")
 
 _NO_CCCL = ("CCCL's headers (nv/target, cuda/std/...), which CUDA's own headers include, were "
             "not found beside NVRTC's include directory, in a CUDA toolkit ($CUDA_HOME, "

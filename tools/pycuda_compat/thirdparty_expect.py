@@ -29,6 +29,16 @@ GRUNNUR_EXPECT = {
                "that get_global reports: PyCUDA reports the same size, so it fails there too "
                "(grunnur's CI runs these only on its mock PyCUDA)",
         "backends": None},
+    r"tests/test_dtypes_on_device\.py::test_offsets_(custom_itemsize_)?nested\[cuda,": {
+        "error": r"AssertionError: assert (16 == 32|32 == 64)",
+        "why": "NVRTC, not nvcc: grunnur's dtypes.ctype writes a struct's alignment after its "
+               "closing brace ('typedef struct s_ {...} __align__(32) s;'); nvcc (its front "
+               "end in GNU mode) gives the struct that alignment and rounds its size up to it, "
+               "NVRTC gives the typedef the alignment and leaves sizeof unrounded (16 for a "
+               "32-byte-aligned type; checked with static_assert against the toolkit's nvcc). "
+               "No NVRTC option changes it; the simulator (GCC) agrees with nvcc. "
+               "docs/compatibility.md says to write 'struct __align__(32) s_ {...}'",
+        "backends": ("cuda",)},
 }
 
 REIKNA_EXPECT = {

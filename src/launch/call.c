@@ -15,7 +15,8 @@
  * per device, at creation in launch/function.c),
  * so a bad block or grid is a ValueError that leaves the context usable,
  * packs through the whole plan (launch/plan.c, launch/pack.c,
- * launch/pointer.c) and runs In/Out/InOut copies and time_kernel's events;
+ * launch/pointer.c) and runs In/Out/InOut copies (launch/handlers.c) and
+ * time_kernel's events;
  * cooperative=True launches there through launch/cooperative.c.
  * Also here: PyCUDA's prepare/prepared_*call and pack(), which share the
  * parsing and the packer with the plain call.
@@ -245,94 +246,6 @@ static PCC_NOINLINE PyObject *launch_failed(PccFunction *f, CUresult rc, const u
 static PyObject *seconds_callable(double secs);
 
 /* The whole call: pack, copy In/InOut, launch, copy Out back. */
-/* In/Out/InOut before the launch: host to device copies (on the stream, or
- * synchronous without one); with a stream, the host arrays and temporary
- * device buffers are kept alive until the stream gets there. 0 or -1. */
-static PCC_NOINLINE int copy_in(pcc_call_state *cs, int async, PyObject *stream_obj,
-                                CUstream stream)
-{
-    CUresult rc;
-    for (int k = 0; k < cs->nhandlers; k++) {
-        pcc_handler_rec *h = &cs->handlers[k];
-        if (h->pycuda) { /* PyCUDA's protocol: its own pre_call(stream) */
-            PyObject *r = PyObject_CallMethodOneArg(h->handler, pcc_st.str_pre_call,
-                                                    async ? stream_obj : Py_None);
-            if (r == NULL)
-                return -1;
-            Py_DECREF(r);
-            continue;
-        }
-        if (h->alloc == NULL || !h->copy_in)
-            continue;
-        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
-        Py_BEGIN_ALLOW_THREADS
-        rc = async ? pcc_drv.cuMemcpyHtoDAsync(dp, h->view.buf, (size_t)h->view.len, stream)
-                   : pcc_drv.cuMemcpyHtoD(dp, h->view.buf, (size_t)h->view.len);
-        Py_END_ALLOW_THREADS
-        if (pcc_check(rc, async ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD") < 0)
-            return -1;
-    }
-    if (async) {
-        /* The copies read and write the host arrays later: keep them (and the
-         * temporary device buffers) until the stream gets there. */
-        for (int k = 0; k < cs->nhandlers; k++) {
-            pcc_handler_rec *h = &cs->handlers[k];
-            if (pcc_stream_keep_alive(stream_obj, h->array) < 0 ||
-                (h->alloc && pcc_stream_keep_alive(stream_obj, h->alloc) < 0))
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* Out/InOut after the launch: device to host copies; then the post_call
- * of a handler of PyCUDA's protocol that has one (without a stream once the
- * context synchronized, as PyCUDA does). 0 or -1. */
-static PCC_NOINLINE int copy_out(pcc_call_state *cs, int async, PyObject *stream_obj,
-                                 CUstream stream)
-{
-    CUresult rc;
-    int synced = async;
-    for (int k = 0; k < cs->nhandlers; k++) {
-        pcc_handler_rec *h = &cs->handlers[k];
-        if (h->pycuda) {
-            PyObject *post = PyObject_GetAttr(h->handler, pcc_st.str_post_call);
-            if (post == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-                    return -1;
-                PyErr_Clear();
-                continue;
-            }
-            if (!synced) {
-                Py_BEGIN_ALLOW_THREADS
-                rc = pcc_drv.cuCtxSynchronize();
-                Py_END_ALLOW_THREADS
-                if (pcc_check(rc, "cuCtxSynchronize") < 0) {
-                    Py_DECREF(post);
-                    return -1;
-                }
-                synced = 1;
-            }
-            PyObject *r = PyObject_CallOneArg(post, async ? stream_obj : Py_None);
-            Py_DECREF(post);
-            if (r == NULL)
-                return -1;
-            Py_DECREF(r);
-            continue;
-        }
-        if (h->alloc == NULL || !h->copy_out)
-            continue;
-        CUdeviceptr dp = ((PccDeviceAllocation *)h->alloc)->ptr;
-        Py_BEGIN_ALLOW_THREADS
-        rc = async ? pcc_drv.cuMemcpyDtoHAsync(h->view.buf, dp, (size_t)h->view.len, stream)
-                   : pcc_drv.cuMemcpyDtoH(h->view.buf, dp, (size_t)h->view.len);
-        Py_END_ALLOW_THREADS
-        if (pcc_check(rc, async ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH") < 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* A launch into a capture becomes a node the graph replays later: the
  * Function (its module stays loaded) and the arguments (device memory among
  * them) are kept as long as the graph. */
@@ -405,7 +318,7 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
     if (PCC_UNLIKELY(pcc_pack_args(f, args, nargs, buf, &cs) < 0))
         goto done;
     int async = o->stream != NULL && o->stream != Py_None;
-    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_in(&cs, async, o->stream, stream) < 0)
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && pcc_handlers_copy_in(&cs, async, o->stream, stream) < 0)
         goto done;
     if (PCC_UNLIKELY(o->time_kernel)) {
         if (pcc_check(pcc_drv.cuEventCreate(&ev0, CU_EVENT_DEFAULT), "cuEventCreate") < 0 ||
@@ -435,7 +348,7 @@ static PyObject *launch_general_body(PccFunction *f, PyObject *const *args, Py_s
     if (PCC_UNLIKELY(o->time_kernel) &&
         pcc_check(pcc_drv.cuEventRecord(ev1, stream), "cuEventRecord") < 0)
         goto done;
-    if (PCC_UNLIKELY(cs.nhandlers > 0) && copy_out(&cs, async, o->stream, stream) < 0)
+    if (PCC_UNLIKELY(cs.nhandlers > 0) && pcc_handlers_copy_out(&cs, async, o->stream, stream) < 0)
         goto done;
     if (PCC_UNLIKELY(o->time_kernel)) {
         float ms = 0;

@@ -183,6 +183,15 @@ int pcc_pack_fast(const PccFunction *f, PyObject *const *args, char *buf);
  * for the caller. 0, or -1 with an exception naming the argument. */
 int pcc_pack_args(PccFunction *f, PyObject *const *args, Py_ssize_t nargs, char *buf,
                   pcc_call_state *cs);
+
+/* An In/Out/InOut argument's copies around a launch (src/launch/handlers.c;
+ * launch/call.c's general path calls them when cs->nhandlers > 0): the host
+ * to device copies before it, on `stream` (synchronous when `async` is 0),
+ * the device to host copies after it; for an ArgumentHandler of PyCUDA's
+ * protocol its pre_call(stream) and post_call(stream) instead. 0, or -1
+ * with an exception. */
+int pcc_handlers_copy_in(pcc_call_state *cs, int async, PyObject *stream_obj, CUstream stream);
+int pcc_handlers_copy_out(pcc_call_state *cs, int async, PyObject *stream_obj, CUstream stream);
 void pcc_call_state_clear(pcc_call_state *cs);
 
 /* "kernel 'k' argument 2 'n' (int): <msg>" as `exc`; always returns -1. */

@@ -42,6 +42,15 @@ GRUNNUR_EXPECT = {
 }
 
 REIKNA_EXPECT = {
+    r"test/test_fft/test_fft\.py::test_(non_)?power_of_2_performance\[.*,sp\]$": {
+        "error": r"AssertionError: assert False",
+        "why": "reikna 0.9.0 holds its single-precision FFT performance tests (every one of "
+               "them ~4 million complex64 points) to rtol 1e-5 and atol 1e-8 against NumPy: "
+               "a few hundred to a few thousand outputs near zero miss that in float "
+               "arithmetic. All 27 fail on the simulator too (its arithmetic is the host's, "
+               "nothing shared with the GPU's: 263 to 5,236 of the points), the double "
+               "precision ones pass; PyCUDA runs the same float FFT",
+        "backends": None},
     r"test/test_cluda/test_struct\.py::test_hardcoded_offsets\[cuda,": {
         "error": r"AssertionError",
         "why": "NVRTC, not nvcc, as grunnur's test_offsets_nested: reikna's dtypes.ctype_module "

@@ -222,13 +222,22 @@ def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, 
     ("1a", ["pytest_all", "scale_contexts", "scale_modules"],
      ["pycuda_tests", "examples", "docs_code", "pytest_gpu", "bench_launch"]),
     ("1b", ["pycuda_tests", "examples", "docs_code"],
-     ["pytest_all", "scale_contexts", "scale_modules", "pytest_gpu", "bench_launch"])])
+     ["pytest_all", "scale_contexts", "scale_modules", "pytest_gpu", "bench_launch",
+      "thirdparty"]),
+    ("1c", [],
+     ["pytest_all", "scale_contexts", "pycuda_tests", "examples", "docs_code", "pytest_gpu",
+      "bench_launch"])])
 def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     """GPU_CHECK_PART: each half runs its stages (and the build), skips the
     other half's, and a failure in the other half's stages cannot reach it."""
     fail = {"1": "bench/bench_launch.py", "2": "tools/ci/shards.py",
-            "1a": "examples/run_all.py", "1b": "tools/ci/shards.py"}[part]
+            "1a": "examples/run_all.py", "1b": "tools/ci/shards.py",
+            "1c": "examples/run_all.py"}[part]
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part, fail=fail)
+    if part == "1c" and "thirdparty: not run (build/thirdparty/dist not carried)" in stages:
+        # the third-party suites' files absent (a fresh clone): 1c runs nothing, and fails
+        assert r.returncode == 1 and "thirdparty(not-carried)" in r.stdout, r.stdout[-3000:]
+        return
     assert r.returncode == 0, r.stdout[-3000:]
     assert "build: ok" in stages
     for stage in runs:
@@ -237,7 +246,8 @@ def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
         assert f"{stage}: skipped (GPU_CHECK_PART={part})" in stages
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part,
                            fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py",
-                                 "1a": "tools/ci/shards.py", "1b": "examples/run_all.py"}[part])
+                                 "1a": "tools/ci/shards.py", "1b": "examples/run_all.py",
+                                 "1c": "tools/pycuda_compat/thirdparty.py"}[part])
     assert r.returncode == 1 and "gpu-check: FAILED" in r.stdout
 
 

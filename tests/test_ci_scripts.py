@@ -269,7 +269,7 @@ def test_gpu_check_skip_names_a_family(tmp_path, fake_python):
 
 def test_gpu_check_refuses_an_unknown_part(tmp_path, fake_python):
     r, _ = _gpu_check(tmp_path, fake_python, part="3")
-    assert r.returncode == 2 and "GPU_CHECK_PART must be 1, 1a, 1b or 2" in r.stderr
+    assert r.returncode == 2 and "GPU_CHECK_PART must be 1, 1a, 1b, 1c or 2" in r.stderr
 
 
 def test_gpu_check_fails_on_a_missed_target(tmp_path, fake_python):

@@ -94,6 +94,17 @@ def _cuda_major(inc):
     return int(digits) // 1000 if digits.isdigit() else None
 
 
+def _wheel_includes():
+    """The include directories of NVIDIA's wheels on sys.path
+    (<entry>/nvidia/<package>/include), in sys.path's order."""
+    out = []
+    for base in sys.path:
+        nv = os.path.join(base or ".", "nvidia")
+        if os.path.isdir(nv):
+            out += [os.path.join(nv, sub, "include") for sub in sorted(os.listdir(nv))]
+    return out
+
+
 def _crt_include(major):
     """An include directory with CUDA's crt headers of CUDA `major` (None:
     any), for NVRTC's own include/ without them: a toolkit's ($CUDA_HOME,
@@ -103,11 +114,7 @@ def _crt_include(major):
     key = ("crt", major, os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))
     if key in _info_cache:
         return _info_cache[key]
-    cands = [os.path.join(r, "include") for r in _toolkit_roots(None)]
-    for base in sys.path:
-        nv = os.path.join(base or ".", "nvidia")
-        if os.path.isdir(nv):
-            cands += [os.path.join(nv, sub, "include") for sub in sorted(os.listdir(nv))]
+    cands = [os.path.join(r, "include") for r in _toolkit_roots(None)] + _wheel_includes()
     found = next((d for d in cands if os.path.isfile(os.path.join(d, *_CRT_MARK)) and
                   (major is None or _cuda_major(d) == major)), None)
     _info_cache[key] = found
@@ -135,11 +142,8 @@ def _cccl_include(first=None):
         return _info_cache[key]
     cands = ([first] if first else []) + [
         os.path.join(r, "include", "cccl") for r in _toolkit_roots(None)]
-    for base in sys.path:
-        nv = os.path.join(base or ".", "nvidia")
-        if os.path.isdir(nv):
-            for sub in sorted(os.listdir(nv)):
-                cands += [os.path.join(nv, sub, "include", "cccl"), os.path.join(nv, sub, "include")]
+    for inc in _wheel_includes():
+        cands += [os.path.join(inc, "cccl"), inc]
     found = None
     for d in cands:
         if _is_cccl(d):

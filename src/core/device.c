@@ -59,28 +59,8 @@ static int device_of_ordinal(PyObject *arg, const char *who, CUdevice *dev)
     return pcc_check(pcc_drv.cuDeviceGet(dev, (int)n), "cuDeviceGet") < 0 ? -1 : (int)n;
 }
 
-static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    static char *kwlist[] = {"ordinal", NULL};
-    PyObject *arg;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Device", kwlist, &arg))
-        return NULL;
-    CUdevice dev;
-    int n = device_of_ordinal(arg, "Device(ordinal)", &dev);
-    if (n < 0)
-        return NULL;
-    PccDevice *self = (PccDevice *)type->tp_alloc(type, 0);
-    if (self == NULL)
-        return NULL;
-    self->dev = dev;
-    self->ordinal = n;
-    return (PyObject *)self;
-}
-
-/* PyCUDA's Device is a class to derive from: a subclass's __init__ calls
- * Device.__init__(self, ordinal) (reikna's cluda.cuda.Device does), which
- * (re)binds the object to that device, as Boost.Python's constructor does. */
-static int device_init(PyObject *self, PyObject *args, PyObject *kwds)
+/* Device(ordinal)'s arguments: binds `self` to that device. 0 or -1. */
+static int device_bind(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ordinal", NULL};
     PyObject *arg;
@@ -93,6 +73,22 @@ static int device_init(PyObject *self, PyObject *args, PyObject *kwds)
     ((PccDevice *)self)->dev = dev;
     ((PccDevice *)self)->ordinal = n;
     return 0;
+}
+
+static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *self = type->tp_alloc(type, 0);
+    if (self != NULL && device_bind(self, args, kwds) < 0)
+        Py_CLEAR(self);
+    return self;
+}
+
+/* PyCUDA's Device is a class to derive from: a subclass's __init__ calls
+ * Device.__init__(self, ordinal) (reikna's cluda.cuda.Device does), which
+ * (re)binds the object to that device, as Boost.Python's constructor does. */
+static int device_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return device_bind(self, args, kwds);
 }
 
 static void device_dealloc(PyObject *self)

@@ -298,6 +298,26 @@ def test_prepared_calls(emod):
         f.prepare("PPfz")
 
 
+def test_prepare_takes_none_as_a_pointer(emod):
+    """In a list, PyCUDA's prepare() makes anything that is not a NumPy type,
+    dtype or struct code a numpy.uintp: code built on it (compyle's scan,
+    PyOpenCL's scalar_arg_dtypes idiom) writes None for each pointer. None
+    was numpy.dtype(None), float64: refused against a declared pointer, and
+    on an untyped kernel a garbage launch."""
+    f = emod.get_function("scale")
+    assert f.prepare([None, None, np.float32, np.int32]) is f
+    n = 64
+    x = np.arange(n, dtype=np.float32)
+    xd, yd = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
+    drv.memcpy_htod(xd, x)
+    f.prepared_call((1, 1), (n, 1, 1), yd, xd, 2.0, n)
+    y = np.empty_like(x)
+    drv.memcpy_dtoh(y, yd)
+    np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(ValueError, match="argument 3 .*8 bytes \\(ptr\\) .*4 bytes \\(float\\)"):
+        f.prepare([None, None, None, np.int32])
+
+
 def test_function_attributes(emod):
     f = emod.get_function("scale")
     assert isinstance(f.num_regs, int) and f.num_regs >= 0

@@ -183,10 +183,10 @@ def test_zero_d_array_passes_as_its_scalar(ctx, mod):
     assert g.pack(np.array(1.5, np.float32), np.array(2.5), 1.0) == \
         g.pack(np.float32(1.5), np.float64(2.5), 1.0)
     m = source_module(r"""
-        #define KERNEL extern "C" __global__
-        KERNEL void put(int *out, int v, double d) { out[0] = v; out[1] = (int)d; }
+        #define KDECL(name) extern "C" __global__ void name
+        KDECL(put)(int *out, int v, double d) { out[0] = v; out[1] = (int)d; }
         """, no_extern_c=True)
-    k = m.get_function("put")
+    k = m.get_function("put")  # a function-like macro hides the declaration
     assert [e.kind for e in k.param_layout] == ["untyped", "untyped", "untyped"]
     out = drv.mem_alloc(8)
     k(out, np.array(7, np.int32), np.array(3.0), block=(1, 1, 1))
@@ -194,7 +194,28 @@ def test_zero_d_array_passes_as_its_scalar(ctx, mod):
     drv.memcpy_dtoh(host, out)
     assert host.tolist() == [7, 3]
     with pytest.raises(TypeError, match="argument 2 .*ndarray"):
-        k(out, np.array([7], np.int32), 1.0, block=(1, 1, 1))  # 1-d: still no scalar
+        k(out, np.array([7], np.int32), 1.0, block=(1, 1, 1))  # 1-d, untyped: no scalar
+
+
+def test_one_element_array_of_the_parameter_type_is_its_value(mod):
+    """PyCUDA passes a host array by value as its bytes, and compyle passes
+    every scalar argument as numpy.array([x], dtype): an array of one
+    element of exactly the parameter's type is that value (a TypeError
+    before); another type or length would shift every later parameter in
+    PyCUDA, and is refused here."""
+    g = mod.get_function("floats")
+    assert g.pack(np.array([1.5], np.float32), np.array([[2.5]]), np.array([0.5], np.float16)) \
+        == g.pack(np.float32(1.5), 2.5, np.float16(0.5))
+    f = mod.get_function("ints")
+    assert f.pack(*_ints_args(e=np.array([-7], np.int32))) == f.pack(*_ints_args(e=-7))
+    for bad in (np.array([1.5]),  # float64 for float: 8 bytes in PyCUDA
+                np.array([1], np.int32),  # four bytes, but an int's
+                np.array([1.5, 2.5], np.float32), np.array([], np.float32),
+                np.array([1.5], np.float32).astype(">f4")):
+        with pytest.raises(TypeError, match="argument 1 'f' .*ndarray"):
+            g.pack(bad, 0.0, 0.0)
+    with pytest.raises(TypeError, match="'e' .*ndarray"):
+        f.pack(*_ints_args(e=np.array([7], np.int64)))
 
 
 # --------------------------------------------------------------- floats
@@ -230,6 +251,32 @@ def test_float_conversions(mod):
         f.pack("1.0", 0.0, 0.0)
     with pytest.raises(TypeError, match="complex"):
         f.pack(0.0, 1j, 0.0)
+
+
+def test_a_pooled_device_address_is_not_a_float(ctx, mod):
+    """A GPUArray's gpudata from the default pool is an int (its address):
+    given for a float or double parameter it used to pass the address's
+    value as a number, a garbage launch (compyle's scan, whose list
+    prepare() said None for its pointers, ran into it). Refused now, typed
+    or prepared; an integer parameter of pointer width still takes it, as
+    PyCUDA passes pointers as integers."""
+    from pycudac import gpuarray
+    a = gpuarray.zeros(4, np.float32)
+    assert isinstance(a.gpudata, int) and not isinstance(a.gpudata, drv.DeviceAllocation)
+    g = mod.get_function("floats")
+    for args in ((a.gpudata, 0.0, 0.0), (0.0, a.gpudata, 0.0)):
+        with pytest.raises(TypeError, match="expected a float .*got PooledDeviceAllocation"):
+            g.pack(*args)
+    m = source_module(r"""
+        #define KDECL(name) extern "C" __global__ void name
+        KDECL(put)(double d, float *out) { out[0] = (float)d; }
+        """, no_extern_c=True)
+    k = m.get_function("put")  # untyped, then typed by prepare()
+    k.prepare("dP")
+    with pytest.raises(TypeError, match="argument 1 .*got PooledDeviceAllocation"):
+        k.prepared_call((1, 1), (1, 1, 1), a.gpudata, a.gpudata)
+    f = mod.get_function("ints")
+    f.pack(*_ints_args(g=a.gpudata))  # long long g: an address as an integer
 
 
 @pytest.mark.valgrind

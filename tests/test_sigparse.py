@@ -124,6 +124,32 @@ def test_cupy_rawkernel_corpus():
     assert sizes["h"] == (2, 2)
 
 
+def test_kernels_declared_through_a_macro():
+    """PyCUDA's and PyOpenCL's CLUDA preamble declares kernels as `KERNEL
+    void f(GLOBAL_MEM float *a, ...)` (#define KERNEL extern "C" __global__):
+    such kernels were not found at all, so their parameters were untyped and
+    prepare() could make a pointer a double (compyle's kernels)."""
+    from pycudac._cluda import CLUDA_PREAMBLE
+    sigs = parse_kernels(CLUDA_PREAMBLE + r'''
+    KERNEL void k(GLOBAL_MEM float *a, int n, GLOBAL_MEM const double *b) { }
+    ''')
+    assert kinds(sigs["k"]) == ["ptr", "i32", "ptr"]
+    assert sigs["k"].params[2].ctype == "const double *"
+    sigs = parse_kernels(r'''
+    #define GLOBAL __global__
+    #define EXPORT extern "C" GLOBAL
+    #define REAL float
+    EXPORT void one(REAL x) { }
+    template <typename T> GLOBAL void two(T *p, int n) { }
+    GLOBAL void three(double d) { }
+    #define NOT_A_KERNEL __device__
+    NOT_A_KERNEL void helper(int q) { }
+    ''')
+    assert set(sigs) == {"one", "two", "three"}
+    assert kinds(sigs["one"]) == ["f32"] and kinds(sigs["three"]) == ["f64"]
+    assert sigs["two"].template_params == (("type", "T", None),)
+
+
 def test_comments_strings_and_macros():
     src = r'''
     #define REAL double

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pycudac._sigparse.decl import (skip_angle, skip_attrs, skip_balanced, template_params,
-                                    Unresolvable)
+from pycudac._sigparse.decl import (expand, skip_angle, skip_attrs, skip_balanced,
+                                    template_params, Unresolvable)
 from pycudac._sigparse.tokens import Tok, error, tokenize
 
 
@@ -156,11 +156,23 @@ _GLOBAL_RE = re.compile(r"\b__global__\b")
 _DECL_END_RE = re.compile(r"[(){};]")
 
 
+def _global_macros(env):
+    """The object-like macros that expand to a `__global__`: PyCUDA's and
+    PyOpenCL's CLUDA preamble declares kernels as `KERNEL void f(...)`
+    (`#define KERNEL extern "C" __global__`), and libraries have their own."""
+    return {name for name, body in env.macros.items()
+            if any(t.text == "__global__" for t in expand(list(body), env))}
+
+
 def kernel_windows(blanked, env):
     """Each __global__ declaration's tokens, from the previous statement's
-    end to the end of its parameter list, through _kernels."""
+    end to the end of its parameter list, through _kernels. A macro that
+    expands to __global__ counts as one, and is expanded in its window."""
+    macros = _global_macros(env) if env.macros else set()
+    finder = _GLOBAL_RE if not macros else re.compile(
+        r"\b(?:__global__|" + "|".join(sorted(map(re.escape, macros))) + r")\b")
     seen_end = -1
-    for m in _GLOBAL_RE.finditer(blanked):
+    for m in finder.finditer(blanked):
         if m.start() < seen_end:
             continue
         start = max(blanked.rfind(";", 0, m.start()), blanked.rfind("{", 0, m.start()),
@@ -176,4 +188,8 @@ def kernel_windows(blanked, env):
                 end = e.start()
                 break
         seen_end = end
-        yield from _kernels(tokenize(blanked[start:end], offset=start), env)
+        toks = tokenize(blanked[start:end], offset=start)
+        if macros:
+            toks = [x for t in toks
+                    for x in (expand([t], env) if t.kind == "id" and t.text in macros else (t,))]
+        yield from _kernels(toks, env)

@@ -157,6 +157,21 @@ int pcc_freed_int_pointer(PyObject *obj)
     return t;
 }
 
+int pcc_is_int_pointer(PyObject *obj)
+{
+    if (PyLong_CheckExact(obj) || !PyLong_Check(obj) || PyBool_Check(obj))
+        return 0;
+    PyObject *v = PyObject_GetAttr(obj, pcc_st.str_freed);
+    if (v != NULL) {
+        Py_DECREF(v);
+        return 1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return -1;
+    PyErr_Clear();
+    return 0;
+}
+
 int pcc_devptr_arg(PyObject *obj, CUdeviceptr *ptr, size_t *avail, const char *what)
 {
     if (pcc_is_device_allocation(obj)) {

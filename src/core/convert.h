@@ -44,6 +44,11 @@ PyObject *pcc_enum_member(PyObject *enum_cls, int v);
  * Plain ints cost one type check. */
 int pcc_freed_int_pointer(PyObject *obj);
 
+/* 1 when `obj` is such an int subclass, freed or not (a device address, not
+ * a number), 0 otherwise, -1 with an exception. Plain ints cost one type
+ * check. */
+int pcc_is_int_pointer(PyObject *obj);
+
 /* The CUstream for a `stream=` argument: None → 0 (the legacy default
  * stream), a Stream → its handle, anything else → TypeError naming `what`.
  * Returns 0 or -1. */

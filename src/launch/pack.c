@@ -23,6 +23,7 @@
 #include <numpy/arrayscalars.h>
 
 #include "core/array.h"
+#include "core/convert.h"
 #include "core/memory.h"
 
 
@@ -281,6 +282,11 @@ static int float_value(PccFunction *f, int i, PyObject *arg, double *out)
         return 0;
     }
     if (PyLong_Check(arg)) {
+        /* a pooled block's address is an int, but not a number: in a float
+         * the kernel would get the address's value, not the address */
+        int address = pcc_is_int_pointer(arg);
+        if (address != 0)
+            return address < 0 ? -1 : -2;
         *out = PyLong_AsDouble(arg);
         if (*out == -1.0 && PyErr_Occurred())
             return pcc_arg_error_from_current(f, i, PyExc_OverflowError);
@@ -718,6 +724,23 @@ static int conv_handle(PccFunction *f, int i, PyObject *arg, char *dst, int text
     return 0;
 }
 
+/* Whether `a` passes as the scalar it holds (conv_one): a 0-d array,
+ * converted like that scalar, or for a scalar kind one element of exactly
+ * the kind's type (the bytes PyCUDA would pass). */
+static int one_value_array(PyArrayObject *a, int kind)
+{
+    if (PyArray_NDIM(a) == 0)
+        return 1;
+    if (PyArray_SIZE(a) != 1 || kind < PK_I8 || kind > PK_BOOL)
+        return 0;
+    const PyArray_Descr *d = PyArray_DESCR(a);
+    char want = kind == PK_BOOL ? 'b'
+                : kind >= PK_F16 && kind <= PK_F64 && kind != PK_BF16 ? 'f'
+                : is_signed_kind(kind) ? 'i' : 'u';
+    return kind != PK_BF16 && d->kind == want && PyArray_ISNOTSWAPPED(a) &&
+           (size_t)PyDataType_ELSIZE(d) == pcc_kind_size(kind);
+}
+
 /* The general conversion: every argument pack_fast does not take (kept out
  * of line: pcc_pack_args stays a short loop). */
 static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf,
@@ -726,11 +749,12 @@ static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf
     pcc_param *p = &f->params[i];
     char *dst = buf + p->offset;
     int r;
-    if (PCC_UNLIKELY(PyArray_Check(arg)) && PyArray_NDIM((PyArrayObject *)arg) == 0 &&
-        p->kind != PK_PTR && p->kind != PK_TEX && p->kind != PK_SURF) {
-        /* a 0-d array is NumPy's other spelling of a scalar, which PyCUDA
-         * passes by value (reikna's setitem does): its scalar, as given */
-        PyObject *scalar = PyArray_Return((PyArrayObject *)Py_NewRef(arg));
+    if (PCC_UNLIKELY(PyArray_Check(arg)) && p->kind != PK_PTR && p->kind != PK_TEX &&
+        p->kind != PK_SURF && one_value_array((PyArrayObject *)arg, p->kind)) {
+        /* PyCUDA passes a host array by value, as its bytes: a 0-d array
+         * (reikna's setitem) or an array of one element of a scalar
+         * parameter's own type (compyle's scalar arguments) is its value */
+        PyObject *scalar = PyArray_ToScalar(PyArray_DATA((PyArrayObject *)arg), (PyArrayObject *)arg);
         if (scalar == NULL)
             return -1;
         r = conv_one(f, i, scalar, buf, cs);

@@ -474,6 +474,11 @@ done:
  * *kind: PK_PTR, an int kind, a float kind, PK_BOOL or PK_STRUCT. */
 static int prepared_type(PyObject *item, char code, int *kind, size_t *size)
 {
+    if (item == Py_None) { /* PyCUDA's spelling of a pointer (numpy.uintp) in a list */
+        *kind = PK_PTR;
+        *size = sizeof(CUdeviceptr);
+        return 0;
+    }
     if (item == NULL) {
         switch (code) {
         case 'P': *kind = PK_PTR; *size = 8; return 0;

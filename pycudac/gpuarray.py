@@ -60,7 +60,7 @@ __all__ = [
     "concatenate", "stack", "take", "dot", "sum", "min", "max", "any", "all", "vec",
     "if_positive", "is_gpuarray", "logical_and", "logical_or", "logical_not", "subset_dot",
     "subset_sum", "subset_min", "subset_max", "multi_take", "multi_put", "multi_take_put",
-    "get_default_pool", "reshape", "transpose",
+    "get_default_pool", "reshape", "transpose", "splay",
 ]
 
 
@@ -77,6 +77,41 @@ def reshape(a, *shape, **kwargs):
     if not isinstance(a, GPUArray):
         raise TypeError(f"reshape: a must be a GPUArray, not {type(a).__name__}")
     return a.reshape(*shape, **kwargs)
+
+
+def splay(n, dev=None):
+    """PyCUDA's launch shape for n elements over a grid-stride loop:
+    ((blocks, 1), (threads, 1, 1)). One warp per block while there are few
+    elements, up to 4 * (blocks per SM) * SMs blocks; then the blocks grow
+    by warps to 128 threads. `dev`: a Device, the current context's by
+    default. Code built on PyCUDA sizes its ElementwiseKernel-style kernels
+    with it (compyle's Array.take)."""
+    from pycudac import driver as drv
+    from pycudac._checks import index_arg
+    n = index_arg(n, "splay: n")
+    if n < 0:
+        raise ValueError(f"splay: n must be >= 0, got {n}")
+    if dev is None:
+        dev = drv.Context.get_device()
+    elif not isinstance(dev, drv.Device):
+        raise TypeError(f"splay: dev must be a Device or None, not {type(dev).__name__}")
+    att = drv.device_attribute
+    warp = dev.get_attribute(att.WARP_SIZE)
+    most_blocks = 4 * dev.get_attribute(att.MAX_BLOCKS_PER_MULTIPROCESSOR) * \
+        dev.get_attribute(att.MULTIPROCESSOR_COUNT)
+    return _splay_shape(n, warp, most_blocks)
+
+
+def _splay_shape(n, warp, most_blocks, most_threads=128):
+    # (this module's min and max are PyCUDA's array reductions)
+    if n <= warp * most_blocks:
+        blocks, threads = -(-n // warp) or 1, warp
+    elif n < most_threads * most_blocks:
+        warps = -(-n // warp)  # the warps n needs, spread over every block
+        blocks, threads = most_blocks, -(-warps // most_blocks) * warp
+    else:
+        blocks, threads = most_blocks, most_threads
+    return (blocks, 1), (threads, 1, 1)
 
 
 def _memcpy_discontig(dst, src, async_=False, stream=None):

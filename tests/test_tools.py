@@ -186,3 +186,76 @@ def test_get_default_device_and_the_linear_combination_refusal(ctx, monkeypatch)
         tools.get_default_device()
     with pytest.raises(driver.LogicError, match="texture references, which CUDA 12 removed"):
         elementwise.get_linear_combination_kernel(((True, np.float32, np.float32),), np.float32)
+
+
+def test_splay_sizes_grid_stride_launches_as_pycuda(ctx):
+    """gpuarray.splay(n): PyCUDA's launch shape, which code built on PyCUDA
+    sizes its kernels with (compyle's Kernel; an AttributeError before).
+    One warp a block while few elements, at most 4 * blocks-per-SM * SMs
+    blocks, then warps added to each block up to 128 threads."""
+    from pycudac import driver as drv, gpuarray
+    dev = drv.Context.get_device()
+    a = drv.device_attribute
+    warp = dev.get_attribute(a.WARP_SIZE)
+    most = 4 * dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR) * \
+        dev.get_attribute(a.MULTIPROCESSOR_COUNT)
+    assert gpuarray.splay(0) == ((1, 1), (warp, 1, 1))
+    assert gpuarray.splay(1) == ((1, 1), (warp, 1, 1))
+    assert gpuarray.splay(warp + 1) == ((2, 1), (warp, 1, 1))
+    assert gpuarray.splay(warp * most) == ((most, 1), (warp, 1, 1))
+    assert gpuarray.splay(warp * most + 1) == ((most, 1), (2 * warp, 1, 1))
+    assert gpuarray.splay(10 ** 9, dev) == ((most, 1), (128, 1, 1))
+    for n in (1, 31, 1000, warp * most * 3 + 7, 10 ** 7):
+        (blocks, _), (threads, _, _) = gpuarray.splay(n)
+        assert blocks <= most and threads <= 128 and threads % warp == 0
+        assert blocks * threads >= min(n, most * 128)  # a grid-stride loop covers the rest
+    with pytest.raises(ValueError, match="splay: n must be >= 0"):
+        gpuarray.splay(-1)
+    with pytest.raises(TypeError, match="splay: n must be an int, not float"):
+        gpuarray.splay(2.5)
+    with pytest.raises(TypeError, match="splay: dev must be a Device or None, not int"):
+        gpuarray.splay(10, 0)
+
+
+def test_cluda_preamble(ctx):
+    """pycuda._cluda.CLUDA_PREAMBLE, which code written for PyOpenCL and
+    PyCUDA both (compyle) imports: ModuleNotFoundError before. A kernel in
+    the preamble's dialect runs, and its macros mean CUDA's indices."""
+    from pycudac import driver as drv, gpuarray
+    from pycudac._cluda import CLUDA_PREAMBLE
+    from pycudac.compiler import SourceModule
+    m = SourceModule(CLUDA_PREAMBLE + r"""
+    WITHIN_KERNEL float twice(float x) { return 2 * x; }
+    KERNEL void k(GLOBAL_MEM float *out, GLOBAL_MEM const float *in, int n)
+    {
+        LOCAL_MEM float tile[64];
+        int i = GID_0 * LDIM_0 + LID_0;
+        tile[LID_0] = i < n ? in[i] : 0.0f;
+        local_barrier();
+        if (i < n) out[i] = twice(tile[LDIM_0 - 1 - LID_0]) + GDIM_0 + LID_1 + GID_1;
+    }
+    """, no_extern_c=True)
+    k = m.get_function("k")
+    assert [p.kind for p in k.param_layout] == ["ptr", "ptr", "i32"]
+    x = np.arange(128, dtype=np.float32)
+    out = gpuarray.empty_like(gpuarray.to_gpu(x))
+    k(out, gpuarray.to_gpu(x), np.int32(128), block=(64, 1, 1), grid=(2, 1))
+    want = 2 * x.reshape(2, 64)[:, ::-1].ravel() + 2
+    np.testing.assert_array_equal(out.get(), want)
+    drv.Context.synchronize()
+
+
+def test_mymako(monkeypatch):
+    """pycuda._mymako (ModuleNotFoundError before): Mako's templates, or
+    without Mako an ImportError that says what to install."""
+    import importlib
+    import sys
+    with monkeypatch.context() as mp:  # without Mako: an ImportError that says what to do
+        mp.setitem(sys.modules, "mako", None)
+        mp.delitem(sys.modules, "pycudac._mymako", raising=False)
+        with pytest.raises(ImportError, match="renders Mako templates.*pip install Mako"):
+            importlib.import_module("pycudac._mymako")
+    monkeypatch.delitem(sys.modules, "pycudac._mymako", raising=False)
+    pytest.importorskip("mako")
+    mymako = importlib.import_module("pycudac._mymako")
+    assert mymako.template.Template("${a}+${b}").render(a=1, b=2) == "1+2"

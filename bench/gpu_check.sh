@@ -25,7 +25,7 @@
 # GPU_CHECK_PART=2 the rest (pytest -m gpu, the floor, the benchmarks,
 # compute-sanitizer). Both build first. `make gpu-check` has passed when both
 # halves pass. GPU_CHECK_PART=1a, 1b and 1c split the first half in three calls
-# (1c: grunnur's and reikna's suites, ~6 minutes alone on an H200).
+# (1c: grunnur's, reikna's and compyle's suites, ~7 minutes alone on an H200).
 #
 # Exit status: 0 only when every stage that was not skipped by name ran and
 # passed and no target row of the table is FAIL; 1 when a stage failed, timed
@@ -189,12 +189,12 @@ else
 fi
 
 # ---- 3. the floor and the benchmarks ----------------------------------------
-# grunnur's and reikna's whole test suites through the alias
+# grunnur's, reikna's and compyle's whole test suites through the alias
 # (tools/pycuda_compat/thirdparty.py), reikna's performance tests included;
 # their sdists (and Mako's, MarkupSafe's, funcsigs', a SciPy wheel for this
 # python3) travel in build/thirdparty/dist: no network here
 if [ -d build/thirdparty/dist ]; then
-    TAIL_LINES=24 run_stage thirdparty 420 env PYCUDAC_BACKEND=cuda "$PY" \
+    TAIL_LINES=24 run_stage thirdparty 530 env PYCUDAC_BACKEND=cuda "$PY" \
         tools/pycuda_compat/thirdparty.py --dist build/thirdparty/dist -o faulthandler_timeout=120
 else
     case " $PART_SKIP " in

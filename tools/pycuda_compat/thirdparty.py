@@ -1,15 +1,16 @@
-"""Run the test suites of two libraries built on PyCUDA, grunnur and reikna,
-against pycudac through the `pycuda` -> `pycudac` alias: `make
+"""Run the test suites of three libraries built on PyCUDA, grunnur, reikna
+and compyle, against pycudac through the `pycuda` -> `pycudac` alias: `make
 test-thirdparty` (the whole suites, on the simulator by default),
 `make test-pycuda` (--quick, a subset of about a minute) and gpu-check's
 `thirdparty` stage on the GPU.
 
     python tools/pycuda_compat/thirdparty.py [--dist DIR] [--quick] [-v]
-                                             [--suite grunnur|reikna] [pytest args]
+                                             [--suite grunnur|reikna|compyle] [pytest args]
 
 Their sdists (pinned, with their SHA-256) and those of what they import
 that pycudac's environment lacks (Mako and MarkupSafe for the kernels'
-templates, funcsigs for reikna, pytest-grunnur for grunnur's options) are
+templates, funcsigs for reikna, pytest-grunnur for grunnur's options,
+six and Cython, which compyle imports whatever its backend) are
 fetched from PyPI by pip into build/thirdparty/dist, never committed; the
 packages are unpacked into build/thirdparty/site (their pure-Python
 packages, put on PYTHONPATH: no build, no install into any environment).
@@ -18,12 +19,15 @@ Offline (the GPU machine) give the folder of the downloaded files:
 build/thirdparty/dist). reikna's test_cbrng.py needs SciPy: when the
 interpreter lacks it, a SciPy wheel is installed into build/thirdparty/
 from PyPI or from a wheel in the dist folder; where neither is there, that
-file is left out with the reason said.
+file is left out with the reason said. compyle's CUDA backend imports its
+thrust sort, a Cython extension that its setup.py builds with nvcc: the
+unpacked tree gets a module of that name (SHIMS) whose argsort raises, and
+the three tests that sort are expected failures.
 
 Each suite runs with the CUDA API selected (grunnur: pytest-grunnur's
---api cuda; reikna: its own conftest's --api cuda), so that every test
-parametrized by a device runs on pycudac's; grunnur's tests of its own mock
-PyCUDA run too (they are quick). On the simulator PYCUDAC_SIM_DEVICES=2
+--api cuda; reikna: its own conftest's --api cuda; compyle: the tests
+whose names say cuda), so that every test parametrized by a device runs on
+pycudac's; grunnur's tests of its own mock PyCUDA run too (they are quick). On the simulator PYCUDAC_SIM_DEVICES=2
 gives grunnur's multi-device tests their two devices.
 
 thirdparty_expect.py says what fails on purpose and why, and what is too
@@ -65,7 +69,26 @@ PINS = [
      [("src/markupsafe", "markupsafe")]),
     ("funcsigs", "1.0.2", "a7bb0f2cf3a3fd1ab2732cb49eba4252c2af4240442415b4abce3b87022a8f50",
      [("funcsigs", "funcsigs")]),
+    ("compyle", "0.9.1", "121095845ec249f3df7079dce3f2f2ad9ea1b64c632b86ee6c5e2f588ebb28e9",
+     [("compyle", "compyle")]),
+    ("six", "1.17.0", "ff70335d468e7eb6ec65b95b99d3a2836546063f63acc5171de367e834932a81",
+     [("six.py", "six.py")]),
+    # pure Python from its sdist: compyle imports Cython's compiler module by module
+    ("cython", "3.3.1", "e0e45989e821bef6aa9ae15c7d583ab5e055f7406c4b3624e49e06d24e90375a",
+     [("Cython", "Cython"), ("pyximport", "pyximport"), ("cython.py", "cython.py")]),
 ]
+
+# {dist: {path in its unpacked sdist: text}}, written before the packages are
+# copied: what a package's own build would have made and this one cannot
+SHIMS = {
+    "compyle": {"compyle/thrust/sort.py": (
+        '"""Written by pycudac\'s tools/pycuda_compat/thirdparty.py: compyle\'s\n'
+        'thrust sort is a Cython extension its setup.py builds with nvcc, which\n'
+        'this unpacked sdist has not."""\n\n\n'
+        'def argsort(*args, **kwargs):\n'
+        '    raise NotImplementedError("compyle.thrust.sort.argsort: compyle\'s nvcc-built "\n'
+        '                              "extension, not built here")\n')},
+}
 SCIPY = "scipy"  # any version whose wheel fits the interpreter
 
 
@@ -98,7 +121,9 @@ def fetch(dist_dir, offline):
         if path is None and not offline:
             r = subprocess.run([sys.executable, "-m", "pip", "download", "-q",
                                 "--disable-pip-version-check", "--no-deps",
-                                "--no-binary", ":all:", f"{dist}=={version}", "-d", dist_dir],
+                                # (this one dist from source: ":all:" would build
+                                # its build requirements from source too)
+                                "--no-binary", dist, f"{dist}=={version}", "-d", dist_dir],
                                capture_output=True, text=True)
             path = _sdist_in(dist_dir, dist, version)
             if path is None:
@@ -121,7 +146,7 @@ def unpack(paths, base):
     base/site (once per set of digests). Returns (site, {dist: source tree})."""
     src, site = os.path.join(base, "src"), os.path.join(base, "site")
     stamp = os.path.join(site, ".pins")
-    want = "\n".join(f"{d} {v} {h}" for d, v, h, _ in PINS)
+    want = "\n".join(f"{d} {v} {h}" for d, v, h, _ in PINS) + repr(SHIMS)
     trees = {}
     for dist, version, _, _ in PINS:
         with tarfile.open(paths[dist]) as t:
@@ -138,8 +163,13 @@ def unpack(paths, base):
         with tarfile.open(paths[dist]) as t:
             t.extractall(src, filter="data") if hasattr(tarfile, "data_filter") \
                 else t.extractall(src)
+        for path, text in SHIMS.get(dist, {}).items():
+            with open(os.path.join(trees[dist], path), "w") as f:
+                f.write(text)
         for inner, name in packages:
-            shutil.copytree(os.path.join(trees[dist], inner), os.path.join(site, name))
+            copy = shutil.copytree if os.path.isdir(os.path.join(trees[dist], inner)) \
+                else shutil.copy2
+            copy(os.path.join(trees[dist], inner), os.path.join(site, name))
     with open(stamp, "w") as f:
         f.write(want)
     return site, trees
@@ -181,8 +211,12 @@ def run_suite(name, tree, site, extra_path, args, backend):
     env["PYCUDAC_THIRDPARTY_SUMMARY"] = summary
     env["PYCUDAC_THIRDPARTY_QUICK"] = "1" if args.quick else ""
     env["PYCUDAC_THIRDPARTY_SKIP_FILES"] = json.dumps(args.skip_files.get(name, {}))
+    # a package with no pytest configuration of its own (compyle) would get
+    # the first one above it, this project's, warnings as errors and all
+    own = [] if suite.get("has_config", True) else \
+        ["-c", os.path.join(HERE, "pytest.ini"), "--rootdir", tree]
     cmd = [sys.executable, "-m", "pytest", "-p", "pycuda_alias", "-p", "thirdparty_plugin",
-           "-p", "no:cacheprovider", *suite["args"], *args.pytest_args, suite["tests"]]
+           "-p", "no:cacheprovider", *own, *suite["args"], *args.pytest_args, suite["tests"]]
     if not any(a.startswith("-q") or a.startswith("-v") for a in args.pytest_args):
         cmd.insert(cmd.index("-p"), "-q")
     t0 = time.perf_counter()

@@ -66,6 +66,21 @@ REIKNA_EXPECT = {
         "backends": None},
 }
 
+COMPYLE_EXPECT = {
+    r"compyle/tests/(test_array\.py::test_(sort_by_keys|argsort)\[cuda\]|"
+    r"test_cuda\.py::test_sort)$": {
+        "error": r"NotImplementedError: compyle\.thrust\.sort\.argsort: compyle's nvcc-built",
+        "why": "compyle sorts on CUDA with its own thrust extension (compyle/thrust/sort.pyx, "
+               "Cython and nvcc, built by its setup.py where nvcc is found), not with PyCUDA: "
+               "the unpacked sdist has a stand-in whose argsort raises (thirdparty.SHIMS)",
+        "backends": None},
+    r"compyle/tests/test_array\.py::test_trapz\[cuda\]$": {
+        "error": r"AttributeError: module 'numpy' has no attribute 'trapz'",
+        "why": "compyle 0.9.1's test compares against numpy.trapz, which NumPy 2.0 removed "
+               "(numpy.trapezoid): it fails with PyCUDA and NumPy 2 the same way",
+        "backends": None},
+}
+
 SUITES = {
     "grunnur": {
         "dist": "grunnur", "version": "0.6.0", "tests": "tests",
@@ -95,5 +110,19 @@ SUITES = {
                   r"test/test_algorithms/test_pureparallel\.py",
                   r"test/test_fft/test_fft\.py::test_trivial",
                   r"test/test_transformations\.py::test_copy"],
+    },
+    "compyle": {
+        "dist": "compyle", "version": "0.9.1", "tests": "compyle/tests",
+        # its CUDA backend's tests (the others are its Cython and OpenCL
+        # backends'): elementwise, reductions, scans (segmented, unique,
+        # with external functions), its Array type and its low-level Kernel,
+        # generated through pycuda's ElementwiseKernel, ReductionKernel,
+        # SourceModule and prepare()
+        "args": ["-k", "cuda"],
+        "has_config": False,  # thirdparty.py gives it tools/pycuda_compat/pytest.ini
+        "expect": COMPYLE_EXPECT,
+        "slow_on_sim": {},
+        "slow_markers": {},
+        "quick": [r"compyle/tests/"],  # all of it: ~20 s cold, 3 s warm
     },
 }

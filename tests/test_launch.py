@@ -269,17 +269,24 @@ def test_time_kernel_and_dynamic_shared(emod):
         f(out, block=(64, 1, 1), shared=optin + 1)
 
 
+def _prepared_scale(f, factor, n=64):
+    """scale(y, x, factor, n) as a prepared call on x = 0..n-1, checked:
+    (x, its device copy, y's device buffer, y)."""
+    x = np.arange(n, dtype=np.float32)
+    xd, yd = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
+    drv.memcpy_htod(xd, x)
+    f.prepared_call((1, 1), (n, 1, 1), yd, xd, factor, n)
+    y = np.empty_like(x)
+    drv.memcpy_dtoh(y, yd)
+    np.testing.assert_array_equal(y, factor * x)
+    return x, xd, yd, y
+
+
 def test_prepared_calls(emod):
     f = emod.get_function("scale")
     assert f.prepare("PPfi") is f
     n = 64
-    x = np.arange(n, dtype=np.float32)
-    xd, yd = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
-    drv.memcpy_htod(xd, x)
-    f.prepared_call((1, 1), (n, 1, 1), yd, xd, 3.0, n)
-    y = np.empty_like(x)
-    drv.memcpy_dtoh(y, yd)
-    np.testing.assert_array_equal(y, 3 * x)
+    x, xd, yd, y = _prepared_scale(f, 3.0, n)
     s = drv.Stream()
     f.prepared_async_call((1, 1), (n, 1, 1), s, yd, xd, 4.0, n)
     s.synchronize()
@@ -306,14 +313,7 @@ def test_prepare_takes_none_as_a_pointer(emod):
     on an untyped kernel a garbage launch."""
     f = emod.get_function("scale")
     assert f.prepare([None, None, np.float32, np.int32]) is f
-    n = 64
-    x = np.arange(n, dtype=np.float32)
-    xd, yd = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes)
-    drv.memcpy_htod(xd, x)
-    f.prepared_call((1, 1), (n, 1, 1), yd, xd, 2.0, n)
-    y = np.empty_like(x)
-    drv.memcpy_dtoh(y, yd)
-    np.testing.assert_array_equal(y, 2 * x)
+    _prepared_scale(f, 2.0)
     with pytest.raises(ValueError, match="argument 3 .*8 bytes \\(ptr\\) .*4 bytes \\(float\\)"):
         f.prepare([None, None, None, np.int32])
 

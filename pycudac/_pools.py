@@ -14,6 +14,12 @@ from pycudac._checks import index_arg
 # ------------------------------------------------------------ device memory pool
 
 _MIN_BIN = 256
+# Above this, bins are 64 to a doubling instead of 4: a request wastes at
+# most 1/64 of itself. With PyCUDA's 4 an array of 2**34 + 1 bytes took
+# 5 * 2**32: an array of 80% of a GPU's memory could fail where PyCUDA's
+# GPUArray (plain cuMemAlloc) and CuPy's pool fit it, and code that sizes
+# its arrays to the free memory (cuvarbase) ran out.
+_FINE_ABOVE_LOG2 = 24
 
 
 _bin_cache = {}
@@ -21,7 +27,8 @@ _bin_cache = {}
 
 def bin_size(nbytes):
     """Bytes actually allocated for a request of `nbytes`: a multiple of 256
-    with at most three significant bits, so at most 1/4 is wasted."""
+    with at most three significant bits up to 16 MiB (at most 1/4 wasted,
+    PyCUDA's bins), seven above (at most 1/64)."""
     b = _bin_cache.get(nbytes)
     if b is None:
         b = _bin_size(nbytes)
@@ -30,28 +37,41 @@ def bin_size(nbytes):
     return b
 
 
+def _mantissa_bits(e):
+    return 2 if e < _FINE_ABOVE_LOG2 else 6
+
+
 def _bin_size(nbytes):
     if nbytes <= _MIN_BIN:
         return _MIN_BIN
-    e = (nbytes - 1).bit_length() - 1
-    step = 1 << max(e - 2, 8)
+    e = (nbytes - 1).bit_length() - 1  # 2**e < nbytes <= 2**(e + 1)
+    step = 1 << max(e - _mantissa_bits(e), 8)
     return (nbytes + step - 1) // step * step
 
 
 # Bins numbered in size order: 256, 512, 768, 1024 (numbers 0-3), then four
-# to a doubling, 5, 6, 7 and 8 times 2**(e-2) for e = 10, 11, ... (4, 5, ...).
+# to a doubling, 5, 6, 7 and 8 times 2**(e-2) for e = 10, 11, ... (4, 5, ...),
+# then from e = 24 sixty-four to a doubling, 65 ... 128 times 2**(e-6).
+_COARSE_BINS = 4 + 4 * (_FINE_ABOVE_LOG2 - 10)
+
+
 def _bin_number(size):
     if size <= 4 * _MIN_BIN:
         return size // _MIN_BIN - 1
     e = (size - 1).bit_length() - 1
-    return 4 + 4 * (e - 10) + (size >> (e - 2)) - 5
+    if e < _FINE_ABOVE_LOG2:
+        return 4 + 4 * (e - 10) + (size >> (e - 2)) - 5
+    return _COARSE_BINS + 64 * (e - _FINE_ABOVE_LOG2) + (size >> (e - 6)) - 65
 
 
 def _bin_alloc_size(bin_nr):
     if bin_nr < 4:
         return (bin_nr + 1) * _MIN_BIN
-    e, q = 10 + (bin_nr - 4) // 4, 5 + (bin_nr - 4) % 4
-    return q << (e - 2)
+    if bin_nr < _COARSE_BINS:
+        e, q = 10 + (bin_nr - 4) // 4, 5 + (bin_nr - 4) % 4
+        return q << (e - 2)
+    e, q = _FINE_ABOVE_LOG2 + (bin_nr - _COARSE_BINS) // 64, 65 + (bin_nr - _COARSE_BINS) % 64
+    return q << (e - 6)
 
 
 def bitlog2(n):

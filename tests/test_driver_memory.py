@@ -75,6 +75,50 @@ def test_mem_get_info():
     assert 0 < free <= total
 
 
+_SIZED_TO_FREE = textwrap.dedent("""
+    import numpy as np
+    import pycudac.autoinit
+    from pycudac import driver as drv, gpuarray
+    free, total = drv.mem_get_info()
+    print("total", total, "free", free)
+    # cuvarbase's idiom: arrays sized to 90% of the free memory (empty: the
+    # simulator touches none of it), and one just over a power of two
+    a = gpuarray.empty(int(0.9 * free) // 4, np.float32)
+    a[:8].fill(1.0)
+    assert a[:8].get().tolist() == [1.0] * 8
+    del a
+    b = gpuarray.empty((1 << 30) + (1 << 20), np.uint8)
+    print("used", free - drv.mem_get_info()[0])
+""")
+
+
+def test_arrays_sized_to_the_free_memory_fit():
+    """PYCUDAC_SIM_MEMORY gives the simulated device its memory (the host's
+    otherwise, where code that takes 90% of the free memory takes the host's
+    RAM), and a GPUArray of ~90% of the free memory fits: the default pool
+    rounded 1 GiB + 1 MiB up to 1.25 GiB (PyCUDA's bins, 4 to a doubling),
+    so such an array ran out of memory where PyCUDA's GPUArray (cuMemAlloc)
+    and CuPy's pool fit it; above 16 MiB a request now wastes at most 1/64."""
+    env = dict(os.environ, PYCUDAC_BACKEND="sim", PYCUDAC_SIM_MEMORY="1400M")
+    r = subprocess.run([sys.executable, "-c", _SIZED_TO_FREE], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert lines["total"].startswith(str(1400 << 20))
+    assert int(lines["used"]) <= ((1 << 30) + (1 << 20)) * 65 // 64
+    for setting, total in (("2G", 2 << 30), ("1536MiB", 1536 << 20), ("1073741824", 1 << 30),
+                           ("a lot", None), ("-1G", None)):
+        env["PYCUDAC_SIM_MEMORY"] = setting  # what is no size leaves the host's
+        r = subprocess.run([sys.executable, "-c", "import pycudac.autoinit\n"
+                            "from pycudac import driver as drv\n"
+                            "print(drv.Context.get_device().total_memory())"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        got = int(r.stdout.split()[-1])
+        assert got == total if total else got == os.sysconf("SC_PHYS_PAGES") * \
+            os.sysconf("SC_PAGE_SIZE"), setting
+
+
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64", "complex64", "complex128", "S5", "U3",
           "datetime64[ns]", "timedelta64[s]",

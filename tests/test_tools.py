@@ -26,14 +26,19 @@ def test_pool_bins_numbered():
     rng = random.Random(3)
     sizes = list(range(0, 3000)) + [rng.randrange(1 << 31) >> rng.randrange(32)
                                      for _ in range(3000)] + [2 ** 40 + 1]
+    sizes += [(1 << e) + d for e in range(20, 45) for d in (-1, 0, 1, 12345)]
     for n in sizes:
         b = D.bin_number(n)
         a = D.alloc_size(b)
         assert a == tools.bin_size(n) >= n and D.bin_number(a) == b, n
-        assert a <= max(256, n * 1.25 + 256), n
+        # PyCUDA's four bins to a doubling up to 16 MiB, then 64: at most 1/64
+        # wasted, or an array of most of a GPU's memory would not fit
+        assert a <= max(256, n * (1.25 if n <= 1 << 24 else 65 / 64) + 256), n
+    assert tools.bin_size((1 << 34) + 1) == 65 << 28
     got = [D.alloc_size(i) for i in range(12)]
     assert got == [256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096]
-    assert got == sorted(set(got))
+    every = [D.alloc_size(i) for i in range(1000)]
+    assert every == sorted(set(every)) and (1 << 24) in every
     with pytest.raises(ValueError, match="bin_number: nbytes must be >= 0"):
         D.bin_number(-1)
     with pytest.raises(TypeError, match="alloc_size: bin_nr must be an int"):

@@ -259,14 +259,6 @@ static CUresult sim_cuDeviceGetName(char *name, int len, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-static size_t total_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || psize <= 0)
-        return (size_t)8 << 30;
-    return (size_t)pages * (size_t)psize;
-}
-
 static int l2_cache_size(void)
 {
     long n = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -388,7 +380,7 @@ static CUresult sim_cuDeviceTotalMem(size_t *bytes, CUdevice dev)
         return rc;
     if (bytes == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *bytes = total_memory();
+    *bytes = sim_total_bytes();
     return CUDA_SUCCESS;
 }
 

@@ -233,10 +233,51 @@ static size_t page_size(void)
     return ps;
 }
 
+/* PYCUDAC_SIM_MEMORY's bytes ("512M", "2G", "1073741824"; K, M, G, T are
+ * powers of 1024, an optional "iB" or "B" after), or 0 when unset or not
+ * one of those. */
+static size_t memory_setting(const char *v)
+{
+    if (v == NULL || *v == '\0')
+        return 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (end == v || v[0] == '-')
+        return 0;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && (*end == 'i' || *end == 'I'))
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end != '\0' || n == 0 || n > (SIZE_MAX >> shift))
+        return 0;
+    return (size_t)n << shift;
+}
+
+/* The memory of each simulated device: PYCUDAC_SIM_MEMORY when it is set
+ * (read once, at the first question, as PYCUDAC_SIM_DEVICES is), else the
+ * host's physical memory. A device byte is a host byte here: code that
+ * sizes its arrays to the free memory takes what this says. */
 size_t sim_total_bytes(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES);
-    return pages > 0 ? (size_t)pages * page_size() : (size_t)8 << 30;
+    static atomic_size_t total; /* 0: not read yet */
+    size_t t = atomic_load_explicit(&total, memory_order_acquire);
+    if (t != 0)
+        return t;
+    t = memory_setting(getenv("PYCUDAC_SIM_MEMORY"));
+    if (t == 0) {
+        long pages = sysconf(_SC_PHYS_PAGES);
+        t = pages > 0 ? (size_t)pages * page_size() : (size_t)8 << 30;
+    }
+    atomic_store_explicit(&total, t, memory_order_release);
+    return t;
 }
 
 size_t sim_bytes_in_use(void)

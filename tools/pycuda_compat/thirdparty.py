@@ -1,11 +1,12 @@
-"""Run the test suites of three libraries built on PyCUDA, grunnur, reikna
-and compyle, against pycudac through the `pycuda` -> `pycudac` alias: `make
+"""Run the test suites of four libraries built on PyCUDA, grunnur, reikna,
+compyle and cuvarbase, against pycudac through the `pycuda` -> `pycudac`
+alias: `make
 test-thirdparty` (the whole suites, on the simulator by default),
 `make test-pycuda` (--quick, a subset of about a minute) and gpu-check's
 `thirdparty` stage on the GPU.
 
     python tools/pycuda_compat/thirdparty.py [--dist DIR] [--quick] [-v]
-                                             [--suite grunnur|reikna|compyle] [pytest args]
+                              [--suite grunnur|reikna|compyle|cuvarbase] [pytest args]
 
 Their sdists (pinned, with their SHA-256) and those of what they import
 that pycudac's environment lacks (Mako and MarkupSafe for the kernels'
@@ -34,7 +35,8 @@ thirdparty_expect.py says what fails on purpose and why, and what is too
 slow for the simulator; any other failure, an expected failure that passes,
 or an expected one that never ran, fails the run (exit 1). The last lines
 give each suite's counts: passed, failed, expected (failed as expected),
-skipped (each reason listed), left out (too slow for the simulator).
+skipped (each reason listed), left out (on the simulator: too slow, or sized
+to a GPU's memory; each reason listed).
 """
 import argparse
 import glob
@@ -76,6 +78,8 @@ PINS = [
     # pure Python from its sdist: compyle imports Cython's compiler module by module
     ("cython", "3.3.1", "e0e45989e821bef6aa9ae15c7d583ab5e055f7406c4b3624e49e06d24e90375a",
      [("Cython", "Cython"), ("pyximport", "pyximport"), ("cython.py", "cython.py")]),
+    ("cuvarbase", "0.2.5", "d6f5252d1991825c0430ac6c5934e255e7bda15a58431a653e1b97d3c1cd10a0",
+     [("cuvarbase", "cuvarbase")]),
 ]
 
 # {dist: {path in its unpacked sdist: text}}, written before the packages are
@@ -205,12 +209,15 @@ def run_suite(name, tree, site, extra_path, args, backend):
         p for p in (HERE, site, extra_path, ROOT, env.get("PYTHONPATH")) if p)
     if backend == "sim":
         env.setdefault("PYCUDAC_SIM_DEVICES", "2")
+        for k, v in suite.get("sim_env", {}).items():
+            env.setdefault(k, v)
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as f:
         summary = f.name
     env["PYCUDAC_THIRDPARTY_SUITE"] = name
     env["PYCUDAC_THIRDPARTY_SUMMARY"] = summary
     env["PYCUDAC_THIRDPARTY_QUICK"] = "1" if args.quick else ""
-    env["PYCUDAC_THIRDPARTY_SKIP_FILES"] = json.dumps(args.skip_files.get(name, {}))
+    env["PYCUDAC_THIRDPARTY_SKIP_FILES"] = json.dumps(
+        {**suite.get("skip_files", {}), **args.skip_files.get(name, {})})
     # a package with no pytest configuration of its own (compyle) would get
     # the first one above it, this project's, warnings as errors and all
     own = [] if suite.get("has_config", True) else \

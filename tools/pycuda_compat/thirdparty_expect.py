@@ -7,9 +7,13 @@ EXPECT: {pattern: {"error": regex the failure's 'Type: message' must match,
   Only what pycudac cannot or should not change: a documented simulator
   limit, or a defect of the package itself (it fails on PyCUDA the same way).
 SLOW_ON_SIM: {pattern: why} tests deselected on the simulator only (they run
-  on a GPU), each with its reason; `slow_markers` does the same by marker.
+  on a GPU), each with its reason: too slow there, or sized to a GPU's memory;
+  `slow_markers` does the same by marker.
 QUICK: the patterns of the subset `make test-pycuda` runs (~1 minute on two
   cores, cold kernel cache).
+Besides, a suite may give `has_config: False` (no pytest configuration of its
+own: thirdparty.py gives it tools/pycuda_compat/pytest.ini), `sim_env` (its
+environment on the simulator) and `skip_files` ({path: why} not collected).
 """
 
 GRUNNUR_EXPECT = {
@@ -81,6 +85,15 @@ COMPYLE_EXPECT = {
         "backends": None},
 }
 
+# cuvarbase's BLS tests with freq_batch_size=None size their arrays to 90% of
+# the free memory: with the 2 GiB the simulator's device is given for this
+# suite (sim_env), some leave no room ("Not enough memory (freq_batch_size =
+# 0)"), and a GPU's memory would be the host's RAM there
+_CUVARBASE_FREE_MEMORY = (
+    "sizes its arrays to the device's free memory (freq_batch_size=None): on the simulator, "
+    "whose device is given 2 GiB for this suite (PYCUDAC_SIM_MEMORY; a device byte is a host "
+    "byte there), some configurations find no room; on a GPU they run")
+
 SUITES = {
     "grunnur": {
         "dist": "grunnur", "version": "0.6.0", "tests": "tests",
@@ -124,5 +137,33 @@ SUITES = {
         "slow_on_sim": {},
         "slow_markers": {},
         "quick": [r"compyle/tests/"],  # all of it: ~20 s cold, 3 s warm
+    },
+    "cuvarbase": {
+        "dist": "cuvarbase", "version": "0.2.5", "tests": "cuvarbase/tests",
+        # periodograms for astronomy (BLS, conditional entropy, PDM): ~1,800
+        # lines of its own CUDA C (cuvarbase/kernels/*.cu) through
+        # SourceModule, prepared_async_call on streams and GPUArrays, checked
+        # against its NumPy versions
+        "args": [],
+        "has_config": False,
+        "sim_env": {"PYCUDAC_SIM_MEMORY": "2G"},
+        "skip_files": {
+            f"cuvarbase/tests/{name}": "needs scikit-cuda's cuFFT bindings (and astropy, "
+                                       "nfft), not PyCUDA's: cuvarbase's Lomb-Scargle and "
+                                       "NFFT run their FFTs through skcuda.fft"
+            for name in ("test_lombscargle.py", "test_nfft.py")},
+        "expect": {},
+        "slow_on_sim": {
+            r"cuvarbase/tests/test_bls\.py::TestBLS::test_(transit_parameter_consistency|"
+            r"custom)\[(True|False)-None-": _CUVARBASE_FREE_MEMORY,
+            r"cuvarbase/tests/test_bls\.py::TestBLS::test_transit\[(True|False)-\d-"
+            r"(True|False)-[-\d.]+-None-": _CUVARBASE_FREE_MEMORY,
+            r"cuvarbase/tests/test_bls\.py::TestBLS::test_fast_eebls\[(True|False)-[-\d.]+-"
+            r"None-": _CUVARBASE_FREE_MEMORY},
+        "slow_markers": {},
+        # conditional entropy and PDM whole, BLS's standard, custom and
+        # transit searches (its fast_eebls takes ~10 s a test on the simulator)
+        "quick": [r"cuvarbase/tests/test_ce\.py", r"cuvarbase/tests/test_pdm\.py",
+                  r"cuvarbase/tests/test_bls\.py::TestBLS::test_(standard|custom|transit)\["],
     },
 }

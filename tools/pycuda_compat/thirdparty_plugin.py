@@ -6,8 +6,9 @@ writes the counts to PYCUDAC_THIRDPARTY_SUMMARY (JSON).
 - A test expected to fail (EXPECT) must fail with an error matching its
   pattern: it is then counted `expected` (shown as xfail with the reason);
   a pass, or a failure of another kind, is a failure of the run.
-- A test too slow for the simulator (SLOW_ON_SIM) is deselected there and
-  counted `left out` with its reason; on a GPU it runs.
+- A test the simulator cannot run in reason (slow_on_sim: too slow there,
+  or sized to a GPU's memory) is deselected there and counted `left out`
+  with its reason; on a GPU it runs.
 - With PYCUDAC_THIRDPARTY_QUICK=1 only QUICK's tests run; the others are
   counted `left out` ("not in the quick subset").
 - Files in PYCUDAC_THIRDPARTY_SKIP_FILES ({path: reason}) are not
@@ -94,7 +95,7 @@ def pytest_collection_modifyitems(config, items):
                         if item.get_closest_marker(m) is not None), None)
             pattern = why and "marker"
         if pattern is not None:
-            st.left_out(f"too slow for the simulator: {why}")
+            st.left_out(f"left out on the simulator: {why}")
             dropped.append(item)
             continue
         pattern, exp = _matches(expect, nodeid)

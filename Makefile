@@ -107,18 +107,18 @@ test-pycuda: build
 	$(VPY) tools/pycuda_compat/run.py -q
 	@echo "== [pycuda] PyCUDA's example programs, each in its own process"
 	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/examples.py
-	@echo "== [pycuda] grunnur's, reikna's and compyle's tests through the alias (the --quick subset; make test-thirdparty runs them all)"
+	@echo "== [pycuda] grunnur's, reikna's, compyle's and cuvarbase's tests through the alias (the --quick subset; make test-thirdparty runs them all)"
 	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/thirdparty.py --quick
 
-# Three libraries built on PyCUDA, their whole test suites through the alias
+# Four libraries built on PyCUDA, their whole test suites through the alias
 # (tools/pycuda_compat/thirdparty.py): grunnur 0.6.0 (with pytest-grunnur),
-# reikna 0.9.0 and compyle 0.9.1 (its CUDA tests), their sdists (pinned) and
+# reikna 0.9.0, compyle 0.9.1 (its CUDA tests) and cuvarbase 0.2.5, their sdists (pinned) and
 # Mako's, MarkupSafe's, funcsigs', six's and Cython's fetched by pip into
 # build/thirdparty (never committed), SciPy
 # installed there for reikna's RNG tests. ~10 minutes on 2 cores, cold.
 # PYCUDAC_THIRDPARTY_DIST=DIR: the downloaded files, offline.
 test-thirdparty: build
-	@echo "== [thirdparty] grunnur's, reikna's and compyle's test suites through the pycuda -> pycudac alias"
+	@echo "== [thirdparty] grunnur's, reikna's, compyle's and cuvarbase's test suites through the pycuda -> pycudac alias"
 	PYCUDAC_BACKEND=$${PYCUDAC_BACKEND:-sim} $(VPY) tools/pycuda_compat/thirdparty.py
 
 # The documentation site (docs/, Sphinx + MyST) with warnings as errors, then

@@ -226,17 +226,22 @@ def test_gpu_check_fails_when_a_stage_fails(tmp_path, fake_python, fail, stage, 
       "thirdparty"]),
     ("1c", [],
      ["pytest_all", "scale_contexts", "pycuda_tests", "examples", "docs_code", "pytest_gpu",
-      "bench_launch"])])
+      "bench_launch", "thirdparty_perf"]),
+    ("1d", [],
+     ["pytest_all", "scale_contexts", "pycuda_tests", "examples", "docs_code", "pytest_gpu",
+      "bench_launch", "thirdparty"])])
 def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     """GPU_CHECK_PART: each half runs its stages (and the build), skips the
     other half's, and a failure in the other half's stages cannot reach it."""
     fail = {"1": "bench/bench_launch.py", "2": "tools/ci/shards.py",
             "1a": "examples/run_all.py", "1b": "tools/ci/shards.py",
-            "1c": "examples/run_all.py"}[part]
+            "1c": "examples/run_all.py", "1d": "examples/run_all.py"}[part]
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part, fail=fail)
-    if part == "1c" and "thirdparty: not run (build/thirdparty/dist not carried)" in stages:
-        # the third-party suites' files absent (a fresh clone): 1c runs nothing, and fails
-        assert r.returncode == 1 and "thirdparty(not-carried)" in r.stdout, r.stdout[-3000:]
+    own = {"1c": "thirdparty", "1d": "thirdparty_perf"}.get(part)
+    if own and f"{own}: not run (build/thirdparty/dist not carried)" in stages:
+        # the third-party suites' files absent (a fresh clone): the part runs
+        # nothing, and fails
+        assert r.returncode == 1 and f"{own}(not-carried)" in r.stdout, r.stdout[-3000:]
         return
     assert r.returncode == 0, r.stdout[-3000:]
     assert "build: ok" in stages
@@ -247,7 +252,8 @@ def test_gpu_check_in_two_halves(tmp_path, fake_python, part, runs, other):
     r, stages = _gpu_check(tmp_path, fake_python, rows=PASSING_ROWS, part=part,
                            fail={"1": "tools/ci/shards.py", "2": "bench/bench_launch.py",
                                  "1a": "tools/ci/shards.py", "1b": "examples/run_all.py",
-                                 "1c": "tools/pycuda_compat/thirdparty.py"}[part])
+                                 "1c": "tools/pycuda_compat/thirdparty.py",
+                                 "1d": "tools/pycuda_compat/thirdparty.py"}[part])
     assert r.returncode == 1 and "gpu-check: FAILED" in r.stdout
 
 
@@ -269,7 +275,7 @@ def test_gpu_check_skip_names_a_family(tmp_path, fake_python):
 
 def test_gpu_check_refuses_an_unknown_part(tmp_path, fake_python):
     r, _ = _gpu_check(tmp_path, fake_python, part="3")
-    assert r.returncode == 2 and "GPU_CHECK_PART must be 1, 1a, 1b, 1c or 2" in r.stderr
+    assert r.returncode == 2 and "GPU_CHECK_PART must be 1, 1a, 1b, 1c, 1d or 2" in r.stderr
 
 
 def test_gpu_check_fails_on_a_missed_target(tmp_path, fake_python):

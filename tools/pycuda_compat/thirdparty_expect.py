@@ -55,6 +55,21 @@ REIKNA_EXPECT = {
                "nothing shared with the GPU's: 263 to 5,236 of the points), the double "
                "precision ones pass; PyCUDA runs the same float FFT",
         "backends": None},
+    r"test/test_fft/test_fft\.py::test_non_power_of_2_performance\[(512x\(409[57],\)|"
+    r"4x\(51[13], 51[13]\))-.*,dp\]$": {
+        "error": r"AssertionError: assert False",
+        "why": "reikna 0.9.0 holds its double-precision FFTs to rtol and atol 1e-11: in its "
+               "largest non-power-of-2 transforms (4095 and 4097 points, 511 and 513 squared; "
+               "Bluestein's, outputs up to ~2,000) hundreds of outputs miss that by a few "
+               "1e-12, on the simulator (checked by hand: 529 of 2.1 million for 4097) as on "
+               "the GPU. The power-of-2 and smaller ones pass",
+        "backends": None},
+    r"test/test_fft/test_fft\.py::test_non_power_of_2_performance\[32x\(17, 17, 65\)-.*,dp\]$": {
+        "error": r"AssertionError: assert False",
+        "why": "the same 1e-11 tolerance, missed on the GPU in this 3-D transform (35C); the "
+               "simulator's arithmetic, run by hand, passes it and misses 2x(65, 65, 65) and "
+               "2x(63, 63, 63) instead (which the GPU passes): a few 1e-12 either way",
+        "backends": ("cuda",)},
     r"test/test_cluda/test_struct\.py::test_hardcoded_offsets\[cuda,": {
         "error": r"AssertionError",
         "why": "NVRTC, not nvcc, as grunnur's test_offsets_nested: reikna's dtypes.ctype_module "

@@ -148,6 +148,33 @@ def test_kernels_declared_through_a_macro():
     assert set(sigs) == {"one", "two", "three"}
     assert kinds(sigs["one"]) == ["f32"] and kinds(sigs["three"]) == ["f64"]
     assert sigs["two"].template_params == (("type", "T", None),)
+    # CLUDA's attribute macro between KERNEL and the return type
+    sigs = parse_kernels(CLUDA_PREAMBLE + "KERNEL REQD_WG_SIZE(256, 1, 1) "
+                         "void k(GLOBAL_MEM float *a, int n) { }")
+    assert list(sigs) == ["k"] and kinds(sigs["k"]) == ["ptr", "i32"]
+    # one branch of the preprocessor's, whichever comes first, and an #undef
+    # after the kernels (the branches are not followed: any definition counts)
+    for src in ("#ifdef __CUDACC__\n#define GLOBAL __global__\n#else\n#define GLOBAL\n#endif\n",
+                "#ifndef __CUDACC__\n#define GLOBAL\n#else\n#define GLOBAL __global__\n#endif\n"):
+        sigs = parse_kernels(src + "GLOBAL void k(float *x, int n) { }\n#undef GLOBAL\n")
+        assert kinds(sigs["k"]) == ["ptr", "i32"], src
+
+
+def test_macros_that_repeat_themselves_do_not_hang_the_parse():
+    """A macro is not expanded inside its own expansion (`#define EPS EPS
+    EPS EPS` is three EPS), and an expansion past 4096 tokens makes that
+    kernel's signature unknown: the first hung SourceModule (3**17 tokens)
+    once every macro's body was expanded to find the kernel macros."""
+    import time
+    t0 = time.perf_counter()
+    sigs = parse_kernels("#define EPS EPS EPS EPS\n#define float float\n"
+                         "__global__ void k(float *x, float y) { }\n__global__ void j(EPS) { }\n")
+    assert kinds(sigs["k"]) == ["ptr", "f32"] and sigs["j"] is None
+    chain = "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for i in range(1, 30))
+    sigs = parse_kernels("#define A0 int\n" + chain + "__global__ void k(A29 x, float *y) { }\n"
+                         "__global__ void m(float *y) { }\n")
+    assert sigs["k"] is None and kinds(sigs["m"]) == ["ptr"]
+    assert time.perf_counter() - t0 < 5
 
 
 def test_comments_strings_and_macros():

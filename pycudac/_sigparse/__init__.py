@@ -26,7 +26,7 @@ import re
 
 from pycudac._sigparse.decl import (BadDecl, collect_env, Env, expand, param_list,
                                     parse_decl, skip_angle, split_top, Unresolvable)
-from pycudac._sigparse.source import blank, env_tokens, kernel_windows
+from pycudac._sigparse.source import blank, env_tokens, kernel_macros, kernel_windows
 from pycudac._sigparse.tokens import Tok, error, tokenize
 from pycudac._sigparse.types import KINDS, KernelSignature, Param
 
@@ -57,7 +57,7 @@ def parse_kernels(source, strict=False):
     env = collect_env(env_tokens(blanked), pp)
     conditional = any(_CONDITIONAL.match(t.text) for t in pp)
     out = {}
-    for name, tparams, body in kernel_windows(blanked, env):
+    for name, tparams, body in kernel_windows(blanked, env, kernel_macros(pp)):
         try:
             if isinstance(tparams, Exception):
                 raise tparams

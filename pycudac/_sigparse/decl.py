@@ -54,19 +54,26 @@ class Env:
         return e
 
 
-def expand(toks, env, depth=0):
-    """Replace object-like macros (recursively, bounded)."""
-    if depth > 16 or not env.macros:
+_EXPANSION_LIMIT = 4096
+
+
+def expand(toks, env, active=frozenset()):
+    """Replace object-like macros as the preprocessor does: a macro is not
+    expanded again inside its own expansion (`#define EPS EPS EPS` is three
+    EPS). Past 4096 tokens Unresolvable: the kernel's signature is then
+    unknown, rather than its parse taking as long as the expansion grows."""
+    if not env.macros:
         return toks
     out = []
-    changed = False
     for t in toks:
-        if t.kind == "id" and t.text in env.macros:
-            out.extend(Tok(r.kind, r.text, t.pos) for r in env.macros[t.text])
-            changed = True
-        else:
+        body = env.macros.get(t.text) if t.kind == "id" and t.text not in active else None
+        if body is None:
             out.append(t)
-    return expand(out, env, depth + 1) if changed else out
+        else:
+            out.extend(Tok(r.kind, r.text, t.pos) for r in expand(body, env, active | {t.text}))
+        if len(out) > _EXPANSION_LIMIT:
+            raise Unresolvable("a macro expands to more than 4096 tokens", t)
+    return out
 
 
 # ------------------------------------------------------------ declarations

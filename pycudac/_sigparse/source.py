@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pycudac._sigparse.decl import (expand, skip_angle, skip_attrs, skip_balanced,
-                                    template_params, Unresolvable)
+from pycudac._sigparse.decl import (skip_angle, skip_attrs, skip_balanced, template_params,
+                                    Unresolvable)
 from pycudac._sigparse.tokens import Tok, error, tokenize
 
 
@@ -57,6 +57,10 @@ def _kernels(toks, env):
                 i = skip_attrs(toks, i)
                 if i < n and (toks[i].text in _GLOBAL_SKIP or toks[i].kind == "str"):
                     i += 1
+                    continue
+                if i + 1 < n and toks[i].kind == "id" and toks[i].text in env.fmacros and \
+                        toks[i + 1].text == "(":  # CLUDA's REQD_WG_SIZE(256, 1, 1)
+                    i = skip_balanced(toks, i + 1)
                     continue
                 break
         except Unresolvable:
@@ -156,19 +160,36 @@ _GLOBAL_RE = re.compile(r"\b__global__\b")
 _DECL_END_RE = re.compile(r"[(){};]")
 
 
-def _global_macros(env):
-    """The object-like macros that expand to a `__global__`: PyCUDA's and
+_DEFINE_RE = re.compile(r"\s*#\s*define\s+([A-Za-z_]\w*)(\(?)(.*)$", re.S)
+_WORD_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def kernel_macros(pp):
+    """The object-like macros that stand for `__global__`: PyCUDA's and
     PyOpenCL's CLUDA preamble declares kernels as `KERNEL void f(...)`
-    (`#define KERNEL extern "C" __global__`), and libraries have their own."""
-    return {name for name, body in env.macros.items()
-            if any(t.text == "__global__" for t in expand(list(body), env))}
+    (`#define KERNEL extern "C" __global__`), and libraries have their own.
+    A macro counts when any of its definitions says __global__, or names
+    such a macro: the preprocessor's branches are not followed (`#ifdef
+    __CUDACC__ / #define GLOBAL __global__ / #else / #define GLOBAL`), and
+    nothing is expanded (a body that repeats its own name cannot grow)."""
+    words = {}
+    for line in pp:
+        m = _DEFINE_RE.match(line.text)
+        if m and not m.group(2):
+            words.setdefault(m.group(1), set()).update(_WORD_RE.findall(m.group(3)))
+    markers = {name for name, w in words.items() if "__global__" in w}
+    while True:
+        more = {name for name, w in words.items() if name not in markers and w & markers}
+        if not more:
+            return markers
+        markers |= more
 
 
-def kernel_windows(blanked, env):
+def kernel_windows(blanked, env, macros=frozenset()):
     """Each __global__ declaration's tokens, from the previous statement's
-    end to the end of its parameter list, through _kernels. A macro that
-    expands to __global__ counts as one, and is expanded in its window."""
-    macros = _global_macros(env) if env.macros else set()
+    end to the end of its parameter list, through _kernels. A use of one of
+    `macros` (kernel_macros) counts as a __global__ and stands as one in
+    its window."""
     finder = _GLOBAL_RE if not macros else re.compile(
         r"\b(?:__global__|" + "|".join(sorted(map(re.escape, macros))) + r")\b")
     seen_end = -1
@@ -190,6 +211,6 @@ def kernel_windows(blanked, env):
         seen_end = end
         toks = tokenize(blanked[start:end], offset=start)
         if macros:
-            toks = [x for t in toks
-                    for x in (expand([t], env) if t.kind == "id" and t.text in macros else (t,))]
+            toks = [Tok("id", "__global__", t.pos) if t.kind == "id" and t.text in macros else t
+                    for t in toks]
         yield from _kernels(toks, env)

@@ -265,7 +265,8 @@ def test_a_pooled_device_address_is_not_a_float(ctx, mod):
     assert isinstance(a.gpudata, int) and not isinstance(a.gpudata, drv.DeviceAllocation)
     g = mod.get_function("floats")
     for args in ((a.gpudata, 0.0, 0.0), (0.0, a.gpudata, 0.0)):
-        with pytest.raises(TypeError, match="expected a float .*got PooledDeviceAllocation"):
+        with pytest.raises(TypeError, match="got a PooledDeviceAllocation \\(a device pointer\\) "
+                                            "for a floating-point parameter"):
             g.pack(*args)
     m = source_module(r"""
         #define KDECL(name) extern "C" __global__ void name
@@ -273,10 +274,31 @@ def test_a_pooled_device_address_is_not_a_float(ctx, mod):
         """, no_extern_c=True)
     k = m.get_function("put")  # untyped, then typed by prepare()
     k.prepare("dP")
-    with pytest.raises(TypeError, match="argument 1 .*got PooledDeviceAllocation"):
+    with pytest.raises(TypeError, match="argument 1 .*PooledDeviceAllocation .*floating-point"):
         k.prepared_call((1, 1), (1, 1, 1), a.gpudata, a.gpudata)
     f = mod.get_function("ints")
     f.pack(*_ints_args(g=a.gpudata))  # long long g: an address as an integer
+    with pytest.raises(TypeError, match="'e' .*PooledDeviceAllocation \\(a device pointer\\) "
+                                        "for a 4-byte integer parameter"):
+        f.pack(*_ints_args(e=a.gpudata))  # as a DeviceAllocation is, not 'out of range'
+
+    class Address(int):  # an int that says it is an address, and fails to say more
+        @property
+        def freed(self):
+            raise RuntimeError("cannot tell")
+    with pytest.raises(TypeError, match="argument 1 'f' .*cannot tell"):
+        g.pack(Address(4096), 0.0, 0.0)
+
+
+def test_an_object_array_is_not_unwrapped_forever(mod):
+    """A 0-d object array holding itself was unwrapped as a scalar again and
+    again: the interpreter crashed (a stack overflow). Object arrays are
+    refused as the arrays they are."""
+    a = np.empty((), object)
+    a[()] = a
+    for name, args in (("floats", (a, 0.0, 0.0)), ("ints", _ints_args(e=a))):
+        with pytest.raises(TypeError, match="ndarray"):
+            mod.get_function(name).pack(*args)
 
 
 @pytest.mark.valgrind

@@ -212,13 +212,20 @@ static int conv_int(PccFunction *f, int i, PyObject *arg, int k, char *dst)
         if (PyErr_Occurred())
             return -1;
     }
-    if (PCC_UNLIKELY(int_size[k] < 8 && pcc_st.DeviceAllocation &&
-                     pcc_is_device_allocation(arg)))
-        /* its __index__ is the address, which no integer this narrow holds:
-         * a pointer where a number is declared (a 64-bit integer takes the
-         * address, as PyCUDA passes it) */
-        return pcc_arg_error(f, i, PyExc_TypeError, "got a %s (a device pointer) for a "
-                             "%d-byte integer parameter", Py_TYPE(arg)->tp_name, int_size[k]);
+    if (PCC_UNLIKELY(int_size[k] < 8)) {
+        /* its __index__ (a pooled block: its value) is the address, which
+         * no integer this narrow holds: a pointer where a number is
+         * declared (a 64-bit integer takes the address, as PyCUDA passes it) */
+        int address = pcc_st.DeviceAllocation && pcc_is_device_allocation(arg)
+                          ? 1
+                          : pcc_is_int_pointer(arg);
+        if (address < 0)
+            return pcc_arg_error_from_current(f, i, PyExc_TypeError);
+        if (address)
+            return pcc_arg_error(f, i, PyExc_TypeError, "got a %s (a device pointer) for a "
+                                 "%d-byte integer parameter", Py_TYPE(arg)->tp_name,
+                                 int_size[k]);
+    }
     r = int_value(arg, &sv, &uv, &shown);
 have:
     if (r == -2 || r == -1)
@@ -285,8 +292,11 @@ static int float_value(PccFunction *f, int i, PyObject *arg, double *out)
         /* a pooled block's address is an int, but not a number: in a float
          * the kernel would get the address's value, not the address */
         int address = pcc_is_int_pointer(arg);
-        if (address != 0)
-            return address < 0 ? -1 : -2;
+        if (address < 0)
+            return pcc_arg_error_from_current(f, i, PyExc_TypeError);
+        if (address)
+            return pcc_arg_error(f, i, PyExc_TypeError, "got a %s (a device pointer) for a "
+                                 "floating-point parameter", Py_TYPE(arg)->tp_name);
         *out = PyLong_AsDouble(arg);
         if (*out == -1.0 && PyErr_Occurred())
             return pcc_arg_error_from_current(f, i, PyExc_OverflowError);
@@ -750,7 +760,8 @@ static PCC_NOINLINE int conv_one(PccFunction *f, int i, PyObject *arg, char *buf
     char *dst = buf + p->offset;
     int r;
     if (PCC_UNLIKELY(PyArray_Check(arg)) && p->kind != PK_PTR && p->kind != PK_TEX &&
-        p->kind != PK_SURF && one_value_array((PyArrayObject *)arg, p->kind)) {
+        p->kind != PK_SURF && !PyArray_ISOBJECT((PyArrayObject *)arg) &&
+        one_value_array((PyArrayObject *)arg, p->kind)) {
         /* PyCUDA passes a host array by value, as its bytes: a 0-d array
          * (reikna's setitem) or an array of one element of a scalar
          * parameter's own type (compyle's scalar arguments) is its value */

@@ -107,7 +107,9 @@ def test_arrays_sized_to_the_free_memory_fit():
     assert lines["total"].startswith(str(1400 << 20))
     assert int(lines["used"]) <= ((1 << 30) + (1 << 20)) * 65 // 64
     for setting, total in (("2G", 2 << 30), ("1536MiB", 1536 << 20), ("1073741824", 1 << 30),
-                           ("a lot", None), ("-1G", None)):
+                           ("a lot", None), ("-1G", None), (" -1", None),
+                           ("99999999999999999999", None), ("18446744073709551615", None),
+                           ("8388608T", None)):  # past a signed 64-bit count
         env["PYCUDAC_SIM_MEMORY"] = setting  # what is no size leaves the host's
         r = subprocess.run([sys.executable, "-c", "import pycudac.autoinit\n"
                             "from pycudac import driver as drv\n"

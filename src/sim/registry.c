@@ -14,6 +14,7 @@
  * and the fault handler (sim/launch.c) names the allocation. The driver
  * calls on memory are sim/memory.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -235,14 +236,15 @@ static size_t page_size(void)
 
 /* PYCUDAC_SIM_MEMORY's bytes ("512M", "2G", "1073741824"; K, M, G, T are
  * powers of 1024, an optional "iB" or "B" after), or 0 when unset or not
- * one of those. */
+ * one of those, or more than a signed 64-bit count (mem_get_info's). */
 static size_t memory_setting(const char *v)
 {
-    if (v == NULL || *v == '\0')
+    if (v == NULL || *v < '0' || *v > '9') /* no sign, no space: strtoull takes both */
         return 0;
     char *end;
+    errno = 0;
     unsigned long long n = strtoull(v, &end, 10);
-    if (end == v || v[0] == '-')
+    if (errno == ERANGE)
         return 0;
     int shift = 0;
     switch (*end) {
@@ -256,14 +258,15 @@ static size_t memory_setting(const char *v)
         end++;
     if (*end == 'b' || *end == 'B')
         end++;
-    if (*end != '\0' || n == 0 || n > (SIZE_MAX >> shift))
+    if (*end != '\0' || n == 0 || n > ((unsigned long long)INT64_MAX >> shift))
         return 0;
     return (size_t)n << shift;
 }
 
-/* The memory of each simulated device: PYCUDAC_SIM_MEMORY when it is set
- * (read once, at the first question, as PYCUDAC_SIM_DEVICES is), else the
- * host's physical memory. A device byte is a host byte here: code that
+/* The simulated devices' memory, one amount they share (each reports it
+ * as its total): PYCUDAC_SIM_MEMORY when it is set (read once, at the
+ * first question, as PYCUDAC_SIM_DEVICES is), else the host's physical
+ * memory. A device byte is a host byte here: code that
  * sizes its arrays to the free memory takes what this says. */
 size_t sim_total_bytes(void)
 {

@@ -6,7 +6,8 @@ sources; pycudac's own kernels do not use it."""
 
 _AXES = "xyz"
 
-CLUDA_PREAMBLE = "\n".join(
+# (a newline first, as PyCUDA's: code may put it after a line of its own)
+CLUDA_PREAMBLE = "\n" + "\n".join(
     ["#define local_barrier() __syncthreads();",
      "#define WITHIN_KERNEL __device__",
      '#define KERNEL extern "C" __global__',

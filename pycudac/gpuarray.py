@@ -82,8 +82,9 @@ def reshape(a, *shape, **kwargs):
 def splay(n, dev=None):
     """PyCUDA's launch shape for n elements over a grid-stride loop:
     ((blocks, 1), (threads, 1, 1)). One warp per block while there are few
-    elements, up to 4 * (blocks per SM) * SMs blocks; then the blocks grow
-    by warps to 128 threads. `dev`: a Device, the current context's by
+    elements, up to 4 * 8 * SMs blocks (PyCUDA's DeviceData counts 8 blocks
+    to an SM, whatever the device); then the blocks grow by warps to 128
+    threads. `dev`: a Device, the current context's by
     default. Code built on PyCUDA sizes its ElementwiseKernel-style kernels
     with it (compyle's Array.take)."""
     from pycudac import driver as drv
@@ -97,8 +98,7 @@ def splay(n, dev=None):
         raise TypeError(f"splay: dev must be a Device or None, not {type(dev).__name__}")
     att = drv.device_attribute
     warp = dev.get_attribute(att.WARP_SIZE)
-    most_blocks = 4 * dev.get_attribute(att.MAX_BLOCKS_PER_MULTIPROCESSOR) * \
-        dev.get_attribute(att.MULTIPROCESSOR_COUNT)
+    most_blocks = 4 * 8 * dev.get_attribute(att.MULTIPROCESSOR_COUNT)
     return _splay_shape(n, warp, most_blocks)
 
 

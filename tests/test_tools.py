@@ -196,14 +196,14 @@ def test_get_default_device_and_the_linear_combination_refusal(ctx, monkeypatch)
 def test_splay_sizes_grid_stride_launches_as_pycuda(ctx):
     """gpuarray.splay(n): PyCUDA's launch shape, which code built on PyCUDA
     sizes its kernels with (compyle's Kernel; an AttributeError before).
-    One warp a block while few elements, at most 4 * blocks-per-SM * SMs
-    blocks, then warps added to each block up to 128 threads."""
+    One warp a block while few elements, at most 4 * 8 * SMs blocks (PyCUDA
+    counts 8 blocks to an SM), then warps added to each block up to 128
+    threads."""
     from pycudac import driver as drv, gpuarray
     dev = drv.Context.get_device()
     a = drv.device_attribute
     warp = dev.get_attribute(a.WARP_SIZE)
-    most = 4 * dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR) * \
-        dev.get_attribute(a.MULTIPROCESSOR_COUNT)
+    most = 4 * 8 * dev.get_attribute(a.MULTIPROCESSOR_COUNT)
     assert gpuarray.splay(0) == ((1, 1), (warp, 1, 1))
     assert gpuarray.splay(1) == ((1, 1), (warp, 1, 1))
     assert gpuarray.splay(warp + 1) == ((2, 1), (warp, 1, 1))
@@ -229,8 +229,9 @@ def test_cluda_preamble(ctx):
     from pycudac import driver as drv, gpuarray
     from pycudac._cluda import CLUDA_PREAMBLE
     from pycudac.compiler import SourceModule
-    m = SourceModule(CLUDA_PREAMBLE + r"""
-    WITHIN_KERNEL float twice(float x) { return 2 * x; }
+    # (the preamble starts on a line of its own, as PyCUDA's does)
+    m = SourceModule("#define TWO 2" + CLUDA_PREAMBLE + r"""
+    WITHIN_KERNEL float twice(float x) { return TWO * x; }
     KERNEL void k(GLOBAL_MEM float *out, GLOBAL_MEM const float *in, int n)
     {
         LOCAL_MEM float tile[64];

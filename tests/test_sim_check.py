@@ -434,3 +434,28 @@ def test_a_race_on_a_guarded_shared_array_is_still_reported(ctx):
     lines = {(r["line"], r["other"]["line"]) for r in chk.reports}
     assert chk.reports and all(r["space"] == "shared" for r in chk.reports)
     assert lines <= {(8, 9), (9, 8)} and lines, lines  # not 6, the declaration
+
+
+def test_an_array_from_the_pool_is_its_own_size_under_the_checks(ctx):
+    """GPUArrays take pooled blocks rounded up to a bin (1,150 floats: 5,120
+    bytes): an access past an array's end but inside the bin's slack was no
+    allocation's, so memcheck saw nothing and initcheck only an unwritten
+    read (how cuvarbase 0.2.5's conditional entropy, whose largest magnitude
+    lands one bin past the last, showed). Under the checks a pooled block is
+    exactly the array's size, and memcheck names the write."""
+    from pycudac import gpuarray
+    from pycudac.compiler import SourceModule
+    with drv.sim_check("memcheck,initcheck", raise_errors=False) as chk:
+        m = SourceModule("""
+__global__ void one_past(unsigned int *bins, unsigned int n)
+{
+    atomicInc(&bins[n], 1000u);  // index n of n elements
+}""")
+        bins = gpuarray.zeros(1150, np.uint32)
+        m.get_function("one_past")(bins, np.uint32(1150), block=(1, 1, 1))
+    (r,) = chk.reports
+    assert (r["tool"], r["kind"], r["offset"], r["alloc_size"]) == \
+        ("memcheck", "out-of-bounds", 4600, 4600), r
+    assert "just past its end" in r["message"]
+    # outside the checks the pool's bins are back
+    assert int(gpuarray.zeros(1150, np.uint32).gpudata.size) == 5120

@@ -397,7 +397,11 @@ def test_vec_arrays_of_one_dtype_repeatedly(mod):
     f = mod.get_function("vecs")
     off_b = {e.name: e for e in f.param_layout}["b"].offset
     rest = ((0, 0), (0, 0, 0, 0), (1, 1, 1))
-    v = vec.make_float2(1, 2)
+    # an array of one float2 (a 0-d one, make_float2's, passes as the scalar
+    # it holds since 34's fix for reikna, and never reached the remembered
+    # dtype: mutation K5 survived until this test gave it arrays)
+    v = np.zeros(1, vec.float2)
+    v["y"] = 2
     for k in range(3):  # the first call remembers the dtype, the others use it
         v["x"] = k
         raw = f.pack((0, 0, 0, 0), v, *rest)

@@ -173,21 +173,9 @@ def test_missing_cccl_says_what_provides_it(monkeypatch, tmp_path):
         compiler.compile(CG_FP16, arch="sm_90", cache_dir=False)
 
 
-WMMA = r"""
-#include <mma.h>
-using namespace nvcuda;
-__global__ void k(const __half *a, const __half *b, float *c)
-{
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
-    wmma::fill_fragment(fc, 0.0f);
-    wmma::load_matrix_sync(fa, a, 16);
-    wmma::load_matrix_sync(fb, b, 16);
-    wmma::mma_sync(fc, fa, fb, fc);
-    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
-}
-"""
+# an <mma.h> kernel: the corpus's (the Programming Guide's example and a tiled GEMM)
+with open(os.path.join(corpus.HERE, "wmma_gemm.cu")) as _f:
+    WMMA = _f.read()
 
 
 def _wheel_without_crt(tmp_path):
